@@ -92,11 +92,16 @@ class Decoder {
             "expected object, got " + std::string(KindName(value)));
       return Empty();
     }
+    // First the names, in document order: unknown and duplicate members, and
+    // which member (the first of that name) feeds each field.
+    constexpr size_t kNone = static_cast<size_t>(-1);
+    std::vector<size_t> member_of(table.fields.size(), kNone);
     for (size_t i = 0; i < value.members().size(); ++i) {
-      const auto& [name, member] = value.members()[i];
+      const std::string& name = value.members()[i].first;
       size_t mark = path.size();
       if (!path.empty()) path += '.';
       path += name;
+      position_.push_back(i);
       for (size_t j = 0; j < i; ++j) {
         if (value.members()[j].first == name) {
           Error(FieldError::Type::kDuplicate, path, name, "");
@@ -105,9 +110,27 @@ class Decoder {
       const FieldInfo* info = table.FindJson(name);
       if (info == nullptr) {
         Error(FieldError::Type::kUnknownField, path, "", "");
-      } else if (member.kind() != Value::Kind::kNull) {
-        Field(*info, member, path, pending);
+      } else {
+        size_t f = static_cast<size_t>(info - table.fields.data());
+        if (member_of[f] == kNone) member_of[f] = i;
       }
+      position_.pop_back();
+      path.resize(mark);
+    }
+    // Then the values, in schema order, so that the bytes do not depend on the
+    // order of the document's keys: a manifest and the same manifest printed
+    // back (ToYaml, ToJson) decode to identical FlatBuffers.
+    for (size_t f = 0; f < table.fields.size(); ++f) {
+      size_t i = member_of[f];
+      if (i == kNone) continue;
+      const auto& [name, member] = value.members()[i];
+      if (member.kind() == Value::Kind::kNull) continue;
+      size_t mark = path.size();
+      if (!path.empty()) path += '.';
+      path += name;
+      position_.push_back(i);
+      Field(table.fields[f], member, path, pending);
+      position_.pop_back();
       path.resize(mark);
     }
     flatbuffers::uoffset_t start = fbb_.StartTable();
@@ -115,11 +138,24 @@ class Decoder {
     return fbb_.EndTable(start);
   }
 
+  // Puts the errors in document order (fields are decoded in schema order).
+  void SortErrors() {
+    std::vector<size_t> order(errors_.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return positions_[a] < positions_[b]; });
+    std::vector<FieldError> sorted;
+    sorted.reserve(order.size());
+    for (size_t i : order) sorted.push_back(std::move(errors_[i]));
+    errors_ = std::move(sorted);
+  }
+
  private:
   flatbuffers::uoffset_t Empty() { return fbb_.EndTable(fbb_.StartTable()); }
 
   void Error(FieldError::Type type, const std::string& path, std::string value, std::string detail) {
     errors_.push_back(FieldError{type, path, std::move(value), std::move(detail)});
+    positions_.push_back(position_);
   }
 
   void TypeError(const std::string& path, const Value& v, std::string_view expected) {
@@ -259,6 +295,7 @@ class Decoder {
       offsets.reserve(n);
       for (size_t i = 0; i < n; ++i) {
         path += "[" + std::to_string(i) + "]";
+        position_.push_back(i);
         const Value& item = v.items()[i];
         if (element == BaseType::Obj) {
           offsets.push_back(Table(index_.Table(type->index()), item, path));
@@ -267,6 +304,7 @@ class Decoder {
           FieldInfo plain;  // element strings carry no codec attributes
           if (String(plain, item, path, s)) offsets.push_back(fbb_.CreateString(s).o);
         }
+        position_.pop_back();
         path.resize(mark);
       }
       fbb_.StartVector(offsets.size(), sizeof(flatbuffers::uoffset_t));
@@ -283,7 +321,9 @@ class Decoder {
     std::vector<double> numbers(n);
     for (size_t i = 0; i < n; ++i) {
       path += "[" + std::to_string(i) + "]";
+      position_.push_back(i);
       Scalar(element, type->index(), v.items()[i], path, integers[i], numbers[i]);
+      position_.pop_back();
       path.resize(mark);
     }
     size_t size = flatbuffers::GetTypeSize(element);
@@ -381,6 +421,9 @@ class Decoder {
   const SchemaIndex& index_;
   flatbuffers::FlatBufferBuilder& fbb_;
   std::vector<FieldError>& errors_;
+  // Where in the document the value being decoded is: member and item indices.
+  std::vector<size_t> position_;
+  std::vector<std::vector<size_t>> positions_;  // position_ of each error
 };
 
 std::string StringMember(const Value& v, std::string_view key) {
@@ -430,6 +473,7 @@ Decoded DecodeValue(const Value& document) {
   Decoder decoder(index, fbb, out.causes);
   flatbuffers::uoffset_t root = decoder.Table(*table, document, path);
   if (!out.causes.empty()) {
+    decoder.SortErrors();
     out.status = Status::Invalid(InvalidMessage(info->kind, out.object.name, out.causes));
     return out;
   }

@@ -236,6 +236,35 @@ apiVersion: v1
   CHECK(json.find(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"order"},"spec":{"containers":[{"name":"app","image":"busybox","env":[{"name":"ENABLED","value":"yes"},{"name":"PORT","value":"8080"}]}]}})") == 0);
 }
 
+TEST_CASE("Errors are listed in document order, whatever the schema order") {
+  // restartPolicy comes after containers in PodSpec, and image after name in
+  // Container; the causes still follow the document.
+  Decoded d = Reject(R"(apiVersion: v1
+kind: Pod
+metadata: {name: order}
+spec:
+  restartPolicy: Sometimes
+  containers:
+  - {imagePullPolcy: Always, name: a, image: b}
+  - {image: 7, name: c, bogus: 1}
+  priority: high
+)");
+  REQUIRE(d.causes.size() == 5);
+  CHECK(d.causes[0].field == "spec.restartPolicy");
+  CHECK(d.causes[1].field == "spec.containers[0].imagePullPolcy");
+  CHECK(d.causes[2].field == "spec.containers[1].image");
+  CHECK(d.causes[3].field == "spec.containers[1].bogus");
+  CHECK(d.causes[4].field == "spec.priority");
+}
+
+TEST_CASE("A repeated key is reported once the document is read") {
+  Decoded d = Reject(R"({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "dup"},
+    "spec": {"containers": [{"name": "a", "image": "b", "name": "c"}]}})");
+  REQUIRE(d.causes.size() == 1);
+  CHECK(d.causes[0].type == FieldError::Type::kDuplicate);
+  CHECK(d.causes[0].field == "spec.containers[0].name");
+}
+
 TEST_CASE("Acronym fields use Kubernetes' spelling") {
   Object obj = DecodeOne(R"(apiVersion: v1
 kind: Pod
