@@ -1,0 +1,77 @@
+// Helpers shared by the log and watch tests: a temp data dir, opening a log
+// with test options, a fake wall clock.
+#pragma once
+
+#include <stdlib.h>
+
+#include <atomic>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "log/log.h"
+
+namespace podflow::testing {
+
+// A fresh directory under $TMPDIR, removed with everything in it on exit.
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "podflow-log-XXXXXX").string();
+    char* made = mkdtemp(tmpl.data());
+    REQUIRE(made != nullptr);
+    path_ = made;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// A wall clock tests move by hand.
+struct FakeClock {
+  std::atomic<int64_t> now_ms{1'700'000'000'000};
+  std::function<int64_t()> Fn() {
+    return [this] { return now_ms.load(); };
+  }
+};
+
+// Test options: no fsync (tests that check durability turn it back on), a
+// fast TTL poll.
+inline LogOptions TestOptions(const std::string& dir) {
+  LogOptions o;
+  o.dir = dir;
+  o.sync = false;
+  o.expiry_poll_interval = std::chrono::milliseconds(2);
+  return o;
+}
+
+inline std::unique_ptr<EventLog> MustOpen(const LogOptions& options) {
+  auto log = OpenLog(options);
+  INFO(log.status().ToString());
+  REQUIRE(log.ok());
+  return std::move(*log);
+}
+
+// Commits a txn that must succeed; returns its revision.
+inline Revision MustCommit(EventLog& log, std::vector<TxnOp> ops) {
+  auto r = log.Txn(std::move(ops));
+  INFO(r.status().ToString());
+  REQUIRE(r.ok());
+  REQUIRE(r->succeeded);
+  return r->revision;
+}
+
+inline Revision MustPut(EventLog& log, const std::string& key, const std::string& value) {
+  return MustCommit(log, {PutOp{key, value}});
+}
+
+}  // namespace podflow::testing

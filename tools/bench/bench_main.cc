@@ -1,0 +1,40 @@
+// build/podflow-bench NAME [ARGS...]: runs one benchmark (see bench.h).
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "bench.h"
+
+namespace {
+
+struct Entry {
+  const char* name;
+  int (*run)(const std::vector<std::string>& args);
+  const char* what;
+};
+
+// Add a benchmark: one file with its entry point, one line here.
+constexpr Entry kBenchmarks[] = {
+    {"log", podflow::bench::RunLogBench,
+     "event log: durable writes/s and commit latency, watch latency, raw RocksDB baseline"},
+};
+
+int Usage() {
+  std::fprintf(stderr, "usage: podflow-bench NAME\n");
+  for (const Entry& e : kBenchmarks) std::fprintf(stderr, "  %-10s %s\n", e.name, e.what);
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) return Usage();
+  for (const Entry& e : kBenchmarks) {
+    if (std::strcmp(argv[1], e.name) == 0) {
+      return e.run(std::vector<std::string>(argv + 2, argv + argc));
+    }
+  }
+  std::fprintf(stderr, "podflow-bench: unknown benchmark '%s'\n", argv[1]);
+  return Usage();
+}
