@@ -6,6 +6,7 @@
 
 #include "log/log.h"
 #include "model/codec.h"
+#include "model/objects.h"
 #include "watch/watch.h"
 
 namespace podflow::cli {
@@ -25,14 +26,6 @@ spec:
     ports:
     - containerPort: 80
 )";
-
-// The log key of an object: /registry/<resource>/<namespace>/<name>, as
-// kube-apiserver lays out etcd; cluster-scoped kinds have no namespace part.
-std::string RegistryKey(const model::Object& obj) {
-  std::string key = "/registry/" + std::string(obj.kind->resource) + "/";
-  if (obj.kind->namespaced) key += (obj.namespace_.empty() ? "default" : obj.namespace_) + "/";
-  return key + obj.name;
-}
 
 std::string Lower(std::string_view s) {
   std::string out(s);
@@ -89,7 +82,7 @@ int RunDemo(const DemoOptions& options) {
       continue;
     }
     const model::Object& obj = doc.object;
-    auto result = event_log.Put(RegistryKey(obj), obj.bytes, Revision(0));
+    auto result = event_log.Put(model::ObjectKey(*obj.kind, obj.namespace_, obj.name), obj.bytes, Revision(0));
     std::string what = Lower(obj.kind->kind) + "/" + obj.name;
     if (!result.ok()) {
       std::fprintf(stderr, "error: %s: %s\n", what.c_str(), result.status().ToString().c_str());

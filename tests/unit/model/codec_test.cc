@@ -296,3 +296,30 @@ status:
 
 }  // namespace
 }  // namespace podflow::model
+
+#include "model/objects.h"
+
+namespace podflow::model {
+namespace {
+
+TEST_CASE("Objects have kube-apiserver's registry keys") {
+  CHECK(ObjectKey(Kind("Pod"), "", "nginx") == "/registry/pods/default/nginx");
+  CHECK(ObjectKey(Kind("Pod"), "team-a", "web") == "/registry/pods/team-a/web");
+  CHECK(ObjectKey(Kind("Node"), "ignored", "node-1") == "/registry/nodes/node-1");
+  CHECK(KindPrefix(Kind("Service")) == "/registry/services/");
+  CHECK(KindPrefix(Kind("Service"), "default") == "/registry/services/default/");
+}
+
+TEST_CASE("Objects unpack to their native form and pack back") {
+  auto docs = DecodeManifests("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"
+                              "spec: {containers: [{name: a, image: nginx}]}\n");
+  REQUIRE(docs.ok());
+  auto pod = Unpack<api::Pod>((*docs)[0].object.bytes);
+  pod->spec->node_name = "node-2";
+  std::string bytes = Pack(*pod);
+  REQUIRE(VerifyObject(Kind("Pod"), bytes).ok());
+  CHECK(flatbuffers::GetRoot<api::Pod>(bytes.data())->spec()->node_name()->str() == "node-2");
+}
+
+}  // namespace
+}  // namespace podflow::model

@@ -1,0 +1,42 @@
+// Helpers over stored objects: log keys and the FlatBuffers object API.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <flatbuffers/flatbuffers.h>
+
+#include "model/codec.h"
+
+namespace podflow::model {
+
+// The log key of an object, as kube-apiserver lays out etcd:
+// /registry/<resource>/<namespace>/<name>, or /registry/<resource>/<name> for
+// cluster-scoped kinds. An empty namespace of a namespaced kind is "default".
+std::string ObjectKey(const KindInfo& kind, std::string_view namespace_, std::string_view name);
+// The prefix of every object of a kind (in one namespace, when given):
+// "/registry/pods/", "/registry/pods/default/".
+std::string KindPrefix(const KindInfo& kind, std::string_view namespace_ = {});
+
+// The kinds by name, for code that needs one: Kind("Pod").
+// REQUIRES: `kind` is one of Kinds().
+const KindInfo& Kind(std::string_view kind);
+
+// A stored object unpacked into its mutable native form (api::PodT, ...).
+// REQUIRES: `bytes` verified for T (VerifyObject).
+template <typename T>
+std::unique_ptr<typename T::NativeTableType> Unpack(std::string_view bytes) {
+  return std::unique_ptr<typename T::NativeTableType>(
+      flatbuffers::GetRoot<T>(bytes.data())->UnPack());
+}
+
+// A native object packed into the bytes the log stores.
+template <typename NativeT>
+std::string Pack(const NativeT& object) {
+  flatbuffers::FlatBufferBuilder fbb(1024);
+  fbb.Finish(NativeT::TableType::Pack(fbb, &object));
+  return std::string(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize());
+}
+
+}  // namespace podflow::model
