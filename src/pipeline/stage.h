@@ -1,0 +1,91 @@
+// A stage: one node of the pipeline (design §1). Every stage is a class that
+// models the Stage concept; the registry (registry.cc) names them, and the
+// runner starts the stages of one process and stops them on a signal.
+#pragma once
+
+#include <atomic>
+#include <concepts>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <zmq.hpp>
+
+#include "base/result.h"
+#include "pipeline/config.h"
+
+namespace podflow::pipeline {
+
+// What a stage gets to work with. Outlives the stage.
+struct StageContext {
+  zmq::context_t& zmq;
+  const ClusterConfig& config;
+  // The endpoint of a channel ("api", "watch", "submit", "decisions", "reports").
+  const std::string& Endpoint(const std::string& channel) const {
+    return config.pipeline.Endpoint(channel);
+  }
+};
+
+// Start() binds or connects its sockets and starts its threads, returning
+// once it serves (or with the reason it cannot); Stop() joins them. Stop()
+// is called once, after a successful Start(), from the thread that started it.
+template <typename S>
+concept Stage = requires(S& stage) {
+  { S::kName } -> std::convertible_to<std::string_view>;
+  { stage.Start() } -> std::same_as<Status>;
+  { stage.Stop() } -> std::same_as<void>;
+};
+
+// Type-erased handle the runner holds.
+class StageHandle {
+ public:
+  virtual ~StageHandle() = default;
+  virtual std::string_view Name() const = 0;
+  virtual Status Start() = 0;
+  virtual void Stop() = 0;
+};
+
+template <Stage S>
+class StageAdapter final : public StageHandle {
+ public:
+  explicit StageAdapter(std::unique_ptr<S> stage) : stage_(std::move(stage)) {}
+  std::string_view Name() const override { return S::kName; }
+  Status Start() override { return stage_->Start(); }
+  void Stop() override { stage_->Stop(); }
+
+ private:
+  std::unique_ptr<S> stage_;
+};
+
+// Builds a stage from the context (it parses and checks its own config
+// section here: a bad section fails before anything starts).
+using StageFactory = std::function<Result<std::unique_ptr<StageHandle>>(StageContext&)>;
+
+// Wraps a Stage's constructor-like factory into a StageFactory.
+template <Stage S>
+StageFactory FactoryOf(std::function<Result<std::unique_ptr<S>>(StageContext&)> make) {
+  return [make = std::move(make)](StageContext& ctx) -> Result<std::unique_ptr<StageHandle>> {
+    Result<std::unique_ptr<S>> stage = make(ctx);
+    if (!stage.ok()) return stage.status();
+    return std::unique_ptr<StageHandle>(new StageAdapter<S>(std::move(*stage)));
+  };
+}
+
+class StageRegistry {
+ public:
+  // Invalid when `name` is registered already.
+  Status Register(std::string name, StageFactory factory);
+  const StageFactory* Find(const std::string& name) const;
+
+ private:
+  std::map<std::string, StageFactory> factories_;
+};
+
+// Runs the stages of `process` (a process name of the pipeline) until
+// `stop` becomes true; stops them in reverse order. Returns the first error.
+Status RunProcess(const ClusterConfig& config, const StageRegistry& registry,
+                  const std::string& process, const std::atomic<bool>& stop);
+
+}  // namespace podflow::pipeline

@@ -1,0 +1,106 @@
+#include "stages/proxy/proxy_stage.h"
+
+#include "base/logging.h"
+#include "model/objects.h"
+#include "stages/persistence/informer.h"
+#include "stages/proxy/endpoints.h"
+
+namespace podflow::proxy {
+namespace {
+
+// "/registry/pods/<ns>/<name>" -> "<ns>".
+std::string NamespaceOf(const std::string& key) {
+  size_t start = key.find('/', std::string("/registry/").size());
+  if (start == std::string::npos) return "";
+  size_t end = key.find('/', start + 1);
+  return key.substr(start + 1, end == std::string::npos ? std::string::npos : end - start - 1);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ProxyStage>> ProxyStage::Create(pipeline::StageContext& context) {
+  return std::unique_ptr<ProxyStage>(new ProxyStage(context));
+}
+
+Status ProxyStage::Start() {
+  thread_ = std::thread([this] { Loop(); });
+  return Status::Ok();
+}
+
+void ProxyStage::Stop() {
+  stopping_ = true;
+  if (thread_.joinable()) thread_.join();
+}
+
+void ProxyStage::Loop() {
+  auto log = Logger("stage.proxy");
+  const std::string pods_prefix = model::KindPrefix(model::Kind("Pod"));
+  const std::string services_prefix = model::KindPrefix(model::Kind("Service"));
+  persistence::Informer informer(context_.zmq, context_.Endpoint("api"), context_.Endpoint("watch"),
+                                 "/registry/");
+  persistence::Client client(context_.zmq, context_.Endpoint("api"), "proxy");
+
+  std::map<std::string, std::string> pods, services;  // key -> stored bytes
+  std::map<std::string, std::string> written;         // endpoints key -> bytes we wrote
+  std::set<std::string> dirty;                         // namespaces to recompute
+  std::vector<std::string> gone;                       // endpoints of deleted services
+  persistence::Informer::Handlers handlers{
+      [&](const KeyValue& kv) {
+        if (kv.key.rfind(pods_prefix, 0) == 0) pods[kv.key] = kv.value;
+        else if (kv.key.rfind(services_prefix, 0) == 0) services[kv.key] = kv.value;
+        else return;
+        dirty.insert(NamespaceOf(kv.key));
+      },
+      [&](const std::string& key) {
+        if (services.erase(key)) {
+          gone.push_back(model::ObjectKey(model::Kind("Endpoints"), NamespaceOf(key),
+                                          key.substr(key.rfind('/') + 1)));
+        } else if (pods.erase(key)) {
+          dirty.insert(NamespaceOf(key));
+        }
+      }};
+
+  while (!stopping_) {
+    Status polled = informer.Poll(std::chrono::milliseconds(100), handlers);
+    if (!polled.ok()) {
+      log->warn("following the log: {}", polled.ToString());
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      continue;
+    }
+    for (const std::string& ns : dirty) {
+      std::vector<const api::Pod*> candidates;
+      const std::string ns_prefix = pods_prefix + ns + "/";
+      for (auto it = pods.lower_bound(ns_prefix); it != pods.end() && it->first.rfind(ns_prefix, 0) == 0; ++it) {
+        if (model::VerifyObject(model::Kind("Pod"), it->second).ok()) {
+          candidates.push_back(flatbuffers::GetRoot<api::Pod>(it->second.data()));
+        }
+      }
+      const std::string svc_prefix = services_prefix + ns + "/";
+      for (auto it = services.lower_bound(svc_prefix);
+           it != services.end() && it->first.rfind(svc_prefix, 0) == 0; ++it) {
+        if (!model::VerifyObject(model::Kind("Service"), it->second).ok()) continue;
+        const api::Service* service = flatbuffers::GetRoot<api::Service>(it->second.data());
+        if (!service->spec() || !service->spec()->selector() || !service->metadata()) continue;
+        std::string bytes = model::Pack(ComputeEndpoints(*service, candidates));
+        std::string key = model::ObjectKey(model::Kind("Endpoints"), ns, service->metadata()->name()->str());
+        auto known = written.find(key);
+        if (known != written.end() && known->second == bytes) continue;
+        Result<persistence::WriteResult> result = client.Write({PutOp{key, bytes}});
+        if (result.ok() && result->succeeded) {
+          written[key] = bytes;
+        } else {
+          log->warn("writing {}: {}", key, result.ok() ? "not applied" : result.status().ToString());
+        }
+      }
+    }
+    dirty.clear();
+    for (const std::string& key : gone) {
+      Result<persistence::WriteResult> result = client.Write({DeleteOp{key}});
+      if (!result.ok()) log->warn("deleting {}: {}", key, result.status().ToString());
+      written.erase(key);
+    }
+    gone.clear();
+  }
+}
+
+}  // namespace podflow::proxy

@@ -1,0 +1,34 @@
+// The proxy stage: follows Services and pods and keeps one Endpoints object
+// per Service with a selector (design §1.6).
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "pipeline/stage.h"
+
+namespace podflow::proxy {
+
+class ProxyStage {
+ public:
+  static constexpr std::string_view kName = "proxy";
+  static Result<std::unique_ptr<ProxyStage>> Create(pipeline::StageContext& context);
+
+  Status Start();
+  void Stop();
+
+ private:
+  explicit ProxyStage(pipeline::StageContext& context) : context_(context) {}
+  void Loop();
+
+  pipeline::StageContext& context_;
+  std::atomic<bool> stopping_{false};
+  std::thread thread_;
+};
+static_assert(pipeline::Stage<ProxyStage>);
+
+}  // namespace podflow::proxy
