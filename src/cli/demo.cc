@@ -1,5 +1,7 @@
 #include "cli/demo.h"
 
+#include "cli/commands.h"
+
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -126,6 +128,15 @@ int RunDemo(const DemoOptions& options) {
                 static_cast<long long>(kv.mod_revision.value()));
   }
   return failures == 0 ? 0 : 1;
+}
+
+void AddDemoCommand(CLI::App& app, CommandAction& action) {
+  auto options = std::make_shared<DemoOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "demo", "Create a manifest's objects in an event log directly and show what a watcher sees");
+  cmd->add_option("--data-dir", options->data_dir, "Event log directory")->capture_default_str();
+  cmd->add_option("-f,--filename", options->manifest_file, "Manifest (YAML or JSON); default: an nginx pod");
+  cmd->callback([&action, options] { action = [options] { return RunDemo(*options); }; });
 }
 
 }  // namespace podflow::cli

@@ -1,0 +1,20 @@
+// Each `podflow` subcommand lives in its own file and adds itself to the
+// app here; main() runs whichever was parsed.
+#pragma once
+
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace podflow::cli {
+
+// What a subcommand does once parsed: returns the process exit code.
+using CommandAction = std::function<int()>;
+
+// Each adds its subcommand(s) to `app` and returns their actions, which
+// main() calls for the parsed one. `action` is set only when parsed.
+void AddDemoCommand(CLI::App& app, CommandAction& action);
+void AddGetCommands(CLI::App& app, CommandAction& action);     // get, describe
+void AddRunCommands(CLI::App& app, CommandAction& action);     // run, stage
+
+}  // namespace podflow::cli

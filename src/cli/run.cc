@@ -1,0 +1,7 @@
+#include "cli/commands.h"
+
+namespace podflow::cli {
+
+void AddRunCommands(CLI::App&, CommandAction&) {}
+
+}  // namespace podflow::cli
