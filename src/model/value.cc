@@ -16,6 +16,13 @@ const Value* Value::Find(std::string_view key) const {
   return nullptr;
 }
 
+Value* Value::Find(std::string_view key) {
+  for (auto& [k, v] : members_) {
+    if (k == key) return &v;
+  }
+  return nullptr;
+}
+
 bool operator==(const Value& a, const Value& b) {
   if (a.kind_ != b.kind_) return false;
   switch (a.kind_) {

@@ -41,6 +41,7 @@ class Value {
   void Set(std::string key, Value v) { members_.emplace_back(std::move(key), std::move(v)); }
   // The member called `key`, or nullptr.
   const Value* Find(std::string_view key) const;
+  Value* Find(std::string_view key);
 
   friend bool operator==(const Value& a, const Value& b);
 

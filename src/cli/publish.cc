@@ -1,0 +1,309 @@
+#include "cli/publish.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include <yaml-cpp/yaml.h>
+
+#include "bus/bus.h"
+#include "cli/status_text.h"
+#include "model/codec.h"
+#include "model/objects.h"
+#include "pipeline/config.h"
+#include "stages/persistence/persistence.h"
+
+namespace podflow::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* kDefaultTemplate = R"(apiVersion: v1
+kind: Pod
+metadata:
+  name: load
+  labels: {app: load}
+spec:
+  containers:
+  - name: app
+    image: nginx:1.14.2
+    resources:
+      requests: {cpu: 100m, memory: 64Mi}
+)";
+
+Result<std::string> ReadAll(const std::string& path) {
+  if (path == "-") {
+    std::stringstream s;
+    s << std::cin.rdbuf();
+    return s.str();
+  }
+  std::ifstream in(path);
+  if (!in) return Status::NotFound("the path \"" + path + "\" does not exist");
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// -f arguments expanded as kubectl does: a directory means its .yaml, .yml
+// and .json files, in name order.
+Result<std::vector<std::string>> ExpandFiles(const std::vector<std::string>& args) {
+  std::vector<std::string> out;
+  for (const std::string& arg : args) {
+    std::error_code ec;
+    if (arg != "-" && std::filesystem::is_directory(arg, ec)) {
+      std::vector<std::string> found;
+      for (const auto& entry : std::filesystem::directory_iterator(arg)) {
+        std::string ext = entry.path().extension().string();
+        if (entry.is_regular_file() && (ext == ".yaml" || ext == ".yml" || ext == ".json")) {
+          found.push_back(entry.path().string());
+        }
+      }
+      std::sort(found.begin(), found.end());
+      out.insert(out.end(), found.begin(), found.end());
+    } else {
+      out.push_back(arg);
+    }
+  }
+  return out;
+}
+
+struct Endpoints {
+  std::string submit, api, watch, token;
+};
+
+Result<Endpoints> Resolve(const PublishOptions& options) {
+  Result<pipeline::ClusterConfig> config = pipeline::LoadConfig(options.config_file);
+  if (!config.ok()) return config.status();
+  Endpoints e;
+  e.submit = options.server.empty() ? config->pipeline.Endpoint("submit") : options.server;
+  e.api = options.api_server.empty() ? config->pipeline.Endpoint("api") : options.api_server;
+  e.watch = options.watch_server.empty() ? config->pipeline.Endpoint("watch") : options.watch_server;
+  e.token = options.token;
+  if (e.token.empty()) {
+    YAML::Node tokens = config->Section("admission")["tokens"];
+    if (tokens && tokens.IsSequence() && tokens.size() > 0 && tokens[0]["token"]) {
+      e.token = tokens[0]["token"].as<std::string>();
+    }
+  }
+  return e;
+}
+
+// One submit request; prints each document's outcome as kubectl does.
+// Returns how many documents failed (or -1 when the request itself failed).
+int Submit(bus::RpcClient& client, const std::string& token, const std::string& manifest, bool quiet,
+           std::vector<std::string>* created_pods) {
+  flatbuffers::FlatBufferBuilder fbb(manifest.size() + 256);
+  auto bytes = fbb.CreateVector(reinterpret_cast<const uint8_t*>(manifest.data()), manifest.size());
+  auto request = msg::CreateSubmitRequest(fbb, fbb.CreateString(token), bytes);
+  Result<bus::Frame> reply = client.Call(fbb, msg::Body::SubmitRequest, request.Union(), std::chrono::seconds(30));
+  if (!reply.ok()) {
+    std::fprintf(stderr, "error: %s\n", reply.status().message().c_str());
+    return -1;
+  }
+  const msg::SubmitReply* submit = reply->envelope().body_as_SubmitReply();
+  if (submit == nullptr) {
+    std::fprintf(stderr, "error: admission answered with something else than a submit reply\n");
+    return -1;
+  }
+  if (submit->status() && !IsSuccess(*submit->status())) {
+    std::fprintf(stderr, "%s\n", KubectlError(*submit->status()).c_str());
+    return -1;
+  }
+  int failed = 0;
+  if (submit->results() == nullptr) return 0;
+  for (const msg::SubmitResult* r : *submit->results()) {
+    if (r->status() && !IsSuccess(*r->status())) {
+      std::fprintf(stderr, "%s\n", KubectlError(*r->status()).c_str());
+      ++failed;
+      continue;
+    }
+    std::string kind = r->kind() ? r->kind()->str() : "";
+    std::string name = r->name() ? r->name()->str() : "";
+    if (!quiet) {
+      std::string lower = kind;
+      for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      std::printf("%s/%s created\n", lower.c_str(), name.c_str());
+    }
+    if (created_pods && kind == "Pod") {
+      std::string ns = r->namespace_() && r->namespace_()->size() ? r->namespace_()->str() : "default";
+      created_pods->push_back(ns + "/" + name);
+    }
+  }
+  return failed;
+}
+
+double Percentile(std::vector<double> values, double p) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  size_t index = static_cast<size_t>(std::ceil(p / 100.0 * values.size()));
+  return values[std::min(values.size() - 1, index == 0 ? 0 : index - 1)];
+}
+
+}  // namespace
+
+std::string GeneratedName(const std::string& base, int64_t index) { return base + "-" + std::to_string(index); }
+
+int RunPublish(const PublishOptions& options) {
+  Result<Endpoints> endpoints = Resolve(options);
+  if (!endpoints.ok()) {
+    std::fprintf(stderr, "error: %s\n", endpoints.status().message().c_str());
+    return 1;
+  }
+  if (options.files.empty() && options.count == 0) {
+    std::fprintf(stderr, "error: must specify one of -f or --count\n");
+    return 1;
+  }
+  zmq::context_t context;
+  bus::RpcClient client(context, endpoints->submit);
+
+  // Watching starts before anything is submitted, so no Running is missed.
+  std::unique_ptr<persistence::RemoteWatcher> watcher;
+  if (options.wait) {
+    persistence::Client api(context, endpoints->api, "podflow-publish");
+    RangeRequest probe = RangeRequest::Prefix("/registry/pods/");
+    probe.limit = 1;
+    Result<RangeResult> head = api.Read(probe);
+    if (!head.ok()) {
+      std::fprintf(stderr, "error: %s\n", head.status().message().c_str());
+      return 1;
+    }
+    persistence::RemoteWatchOptions watch;
+    watch.key = "/registry/pods/";
+    watch.prefix = true;
+    watch.start_revision = Revision(head->revision.value() + 1);
+    watch.credits = 1024;
+    auto opened = persistence::RemoteWatcher::Open(context, endpoints->watch, watch);
+    if (!opened.ok()) {
+      std::fprintf(stderr, "error: %s\n", opened.status().message().c_str());
+      return 1;
+    }
+    watcher = std::move(*opened);
+  }
+
+  int failures = 0;
+  std::vector<std::string> created;
+  std::map<std::string, Clock::time_point> submitted_at;
+  Clock::time_point start = Clock::now();
+
+  Result<std::vector<std::string>> files = ExpandFiles(options.files);
+  if (!files.ok()) {
+    std::fprintf(stderr, "error: %s\n", files.status().message().c_str());
+    return 1;
+  }
+  for (const std::string& file : *files) {
+    Result<std::string> text = ReadAll(file);
+    if (!text.ok()) {
+      std::fprintf(stderr, "error: %s\n", text.status().message().c_str());
+      ++failures;
+      continue;
+    }
+    size_t before = created.size();
+    int failed = Submit(client, endpoints->token, *text, false, &created);
+    if (failed != 0) ++failures;
+    for (size_t i = before; i < created.size(); ++i) submitted_at[created[i]] = Clock::now();
+  }
+
+  if (options.count > 0) {
+    std::string template_text = kDefaultTemplate;
+    if (!options.template_file.empty()) {
+      Result<std::string> text = ReadAll(options.template_file);
+      if (!text.ok()) {
+        std::fprintf(stderr, "error: %s\n", text.status().message().c_str());
+        return 1;
+      }
+      template_text = *text;
+    }
+    model::Value pod;
+    try {
+      pod = model::FromYaml(YAML::Load(template_text));
+    } catch (const YAML::Exception& e) {
+      std::fprintf(stderr, "error: --template: %s\n", e.what());
+      return 1;
+    }
+    model::Value* metadata = pod.kind() == model::Value::Kind::kObject ? pod.Find("metadata") : nullptr;
+    model::Value* name = metadata && metadata->kind() == model::Value::Kind::kObject ? metadata->Find("name") : nullptr;
+    if (name == nullptr || name->kind() != model::Value::Kind::kString) {
+      std::fprintf(stderr, "error: --template: a pod manifest with metadata.name is required\n");
+      return 1;
+    }
+    const std::string base = name->string_value();
+    int64_t sent = 0;
+    while (sent < options.count) {
+      int64_t n = std::min<int64_t>(options.batch, options.count - sent);
+      if (options.rate > 0) {
+        // Hold the pace: batch k may leave at k * batch / rate seconds.
+        auto due = start + std::chrono::duration_cast<Clock::duration>(
+                               std::chrono::duration<double>(static_cast<double>(sent) / options.rate));
+        std::this_thread::sleep_until(due);
+        n = std::min<int64_t>(n, std::max<int64_t>(1, static_cast<int64_t>(options.rate / 10)));
+      }
+      std::string stream;
+      for (int64_t i = 0; i < n; ++i) {
+        *name = model::Value::String(GeneratedName(base, sent + i));
+        stream += model::ToJson(pod);
+        stream += "\n---\n";
+      }
+      size_t before = created.size();
+      int failed = Submit(client, endpoints->token, stream, true, &created);
+      if (failed < 0) return 1;
+      failures += failed;
+      auto now = Clock::now();
+      for (size_t i = before; i < created.size(); ++i) submitted_at[created[i]] = now;
+      sent += n;
+      double elapsed = std::chrono::duration<double>(now - start).count();
+      std::fprintf(stderr, "\rsubmitted %lld/%lld (%.0f pods/s)", static_cast<long long>(sent),
+                   static_cast<long long>(options.count), elapsed > 0 ? sent / elapsed : 0.0);
+    }
+    std::fprintf(stderr, "\n");
+    std::printf("%lld pods created\n", static_cast<long long>(created.size()));
+  }
+
+  if (!options.wait) return failures == 0 ? 0 : 1;
+
+  // Until every created pod is Running (or the timeout).
+  std::map<std::string, double> latency_ms;
+  auto deadline = start + std::chrono::seconds(options.timeout_seconds);
+  while (latency_ms.size() < submitted_at.size() && Clock::now() < deadline) {
+    WatchBatch batch = watcher->Next(std::chrono::milliseconds(200));
+    if (batch.kind != WatchBatch::Kind::kEvents) continue;
+    auto now = Clock::now();
+    for (const WatchEvent& e : batch.events) {
+      if (e.type != ChangeType::kPut || !model::VerifyObject(model::Kind("Pod"), e.kv.value).ok()) continue;
+      const api::Pod* pod = flatbuffers::GetRoot<api::Pod>(e.kv.value.data());
+      if (!pod->status() || pod->status()->phase() != api::PodPhase::Running || !pod->metadata()) continue;
+      std::string ns = pod->metadata()->namespace_() ? pod->metadata()->namespace_()->str() : "default";
+      std::string id = ns + "/" + (pod->metadata()->name() ? pod->metadata()->name()->str() : "");
+      auto it = submitted_at.find(id);
+      if (it == submitted_at.end() || latency_ms.count(id)) continue;
+      latency_ms[id] = std::chrono::duration<double, std::milli>(now - it->second).count();
+    }
+    if (options.count > 0) {
+      std::fprintf(stderr, "\rrunning %zu/%zu", latency_ms.size(), submitted_at.size());
+    }
+  }
+  if (options.count > 0) std::fprintf(stderr, "\n");
+  double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  std::vector<double> values;
+  for (const auto& [id, ms] : latency_ms) values.push_back(ms);
+  std::printf("%zu/%zu pods Running in %.2fs: %.0f pods/s; submit->Running latency p50=%.1fms p90=%.1fms "
+              "p99=%.1fms max=%.1fms\n",
+              latency_ms.size(), submitted_at.size(), seconds, latency_ms.size() / std::max(seconds, 1e-9),
+              Percentile(values, 50), Percentile(values, 90), Percentile(values, 99),
+              values.empty() ? 0.0 : *std::max_element(values.begin(), values.end()));
+  if (latency_ms.size() < submitted_at.size()) {
+    std::fprintf(stderr, "error: timed out waiting for %zu pod(s) to reach Running\n",
+                 submitted_at.size() - latency_ms.size());
+    return 1;
+  }
+  return failures == 0 ? 0 : 1;
+}
+
+}  // namespace podflow::cli
