@@ -8,7 +8,7 @@ ChangeRing::ChangeRing(size_t max_revisions, size_t max_bytes)
     : max_revisions_(max_revisions == 0 ? 1 : max_revisions), max_bytes_(max_bytes) {}
 
 size_t ChangeRing::SizeOf(const RevisionChanges& rc) {
-  size_t n = sizeof(RevisionChanges) + 64;
+  size_t n = sizeof(RevisionChanges) + 64 + rc.writer.size();
   for (const Change& c : rc.changes) n += sizeof(Change) + c.kv.key.size() + c.kv.value.size();
   return n;
 }

@@ -46,6 +46,12 @@ Status RocksLog::ValidateTxn(const std::vector<TxnOp>& ops) const {
     if (const auto* put = std::get_if<PutOp>(&ops[i])) {
       bytes += put->value.size();
       if (put->ttl_seconds < 0) return Status::Invalid(where + ": ttl_seconds is negative");
+      // etcd's MaxLeaseTTL; also keeps now_ms + ttl * 1000 from overflowing.
+      constexpr int64_t kMaxTtlSeconds = 9'000'000'000;
+      if (put->ttl_seconds > kMaxTtlSeconds) {
+        return Status::Invalid(where + ": ttl_seconds is over the limit of " +
+                               std::to_string(kMaxTtlSeconds));
+      }
     }
     const auto& guard = OpGuard(ops[i]);
     if (guard && guard->value() < 0) return Status::Invalid(where + ": guard revision is negative");
@@ -76,10 +82,12 @@ Status RocksLog::ValidateTxn(const std::vector<TxnOp>& ops) const {
   return Status::Ok();
 }
 
-Result<TxnResult> RocksLog::Txn(std::vector<TxnOp> ops) {
+Result<TxnResult> RocksLog::Txn(std::vector<TxnOp> ops, TxnOptions options) {
+  if (read_only_) return Status::Unavailable("event log " + options_.dir + " is open read-only");
   PODFLOW_RETURN_IF_ERROR(ValidateTxn(ops));
   auto pending = std::make_shared<PendingTxn>();
   pending->ops = std::move(ops);
+  pending->options = std::move(options);
   bool first = false;
   {
     std::lock_guard<std::mutex> lock(queue_mu_);
@@ -216,6 +224,8 @@ void RocksLog::CommitGroupLocked(std::vector<PendingPtr>* group) {
     ++rev;
     auto changed = std::make_shared<RevisionChanges>();
     changed->revision = Revision(rev);
+    changed->writer = p->options.writer;
+    changed->committed_at_ms = now_ms;
     uint32_t sub = 0;
     for (TxnOp& op : ops) {
       const std::string& key = OpKey(op);
@@ -224,6 +234,8 @@ void RocksLog::CommitGroupLocked(std::vector<PendingPtr>* group) {
       f.key = key;
       f.mod_revision = rev;
       f.sub = sub;
+      f.writer = p->options.writer;
+      f.committed_at_ms = now_ms;
       if (cur) {
         f.prev_mod_revision = cur->mod_revision;
         f.prev_sub = cur->sub;

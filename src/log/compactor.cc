@@ -23,6 +23,7 @@ constexpr size_t kDeletesPerBatch = 4096;
 }  // namespace
 
 Status RocksLog::Compact(Revision rev) {
+  if (read_only_) return Status::Unavailable("event log " + options_.dir + " is open read-only");
   std::lock_guard<std::mutex> lock(compact_mu_);
   const int64_t head = current_rev_.load();
   if (rev.value() > head) {
@@ -49,7 +50,7 @@ Status RocksLog::Compact(Revision rev) {
 }
 
 Status RocksLog::DropHistoryLocked(int64_t rev) {
-  ScopedSnapshot snap(db_.get());
+  ScopedSnapshot snap(db_.get(), !read_only_);
   rocksdb::ReadOptions ro = snap.read_options();
   const std::string upper_key(1, lf::kHistoryPrefix + 1);
   rocksdb::Slice upper(upper_key);
@@ -89,9 +90,12 @@ Status RocksLog::DropHistoryLocked(int64_t rev) {
   bool has_newer = false;
   auto finish_key = [&]() {
     if (older.empty()) return;
-    // Keep the newest entry <= rev unless it is a delete.
+    // Keep the newest entry <= rev unless it is a delete below rev: a delete
+    // AT rev stays (etcd's "keep tombstone if revision == compactAtRev"), so
+    // that a watch from the compact revision still gets its DELETE event.
     size_t drop = older.size() - 1;
-    const bool newest_is_delete = older.back().second.tombstone();
+    const bool newest_is_delete =
+        older.back().second.tombstone() && older_revs.back() < rev;
     if (newest_is_delete) drop = older.size();
     for (size_t i = 0; i < drop; ++i) {
       batch.Delete(lf::RecordKey(older_revs[i], older[i].second.sub));

@@ -75,6 +75,14 @@ struct DeleteOp {
 
 using TxnOp = std::variant<PutOp, DeleteOp>;
 
+// How a transaction is recorded (not what it does).
+struct TxnOptions {
+  // Who wrote it: the stage or tool ("admission", "binding", "ttl"). Stored
+  // with every record of the revision and given back to readers as
+  // RevisionChanges::writer; "" = not named.
+  std::string writer;
+};
+
 // Outcome of a transaction that was evaluated (invalid input and I/O errors
 // are a non-OK Status instead).
 struct TxnResult {
@@ -135,6 +143,12 @@ struct RevisionChanges {
   // When the committer published the revision (for lag metrics); the epoch
   // (zero) when it was read back from storage.
   std::chrono::steady_clock::time_point committed_at;
+  // The transaction's TxnOptions::writer ("" when not named) and its commit
+  // time (wall clock, Unix ms; LogOptions.now_ms when set). Persisted: the
+  // same whether served from memory or read back from storage; "" and 0 for
+  // revisions written before the log recorded them.
+  std::string writer;
+  int64_t committed_at_ms = 0;
 };
 
 using RevisionChangesPtr = std::shared_ptr<const RevisionChanges>;
@@ -164,16 +178,22 @@ class EventLog {
   virtual ~EventLog() = default;
 
   // Applies `ops` atomically (all or nothing) and durably: once this returns
-  // a succeeded TxnResult, the change survives a crash.
+  // a succeeded TxnResult, the change survives a crash. `options` are
+  // recorded with the revision (see TxnOptions).
   // Invalid: empty or NUL-containing key, two ops on one key, negative TTL,
   // keys + values over max_txn_bytes; nothing is written.
-  // IOError / Unavailable: the log cannot write (closed or storage failed).
-  virtual Result<TxnResult> Txn(std::vector<TxnOp> ops) = 0;
+  // IOError / Unavailable: the log cannot write (closed, storage failed, or
+  // opened with OpenLogReadOnly()).
+  virtual Result<TxnResult> Txn(std::vector<TxnOp> ops, TxnOptions options) = 0;
+  // The same, with no writer named.
+  Result<TxnResult> Txn(std::vector<TxnOp> ops) { return Txn(std::move(ops), TxnOptions{}); }
 
   // Single-op conveniences over Txn().
   Result<TxnResult> Put(std::string key, std::string value,
-                        std::optional<Revision> guard = std::nullopt, int64_t ttl_seconds = 0);
-  Result<TxnResult> Delete(std::string key, std::optional<Revision> guard = std::nullopt);
+                        std::optional<Revision> guard = std::nullopt, int64_t ttl_seconds = 0,
+                        TxnOptions options = {});
+  Result<TxnResult> Delete(std::string key, std::optional<Revision> guard = std::nullopt,
+                           TxnOptions options = {});
 
   // The key at `at` (0: the head); nullopt if it does not exist there.
   // FutureRevision: at > CurrentRevision(). Compacted: at < CompactRevision().
@@ -186,8 +206,9 @@ class EventLog {
   virtual Result<RangeResult> Range(const RangeRequest& request) = 0;
 
   // Drops history: for each key keeps the newest version <= `rev` unless it
-  // is a delete (then the key's history <= rev goes); later revisions are
-  // untouched. Reads and watches below `rev` then give Compacted.
+  // is a delete below `rev` (then the key's history <= rev goes; a delete AT
+  // `rev` stays, as in etcd, so a watch from `rev` sees it); later revisions
+  // are untouched. Reads and watches below `rev` then give Compacted.
   // FutureRevision: rev > CurrentRevision(). Compacted: rev <=
   // CompactRevision().
   virtual Status Compact(Revision rev) = 0;
@@ -200,8 +221,9 @@ class EventLog {
   // The changes of revisions from, from+1, ... (at most max_revisions, fewer
   // when reading from disk and a byte budget is hit), in revision order.
   // Empty when from > CurrentRevision(). Recent revisions come from memory,
-  // older ones from storage. Compacted: from <= CompactRevision() (the
-  // history needed to replay `from` is gone). Corruption as Get().
+  // older ones from storage. Compacted: from < CompactRevision() (the
+  // history needed to replay `from` is gone; the compact revision itself is
+  // still whole, as in etcd). Corruption as Get().
   virtual Result<std::vector<RevisionChangesPtr>> ReadChanges(Revision from,
                                                               size_t max_revisions) = 0;
 
@@ -219,6 +241,16 @@ class EventLog {
 // Corruption: the stored meta data is inconsistent. IOError: RocksDB failed
 // (e.g. the directory is locked by another process).
 Result<std::unique_ptr<EventLog>> OpenLog(const LogOptions& options);
+
+// Opens the log in `dir` for reading only, safely beside a running pipeline
+// that has it open (RocksDB's secondary-instance mode: it takes no lock and
+// writes nothing in `dir`; its own small state lives in a private temporary
+// directory removed on close). Every read first catches up with the writer,
+// so CurrentRevision(), Get(), Range() and ReadChanges() see what the writer
+// has committed; WaitForRevision() polls. Txn() and Compact() return
+// Unavailable. NotFound: `dir` holds no event log. Corruption / IOError as
+// OpenLog().
+Result<std::unique_ptr<EventLog>> OpenLogReadOnly(const std::string& dir);
 
 // The exclusive end of the range of keys starting with `prefix`: the
 // smallest string greater than all of them; "" when there is none (the

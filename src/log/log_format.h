@@ -5,7 +5,10 @@
 // contain a NUL byte, which makes 0x00 a safe separator.
 //
 //   'm' + name                        -> meta value (see kMeta*)
-//   'r' + rev(8) + sub(4)             -> LogRecord FlatBuffer (schemas/log.fbs)
+//   'r' + rev(8) + sub(4)             -> LogRecord FlatBuffer (schemas/log.fbs);
+//                                        carries the txn's writer and
+//                                        committed_at_ms (ids 11, 12), the same
+//                                        in every record of one revision
 //   'i' + key + 0x00 + rev(8)         -> HistoryEntry: sub(4) + flags(1)
 //   'l' + key                         -> LatestEntry (37 bytes, below)
 //

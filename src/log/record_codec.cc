@@ -10,6 +10,8 @@ std::string_view EncodeRecord(const RecordFields& f, flatbuffers::FlatBufferBuil
   auto key = builder->CreateString(f.key.data(), f.key.size());
   auto value = builder->CreateVector(reinterpret_cast<const uint8_t*>(f.value.data()),
                                      f.value.size());
+  flatbuffers::Offset<flatbuffers::String> writer;
+  if (!f.writer.empty()) writer = builder->CreateString(f.writer.data(), f.writer.size());
   log::LogRecordBuilder b(*builder);
   b.add_key(key);
   b.add_value(value);
@@ -22,6 +24,8 @@ std::string_view EncodeRecord(const RecordFields& f, flatbuffers::FlatBufferBuil
   b.add_prev_sub(f.prev_sub);
   b.add_ttl_seconds(f.ttl_seconds);
   b.add_expires_at_ms(f.expires_at_ms);
+  if (!f.writer.empty()) b.add_writer(writer);
+  b.add_committed_at_ms(f.committed_at_ms);
   builder->Finish(b.Finish());
   return std::string_view(reinterpret_cast<const char*>(builder->GetBufferPointer()),
                           builder->GetSize());
@@ -69,6 +73,8 @@ Result<DecodedRecord> DecodeRecord(std::string_view db_key, std::string_view byt
   out.prev_mod_revision = r->prev_mod_revision();
   out.prev_sub = r->prev_sub();
   out.expires_at_ms = r->expires_at_ms();
+  if (r->writer() != nullptr) out.writer.assign(r->writer()->data(), r->writer()->size());
+  out.committed_at_ms = r->committed_at_ms();
   return out;
 }
 

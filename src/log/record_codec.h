@@ -26,6 +26,8 @@ struct RecordFields {
   uint32_t prev_sub = 0;
   int64_t ttl_seconds = 0;
   int64_t expires_at_ms = 0;
+  std::string_view writer;  // the txn's TxnOptions::writer
+  int64_t committed_at_ms = 0;
 };
 
 // Serializes `f` into `builder` (cleared first). The bytes stay valid until
@@ -39,6 +41,8 @@ struct DecodedRecord {
   int64_t prev_mod_revision = 0;
   uint32_t prev_sub = 0;
   int64_t expires_at_ms = 0;
+  std::string writer;  // "" in records older than the field
+  int64_t committed_at_ms = 0;
 };
 
 // Verifies `bytes` with the FlatBuffers Verifier and checks that the record

@@ -1,7 +1,9 @@
 // RocksLog: opening, recovery, shutdown and the TTL expirer.
 #include "log/rocks_log.h"
 
+#include <cassert>
 #include <chrono>
+#include <filesystem>
 
 #include <rocksdb/options.h>
 
@@ -10,17 +12,18 @@
 
 namespace podflow {
 
-Result<TxnResult> EventLog::Put(std::string key, std::string value,
-                                std::optional<Revision> guard, int64_t ttl_seconds) {
+Result<TxnResult> EventLog::Put(std::string key, std::string value, std::optional<Revision> guard,
+                                int64_t ttl_seconds, TxnOptions options) {
   std::vector<TxnOp> ops;
   ops.emplace_back(PutOp{std::move(key), std::move(value), guard, ttl_seconds});
-  return Txn(std::move(ops));
+  return Txn(std::move(ops), std::move(options));
 }
 
-Result<TxnResult> EventLog::Delete(std::string key, std::optional<Revision> guard) {
+Result<TxnResult> EventLog::Delete(std::string key, std::optional<Revision> guard,
+                                   TxnOptions options) {
   std::vector<TxnOp> ops;
   ops.emplace_back(DeleteOp{std::move(key), guard});
-  return Txn(std::move(ops));
+  return Txn(std::move(ops), std::move(options));
 }
 
 Result<std::unique_ptr<EventLog>> OpenLog(const LogOptions& options) {
@@ -39,7 +42,7 @@ Result<std::unique_ptr<EventLog>> RocksLog::Open(const LogOptions& options) {
   rocksdb::DB* db = nullptr;
   PODFLOW_RETURN_IF_ERROR(FromRocks(rocksdb::DB::Open(db_options, options.dir, &db),
                                     "open " + options.dir));
-  std::unique_ptr<RocksLog> log(new RocksLog(options, db));
+  std::unique_ptr<RocksLog> log(new RocksLog(options, db, /*read_only=*/false));
   PODFLOW_RETURN_IF_ERROR(log->Recover());
   log->committer_ = std::thread([raw = log.get()] { raw->CommitterLoop(); });
   log->expirer_ = std::thread([raw = log.get()] { raw->ExpirerLoop(); });
@@ -49,8 +52,9 @@ Result<std::unique_ptr<EventLog>> RocksLog::Open(const LogOptions& options) {
   return std::unique_ptr<EventLog>(std::move(log));
 }
 
-RocksLog::RocksLog(const LogOptions& options, rocksdb::DB* db)
+RocksLog::RocksLog(const LogOptions& options, rocksdb::DB* db, bool read_only)
     : options_(options),
+      read_only_(read_only),
       db_(db),
       ring_(options.ring_max_revisions, options.ring_max_bytes) {
   write_options_.sync = options.sync;
@@ -83,27 +87,48 @@ int64_t RocksLog::NowMs() const {
       .count();
 }
 
-// Reads and checks the meta keys, then loads the live keys into the index.
-// A fresh directory gets format version 1 at revision 1.
-Status RocksLog::Recover() {
-  std::lock_guard<std::mutex> lock(write_mu_);
+Result<std::unique_ptr<RocksLog>> RocksLog::OpenSecondary(const std::string& dir,
+                                                          const std::string& secondary_dir) {
+  if (dir.empty()) return Status::Invalid("log directory is empty");
+  std::error_code ec;
+  if (!std::filesystem::exists(std::filesystem::path(dir) / "CURRENT", ec)) {
+    return Status::NotFound(dir + ": no event log here");
+  }
+  rocksdb::Options db_options;
+  db_options.create_if_missing = false;
+  db_options.max_open_files = -1;  // required by secondary instances
+  rocksdb::DB* db = nullptr;
+  PODFLOW_RETURN_IF_ERROR(
+      FromRocks(rocksdb::DB::OpenAsSecondary(db_options, dir, secondary_dir, &db),
+                "open " + dir + " read-only"));
+  LogOptions options;
+  options.dir = dir;
+  options.ring_max_revisions = 0;
+  options.ring_max_bytes = 0;
+  std::unique_ptr<RocksLog> log(new RocksLog(options, db, /*read_only=*/true));
+  PODFLOW_RETURN_IF_ERROR(log->Recover());
+  Logger("log")->debug("opened {} read-only at revision {} (compact revision {})", dir,
+                       log->current_rev_.load(), log->compact_rev_.load());
+  return log;
+}
+
+Status RocksLog::CatchUp() {
+  assert(read_only_);
+  PODFLOW_RETURN_IF_ERROR(FromRocks(db_->TryCatchUpWithPrimary(), "catch up with the writer"));
+  int64_t rev = 0, compact = 0;
+  PODFLOW_RETURN_IF_ERROR(ReadMeta(&rev, &compact));
+  current_rev_.store(rev);
+  compact_rev_.store(compact);
+  ring_.SetHead(Revision(rev));
+  return Status::Ok();
+}
+
+Status RocksLog::ReadMeta(int64_t* rev_out, int64_t* compact_out) {
   rocksdb::ReadOptions ro;
   std::string value;
   rocksdb::Status s = db_->Get(ro, lf::kMetaFormat, &value);
-  if (s.IsNotFound()) {
-    rocksdb::WriteBatch batch;
-    std::string format;
-    lf::PutBigEndian32(&format, lf::kFormatVersion);
-    batch.Put(lf::kMetaFormat, format);
-    batch.Put(lf::kMetaRevision, lf::EncodeI64(1));
-    batch.Put(lf::kMetaCompact, lf::EncodeI64(0));
-    rocksdb::WriteOptions wo;
-    wo.sync = true;
-    PODFLOW_RETURN_IF_ERROR(FromRocks(db_->Write(wo, &batch), "write initial meta"));
-    value = format;
-  } else {
-    PODFLOW_RETURN_IF_ERROR(FromRocks(s, "read meta"));
-  }
+  if (s.IsNotFound()) return Status::NotFound(options_.dir + ": no event log here");
+  PODFLOW_RETURN_IF_ERROR(FromRocks(s, "read meta"));
   if (value.size() != 4 || lf::GetBigEndian32(value.data()) != lf::kFormatVersion) {
     return Status::Corruption("meta " + lf::Describe(lf::kMetaFormat) +
                               ": unsupported format (want version " +
@@ -122,6 +147,33 @@ Status RocksLog::Recover() {
     return Status::Corruption("meta: revision " + std::to_string(rev) + ", compact revision " +
                               std::to_string(compact) + " are inconsistent");
   }
+  *rev_out = rev;
+  *compact_out = compact;
+  return Status::Ok();
+}
+
+// Reads and checks the meta keys, then loads the live keys into the index.
+// A fresh directory gets format version 1 at revision 1 (not a read-only one:
+// that is NotFound).
+Status RocksLog::Recover() {
+  std::lock_guard<std::mutex> lock(write_mu_);
+  rocksdb::ReadOptions ro;
+  std::string value;
+  rocksdb::Status s = db_->Get(ro, lf::kMetaFormat, &value);
+  if (s.IsNotFound() && !read_only_) {
+    rocksdb::WriteBatch batch;
+    std::string format;
+    lf::PutBigEndian32(&format, lf::kFormatVersion);
+    batch.Put(lf::kMetaFormat, format);
+    batch.Put(lf::kMetaRevision, lf::EncodeI64(1));
+    batch.Put(lf::kMetaCompact, lf::EncodeI64(0));
+    rocksdb::WriteOptions wo;
+    wo.sync = true;
+    PODFLOW_RETURN_IF_ERROR(FromRocks(db_->Write(wo, &batch), "write initial meta"));
+    value = format;
+  }
+  int64_t rev = 0, compact = 0;
+  PODFLOW_RETURN_IF_ERROR(ReadMeta(&rev, &compact));
   // The newest record must not be newer than the recorded revision (both are
   // written in one batch).
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro));
@@ -145,7 +197,8 @@ Status RocksLog::Recover() {
       return Status::Corruption("latest entry " + lf::Describe(it->key().ToStringView()) +
                                 " is past the recorded revision " + std::to_string(rev));
     }
-    if (!e->tombstone()) index_.Set(it->key().ToString().substr(1), *e);
+    // A reader needs no guards or TTLs: it only checks the entries.
+    if (!e->tombstone() && !read_only_) index_.Set(it->key().ToString().substr(1), *e);
   }
   PODFLOW_RETURN_IF_ERROR(FromRocks(it->status(), "scan latest entries"));
   committed_rev_ = rev;
@@ -177,7 +230,7 @@ void RocksLog::ExpirerLoop() {
       due = index_.Expired(NowMs(), 1024);
     }
     for (auto& [key, mod_rev] : due) {
-      Result<TxnResult> r = EventLog::Delete(key, Revision(mod_rev));
+      Result<TxnResult> r = EventLog::Delete(key, Revision(mod_rev), TxnOptions{"ttl"});
       if (!r.ok()) {
         Logger("log")->warn("TTL delete of {} failed: {}", key, r.status().ToString());
         break;

@@ -9,6 +9,11 @@
 //  - the expirer thread deletes keys whose TTL passed, through Txn();
 //  - readers use RocksDB snapshots and never take the write lock.
 //
+// Read-only (OpenSecondary): a RocksDB secondary instance over another
+// process's directory; no committer, no expirer, no writes. CatchUp() pulls
+// in what the primary wrote and republishes the revisions; SecondaryLog
+// (secondary_log.h) calls it before reads.
+//
 // Lock order: compact_mu_ -> write_mu_ -> queue_mu_. The ring and the expirer
 // have their own leaf locks.
 #pragma once
@@ -35,9 +40,14 @@ namespace podflow::log_internal {
 class RocksLog final : public EventLog {
  public:
   static Result<std::unique_ptr<EventLog>> Open(const LogOptions& options);
+  // Opens `dir` as a RocksDB secondary instance keeping its own state in
+  // `secondary_dir` (which the caller owns). NotFound: no log in `dir`.
+  static Result<std::unique_ptr<RocksLog>> OpenSecondary(const std::string& dir,
+                                                         const std::string& secondary_dir);
   ~RocksLog() override;
 
-  Result<TxnResult> Txn(std::vector<TxnOp> ops) override;
+  using EventLog::Txn;
+  Result<TxnResult> Txn(std::vector<TxnOp> ops, TxnOptions options) override;
   Result<std::optional<KeyValue>> Get(std::string_view key, Revision at) override;
   Result<RangeResult> Range(const RangeRequest& request) override;
   Status Compact(Revision rev) override;
@@ -49,12 +59,18 @@ class RocksLog final : public EventLog {
                            std::chrono::steady_clock::time_point deadline) override;
   void WakeWaiters() override { ring_.WakeAll(); }
 
+  // Read-only instances only: catches up with the primary, then re-reads
+  // and publishes the revision and compact revision. Not concurrent with
+  // reads (SecondaryLog serializes them).
+  Status CatchUp();
+
  private:
   // One Txn() call waiting for the committer. Shared by the caller and the
   // committer so that the committer may still touch it (notify) after the
   // caller has seen `done` and left.
   struct PendingTxn {
     std::vector<TxnOp> ops;
+    TxnOptions options;
     Result<TxnResult> result = Status::Internal("txn not evaluated");
     std::atomic<bool> done{false};  // set (release) once `result` is final
     // Callers this one wakes when it wakes (a binary tree over the group),
@@ -66,8 +82,10 @@ class RocksLog final : public EventLog {
   // A RocksDB snapshot released on scope exit.
   class ScopedSnapshot;
 
-  RocksLog(const LogOptions& options, rocksdb::DB* db);
+  RocksLog(const LogOptions& options, rocksdb::DB* db, bool read_only);
   Status Recover();
+  // Reads and checks mformat, mrevision and mcompact.
+  Status ReadMeta(int64_t* rev, int64_t* compact);
   int64_t NowMs() const;
 
   // --- committer.cc ---
@@ -96,6 +114,7 @@ class RocksLog final : public EventLog {
   Status DropHistoryLocked(int64_t rev);
 
   const LogOptions options_;
+  const bool read_only_;  // a secondary instance: no writes, no threads
   std::unique_ptr<rocksdb::DB> db_;
   rocksdb::WriteOptions write_options_;
 
@@ -128,10 +147,16 @@ class RocksLog final : public EventLog {
 
 class RocksLog::ScopedSnapshot {
  public:
-  explicit ScopedSnapshot(rocksdb::DB* db) : db_(db), snapshot_(db->GetSnapshot()) {
+  // Without `take` (a secondary instance, which cannot iterate at a
+  // snapshot) reads go to the live state; SecondaryLog keeps that still by
+  // not catching up during a read.
+  ScopedSnapshot(rocksdb::DB* db, bool take)
+      : db_(db), snapshot_(take ? db->GetSnapshot() : nullptr) {
     options_.snapshot = snapshot_;
   }
-  ~ScopedSnapshot() { db_->ReleaseSnapshot(snapshot_); }
+  ~ScopedSnapshot() {
+    if (snapshot_ != nullptr) db_->ReleaseSnapshot(snapshot_);
+  }
   ScopedSnapshot(const ScopedSnapshot&) = delete;
   ScopedSnapshot& operator=(const ScopedSnapshot&) = delete;
 

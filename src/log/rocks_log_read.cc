@@ -120,7 +120,7 @@ Result<KeyValue> RocksLog::ReadKv(const rocksdb::ReadOptions& ro, int64_t rev, u
 Result<std::optional<KeyValue>> RocksLog::Get(std::string_view key, Revision at) {
   if (key.empty()) return Status::Invalid("key is empty");
   const int64_t head = current_rev_.load();
-  ScopedSnapshot snap(db_.get());
+  ScopedSnapshot snap(db_.get(), !read_only_);
   Result<int64_t> rev = ReadRevision(at.value(), head);
   if (!rev.ok()) return rev.status();
   const std::string lkey = lf::LatestKey(key);
@@ -158,7 +158,7 @@ Result<RangeResult> RocksLog::Range(const RangeRequest& request) {
     }
   }
   const int64_t head = current_rev_.load();
-  ScopedSnapshot snap(db_.get());
+  ScopedSnapshot snap(db_.get(), !read_only_);
   const rocksdb::ReadOptions& ro = snap.read_options();
   Result<int64_t> rev = ReadRevision(requested, head);
   if (!rev.ok()) return rev.status();
@@ -209,23 +209,24 @@ Result<RangeResult> RocksLog::Range(const RangeRequest& request) {
 Result<std::vector<RevisionChangesPtr>> RocksLog::ReadChanges(Revision from, size_t max) {
   if (from.value() <= 0) return Status::Invalid("ReadChanges from revision <= 0");
   const int64_t compact = compact_rev_.load();
-  if (from.value() <= compact) {
+  if (from.value() < compact) {
     return Status::Compacted("mvcc: required revision has been compacted (watch from " +
-                             std::to_string(from.value()) + " <= compact revision " +
+                             std::to_string(from.value()) + " < compact revision " +
                              std::to_string(compact) + ")");
   }
   std::vector<RevisionChangesPtr> out;
-  if (ring_.Read(from, max, &out)) return out;
+  // A read-only instance has no ring: everything comes from storage.
+  if (!read_only_ && ring_.Read(from, max, &out)) return out;
   return ReadChangesFromDisk(from, max);
 }
 
 Result<std::vector<RevisionChangesPtr>> RocksLog::ReadChangesFromDisk(Revision from, size_t max) {
   const int64_t head = current_rev_.load();
-  ScopedSnapshot snap(db_.get());
+  ScopedSnapshot snap(db_.get(), !read_only_);
   const int64_t compact = compact_rev_.load();
-  if (from.value() <= compact) {
+  if (from.value() < compact) {
     return Status::Compacted("mvcc: required revision has been compacted (watch from " +
-                             std::to_string(from.value()) + " <= compact revision " +
+                             std::to_string(from.value()) + " < compact revision " +
                              std::to_string(compact) + ")");
   }
   std::vector<RevisionChangesPtr> out;
@@ -257,6 +258,10 @@ Result<std::vector<RevisionChangesPtr>> RocksLog::ReadChangesFromDisk(Revision f
     }
     Result<DecodedRecord> r = DecodeRecord(db_key, it->value().ToStringView());
     if (!r.ok()) return r.status();
+    if (current->changes.empty()) {  // every record of a revision carries the same
+      current->writer = std::move(r->writer);
+      current->committed_at_ms = r->committed_at_ms;
+    }
     bytes += db_key.size() + it->value().size();
     current->changes.push_back(std::move(r->change));
   }

@@ -81,8 +81,10 @@ struct WatchBatch {
 class Watcher {
  public:
   // Invalid: empty key without prefix/range_end, negative start revision.
-  // A start at or below the compact revision is not an error here: the first
-  // Next() says kCompacted.
+  // A start below the compact revision is not an error here: the first
+  // Next() says kCompacted. A start at the compact revision is served (as in
+  // etcd), except that an event there that needs the old value (prev_kv or a
+  // filter) gives kCompacted, since that value is gone.
   static Result<std::unique_ptr<Watcher>> Open(EventLog* log, WatchOptions options);
 
   Watcher(const Watcher&) = delete;

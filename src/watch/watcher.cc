@@ -90,6 +90,7 @@ WatchBatch Watcher::Next(std::chrono::milliseconds timeout) {
     b.revision = Revision(next_rev_ - 1);
     return b;
   };
+  bool read_some = false;  // a read happened in this call: the deadline now bounds the next
   for (;;) {
     if (closed_.load()) return outcome(WatchBatch::Kind::kClosed);
     if (compacted_) {
@@ -120,6 +121,9 @@ WatchBatch Watcher::Next(std::chrono::milliseconds timeout) {
     }
     pending_.clear();
     pending_pos_ = 0;
+    // A filter that skips everything must not keep a caller (e.g. a server
+    // serving many watchers with timeout 0) here for a whole catch-up.
+    if (read_some && Clock::now() >= deadline) return outcome(WatchBatch::Kind::kTimedOut);
     // Read more; if there is nothing new, we are caught up.
     Result<std::vector<RevisionChangesPtr>> more =
         log_->ReadChanges(Revision(next_rev_), kRevisionsPerRead);
@@ -134,6 +138,7 @@ WatchBatch Watcher::Next(std::chrono::milliseconds timeout) {
     }
     if (!more->empty()) {
       pending_ = std::move(*more);
+      read_some = true;
       continue;
     }
     const Clock::time_point now = Clock::now();

@@ -139,7 +139,9 @@ class Server::WatchService {
     while (!stopping_) {
       zmq::pollitem_t items[] = {{socket_->handle(), 0, ZMQ_POLLIN, 0},
                                  {wake_->handle(), 0, ZMQ_POLLIN, 0}};
-      zmq::poll(items, 2, std::chrono::milliseconds(100));
+      // A watcher still catching up is served again at once; otherwise wait
+      // for a request, a new revision, or the progress tick.
+      zmq::poll(items, 2, std::chrono::milliseconds(behind_ ? 0 : 100));
       if (items[1].revents & ZMQ_POLLIN) {
         zmq::message_t drain;
         while (wake_->recv(drain, zmq::recv_flags::dontwait)) {
@@ -241,6 +243,8 @@ class Server::WatchService {
   // batches each per round so one busy watch cannot starve the others.
   void ServeWatches() {
     constexpr int kBatchesPerRound = 64;
+    behind_ = false;
+    const Revision head = log_->CurrentRevision();
     for (auto it = watches_.begin(); it != watches_.end();) {
       Watch& w = it->second;
       bool remove = false;
@@ -260,6 +264,7 @@ class Server::WatchService {
         --w.credits;
         if (remove) break;
       }
+      if (!remove && w.credits > 0 && !w.unsent && w.watcher->next_revision() <= head) behind_ = true;
       it = remove ? watches_.erase(it) : std::next(it);
     }
   }
@@ -274,6 +279,7 @@ class Server::WatchService {
   std::thread notifier_;
   std::thread thread_;
   std::map<std::pair<std::string, int64_t>, Watch> watches_;  // owned by thread_
+  bool behind_ = false;  // some watcher with credits has not caught up (thread_ only)
 };
 
 Server::Server(zmq::context_t& context, EventLog* log, ServerOptions options)

@@ -89,5 +89,23 @@ TEST_CASE("pending expiries survive a restart") {
   CHECK(log->Get("plain")->has_value());
 }
 
+// now_ms + ttl * 1000 used to overflow for a huge TTL: the expiry wrapped
+// into the past and the key was deleted at once.
+TEST_CASE("a TTL over etcd's max lease TTL is rejected, not wrapped into the past") {
+  TempDir dir;
+  FakeClock clock;
+  LogOptions options = TestOptions(dir.path());
+  options.now_ms = clock.Fn();
+  auto log = MustOpen(options);
+  auto huge = log->Put("huge", "v", std::nullopt, INT64_MAX / 1000 + 1);
+  REQUIRE_FALSE(huge.ok());
+  CHECK(huge.status().code() == Code::kInvalid);
+  CHECK_FALSE(log->Get("huge")->has_value());
+  // The largest TTL is accepted and does not expire.
+  REQUIRE(log->Put("max", "v", std::nullopt, 9'000'000'000)->succeeded);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  CHECK(log->Get("max")->has_value());
+}
+
 }  // namespace
 }  // namespace podflow

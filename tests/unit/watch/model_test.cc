@@ -241,12 +241,27 @@ void RunModel(uint32_t seed, int steps) {
       }
     } else {
       if (live->next_revision().value() <= model.compact) {
-        REQUIRE(live->Next(std::chrono::milliseconds(0)).kind == WatchBatch::Kind::kCompacted);
+        // At the compact revision the watch is still valid, but its prev_kv
+        // there is gone: start it again above.
+        if (live->next_revision().value() < model.compact) {
+          REQUIRE(live->Next(std::chrono::milliseconds(0)).kind == WatchBatch::Kind::kCompacted);
+        }
         wo.start_revision = Revision(model.compact + 1);
         live = Watcher::Open(log.get(), wo).value();
       }
       CheckWatch(*live, model, true, nullptr);
     }
+  }
+  // A watch from the compact revision itself (no old values needed): the
+  // revision is whole, deletes included.
+  if (model.compact > 1) {
+    WatchOptions at;
+    at.key = "/m/";
+    at.prefix = true;
+    at.start_revision = Revision(model.compact);
+    auto w = Watcher::Open(log.get(), at);
+    REQUIRE(w.ok());
+    CheckWatch(**w, model, false, nullptr);
   }
   // Fresh watches from random starts above the compact revision, with and
   // without a filter.

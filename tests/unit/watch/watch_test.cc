@@ -190,19 +190,25 @@ TEST_CASE("an idle watcher gets progress notifications with the current revision
   CHECK(quiet->Next(milliseconds(30)).kind == Kind::kTimedOut);
 }
 
-TEST_CASE("a watch starting at or below the compact revision is told so") {
+TEST_CASE("a watch starting below the compact revision is told so") {
   TempDir dir;
   auto log = MustOpen(TestOptions(dir.path()));
   for (int i = 0; i < 6; ++i) MustPut(*log, "k", std::to_string(i));  // 2..7
   REQUIRE(log->Compact(Revision(5)).ok());
 
-  for (int64_t start : {2, 4, 5}) {
+  for (int64_t start : {2, 4}) {
     auto w = MustWatch(*log, PrefixFrom("k", start));
     WatchBatch b = w->Next(milliseconds(100));
     CHECK(b.kind == Kind::kCompacted);
     CHECK(b.revision == Revision(5));
     CHECK(w->Next(milliseconds(0)).kind == Kind::kCompacted);  // final
   }
+  // At the compact revision itself: served, as in etcd.
+  auto at = MustWatch(*log, PrefixFrom("k", 5));
+  WatchBatch b5 = MustEvents(*at);
+  CHECK(b5.revision == Revision(5));
+  CHECK(b5.events[0].kv.value == "3");
+
   WatchOptions o = PrefixFrom("k", 6);
   o.prev_kv = true;
   auto ok = MustWatch(*log, o);
@@ -216,6 +222,34 @@ TEST_CASE("a watch starting at or below the compact revision is told so") {
     REQUIRE(log->Compact(Revision(7)).ok());
     CHECK(lag->Next(milliseconds(100)).kind == Kind::kCompacted);
   }
+}
+
+// etcd #18089 / #18274: a delete AT the compact revision must survive
+// compaction, or a watch from that revision (served from storage) silently
+// misses the DELETE.
+TEST_CASE("a watch from the compact revision sees a delete made at it, from storage") {
+  TempDir dir;
+  {
+    auto log = MustOpen(TestOptions(dir.path()));
+    MustPut(*log, "/k/a", "1");                     // 2
+    MustPut(*log, "/k/a", "2");                     // 3
+    REQUIRE(log->Delete("/k/a")->succeeded);        // 4
+    MustPut(*log, "/k/b", "1");                     // 5
+    REQUIRE(log->Compact(Revision(4)).ok());
+  }
+  auto log = MustOpen(TestOptions(dir.path()));  // empty ring: storage only
+  CHECK_FALSE(log->Get("/k/a", Revision(4))->has_value());
+  auto w = MustWatch(*log, PrefixFrom("/k/", 4));
+  WatchBatch b = MustEvents(*w);
+  CHECK(b.revision == Revision(4));
+  REQUIRE(b.events.size() == 1);
+  CHECK(b.events[0].type == ChangeType::kDelete);
+  CHECK(b.events[0].kv.key == "/k/a");
+  CHECK(MustEvents(*w).revision == Revision(5));
+  // The next compaction past it drops the tombstone.
+  REQUIRE(log->Compact(Revision(5)).ok());
+  CHECK_FALSE(log->Get("/k/a", Revision(5))->has_value());
+  CHECK(log->Range(RangeRequest::Prefix("/k/", Revision(5)))->kvs.size() == 1);
 }
 
 TEST_CASE("Close wakes a waiting Next") {
