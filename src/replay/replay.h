@@ -1,0 +1,155 @@
+// Replay: reading the event log back as a history of the cluster — what
+// `podflow-replay` prints. The one public header of src/replay.
+//
+// Everything here reads an EventLog (normally OpenLogReadOnly() over a
+// running pipeline's data dir) and never writes. Stored values are decoded by
+// their key: /registry/<resource>/[<namespace>/]<name> names the kind
+// (model::FindResource); anything else is shown as its size.
+//
+// Thread safety: the functions keep no state; a caller's EventLog is used as
+// EventLog allows (concurrently safe).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+#include "base/types.h"
+#include "log/log.h"
+#include "model/codec.h"
+#include "model/value.h"
+
+namespace podflow::replay {
+
+// What a change did to its key, as a Kubernetes watch says it.
+enum class EventType { kAdded, kModified, kDeleted };
+std::string_view EventTypeName(EventType type);  // "ADDED", "MODIFIED", "DELETED"
+
+// --- Objects by key ---
+
+// The kind a log key names (/registry/pods/default/nginx -> Pod), or nullptr.
+const model::KindInfo* KindOfKey(std::string_view key);
+
+// The stored object as Kubernetes prints it (model::ToValue), or nullopt when
+// the key names no kind or the bytes fail verification for it.
+std::optional<model::Value> ObjectValue(std::string_view key, std::string_view value);
+
+// One line about a stored object, by kind:
+//   Pod    "phase=Pending node=<none>", "phase=Running node=node-2 ip=10.244.1.5"
+//   Event  "Normal Scheduled: Successfully assigned default/nginx to node-2"
+//   Node   "Ready cpu=4 memory=8Gi"
+//   Service, Endpoints, other kinds: a short line; unknown keys "<N bytes>".
+std::string Summarize(std::string_view key, std::string_view value);
+
+// --- Events between revisions ---
+
+struct Event {
+  Revision revision;
+  EventType type = EventType::kAdded;
+  std::string key;
+  std::string writer;           // the stage that wrote the revision ("" if not recorded)
+  int64_t committed_at_ms = 0;  // Unix ms (0 if not recorded)
+  // kAdded / kModified: the new value. kDeleted: the value the key had just
+  // before the delete ("" when that is no longer in the log).
+  std::string value;
+  std::string summary;  // Summarize(key, value); for kDeleted of the old value
+};
+
+struct EventQuery {
+  Revision from;       // first revision (inclusive); 0: the oldest still kept
+  Revision to;         // last revision (inclusive); 0: the head
+  std::string prefix;  // only keys starting with this ("" = all)
+};
+
+// Every change in [from, to] in revision order (op order within one).
+// Compacted: `from` is at or below the compact revision. Invalid: from > to.
+// FutureRevision: `to` is past the head.
+Result<std::vector<Event>> ListEvents(EventLog& log, const EventQuery& query);
+
+// --- State at a revision ---
+
+struct StateEntry {
+  KeyValue kv;
+  std::string summary;
+};
+
+struct State {
+  Revision revision;                // the revision read at
+  std::vector<StateEntry> entries;  // in key order
+};
+
+// Every live key (with `prefix`) at `at` (0: the head). Errors as
+// EventLog::Range().
+Result<State> StateAt(EventLog& log, Revision at, const std::string& prefix = "");
+
+// --- One pod's timeline ---
+
+// One field that differs between two versions of an object. `before` and
+// `after` are compact JSON ("\"node-2\"", "3", "{...}") or "<none>" when the
+// field is absent (Kubernetes omits zero values).
+struct FieldChange {
+  std::string path;  // "spec.nodeName", "status.conditions[type=Ready].status"
+  std::string before;
+  std::string after;
+
+  bool operator==(const FieldChange&) const = default;
+};
+
+// The fields that differ between two object trees, in document order. Arrays
+// whose items are all objects with a unique "name" (else "type") are matched
+// by it (`containers[name=nginx]`), others by index.
+std::vector<FieldChange> DiffValues(const model::Value& before, const model::Value& after);
+
+struct TimelineEntry {
+  Revision revision;
+  EventType type = EventType::kAdded;
+  std::string key;        // the pod's key, or the Event object's
+  bool is_event = false;  // an Event object about the pod (not the pod itself)
+  std::string writer;
+  int64_t committed_at_ms = 0;
+  // committed_at_ms minus that of the revision that created the pod (the
+  // first one seen when the creation was compacted); nullopt when either
+  // time was not recorded.
+  std::optional<int64_t> since_creation_ms;
+  std::string summary;               // Summarize() of the new (deleted: old) value
+  std::vector<FieldChange> changes;  // kModified of the pod: what changed
+};
+
+struct PodTimeline {
+  std::string namespace_;
+  std::string name;
+  std::string key;                     // /registry/pods/<ns>/<name>
+  std::vector<TimelineEntry> entries;  // in revision order
+};
+
+// Every revision that changed the pod, and every Event object (kind Event,
+// involvedObject naming the pod) added or modified, from the oldest kept
+// revision to the head. NotFound: nothing in the log is about the pod.
+Result<PodTimeline> BuildPodTimeline(EventLog& log, std::string_view namespace_,
+                                     std::string_view name);
+
+// --- Printing ---
+
+enum class Output { kTable, kJson, kYaml };
+
+// kTable: an aligned table with a header line (kubectl style), one row per
+// event: REVISION TYPE KEY WRITER SUMMARY.
+// kJson / kYaml: an array of {revision, type, key, writer, committed_at_ms,
+// summary, object} (object: the decoded value, null if unknown or deleted).
+std::string RenderEvents(const std::vector<Event>& events, Output output);
+
+// kTable: KEY REVISION SUMMARY rows (REVISION = the key's mod_revision).
+// kJson / kYaml: a kind: List of the full objects (keys of no known kind
+// are left out, with a warning on stderr).
+std::string RenderState(const State& state, Output output);
+
+// kTable: REVISION TIME WRITER TYPE CHANGE; a modification with several
+// changed fields continues on indented lines, one field each.
+// kJson / kYaml: {pod, key, entries: [{revision, type, key, event, writer,
+// committed_at_ms, since_creation_ms, summary, changes: [{path, from, to}]}]}.
+std::string RenderTimeline(const PodTimeline& timeline, Output output);
+
+}  // namespace podflow::replay
