@@ -1,0 +1,173 @@
+// Plugins and their extension points, as C++20 concepts. A plugin is a type
+// with a static kName and const, pure member functions, one per extension
+// point it implements; it ends with static_assert(FilterPlugin<P>) (or
+// whichever it models). No plugin logs, times itself or touches the bus:
+// the runner owns that (kubernetes framework/interface.go).
+//
+// Extension points run by the runner today: Filter, Score (+ NormalizeScore).
+// Declared for the next issue, not yet run: PreFilter, PreScore, Reserve,
+// PostFilter.
+#pragma once
+
+#include <concepts>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "scheduler/framework/cycle_state.h"
+#include "scheduler/framework/decision.h"
+#include "scheduler/framework/node_info.h"
+#include "scheduler/framework/pod_info.h"
+#include "scheduler/framework/snapshot.h"
+#include "scheduler/framework/status.h"
+
+namespace podflow::scheduler {
+
+inline constexpr int64_t kMinNodeScore = 0;
+inline constexpr int64_t kMaxNodeScore = 100;
+
+template <typename P>
+concept Plugin = requires {
+  { P::kName } -> std::convertible_to<std::string_view>;
+};
+
+// Filter: may the pod run on this node? Success, or a rejection with reasons.
+template <typename P>
+concept FilterPlugin = Plugin<P> && requires(const P& p, const CycleState& state,
+                                              const PodInfo& pod, const NodeInfo& node) {
+  { p.Filter(state, pod, node) } -> std::same_as<PluginStatus>;
+};
+
+// Score: how good is this feasible node? Any int64; after NormalizeScore (or
+// directly, without it) it must lie in [kMinNodeScore, kMaxNodeScore].
+template <typename P>
+concept ScorePlugin = Plugin<P> && requires(const P& p, const CycleState& state,
+                                             const PodInfo& pod, const NodeInfo& node) {
+  { p.Score(state, pod, node) } -> std::same_as<int64_t>;
+};
+
+// NormalizeScore: rescales all feasible nodes' scores at once, in place.
+template <typename P>
+concept NormalizeScorePlugin =
+    ScorePlugin<P> && requires(const P& p, const PodInfo& pod, std::span<int64_t> scores) {
+      { p.NormalizeScore(pod, scores) } -> std::same_as<void>;
+    };
+
+// ---- Declared for the next issue; the runner does not call them yet. ----
+
+struct PreFilterResult {
+  PluginStatus status;
+  // When set, only these nodes can fit (e.g. NodeAffinity on metadata.name).
+  std::optional<std::vector<std::string>> node_names;
+};
+
+// PreFilter: once per cycle before any Filter; may write CycleState.
+template <typename P>
+concept PreFilterPlugin = Plugin<P> && requires(const P& p, CycleState& state, const PodInfo& pod,
+                                                 const Snapshot& snapshot) {
+  { p.PreFilter(state, pod, snapshot) } -> std::same_as<PreFilterResult>;
+};
+
+// PreScore: once per cycle over the feasible nodes before any Score.
+template <typename P>
+concept PreScorePlugin = Plugin<P> && requires(const P& p, CycleState& state, const PodInfo& pod,
+                                                std::span<const NodeInfo* const> feasible) {
+  { p.PreScore(state, pod, feasible) } -> std::same_as<PluginStatus>;
+};
+
+// Reserve / Unreserve: claim (and give back) per-node resources the cache
+// does not count, once a node is chosen.
+template <typename P>
+concept ReservePlugin = Plugin<P> && requires(const P& p, CycleState& state, const PodInfo& pod,
+                                               std::string_view node) {
+  { p.Reserve(state, pod, node) } -> std::same_as<PluginStatus>;
+  { p.Unreserve(state, pod, node) } -> std::same_as<void>;
+};
+
+struct PostFilterResult {
+  PluginStatus status;
+  std::string nominated_node;  // preemption: where the pod will fit once victims are gone
+};
+
+// PostFilter: runs when no node is feasible (preemption).
+template <typename P>
+concept PostFilterPlugin =
+    Plugin<P> && requires(const P& p, CycleState& state, const PodInfo& pod,
+                          const Snapshot& snapshot, std::span<const NodeVerdict> verdicts) {
+      { p.PostFilter(state, pod, snapshot, verdicts) } -> std::same_as<PostFilterResult>;
+    };
+
+// A plugin instance behind function pointers, so a profile can hold plugins
+// of any type chosen at run time. An extension point the plugin does not
+// implement is nullptr.
+struct PluginInstance {
+  std::string name;
+  std::shared_ptr<const void> self;
+
+  PluginStatus (*filter)(const void*, const CycleState&, const PodInfo&, const NodeInfo&) = nullptr;
+  int64_t (*score)(const void*, const CycleState&, const PodInfo&, const NodeInfo&) = nullptr;
+  void (*normalize_score)(const void*, const PodInfo&, std::span<int64_t>) = nullptr;
+  PreFilterResult (*pre_filter)(const void*, CycleState&, const PodInfo&, const Snapshot&) = nullptr;
+  PluginStatus (*pre_score)(const void*, CycleState&, const PodInfo&,
+                            std::span<const NodeInfo* const>) = nullptr;
+  PluginStatus (*reserve)(const void*, CycleState&, const PodInfo&, std::string_view) = nullptr;
+  void (*unreserve)(const void*, CycleState&, const PodInfo&, std::string_view) = nullptr;
+  PostFilterResult (*post_filter)(const void*, CycleState&, const PodInfo&, const Snapshot&,
+                                  std::span<const NodeVerdict>) = nullptr;
+};
+
+// Wraps a plugin object, filling in the extension points its type models.
+template <Plugin P>
+PluginInstance MakePluginInstance(P plugin) {
+  PluginInstance out;
+  out.name = std::string(P::kName);
+  out.self = std::make_shared<const P>(std::move(plugin));
+  if constexpr (FilterPlugin<P>) {
+    out.filter = [](const void* s, const CycleState& st, const PodInfo& pod, const NodeInfo& node) {
+      return static_cast<const P*>(s)->Filter(st, pod, node);
+    };
+  }
+  if constexpr (ScorePlugin<P>) {
+    out.score = [](const void* s, const CycleState& st, const PodInfo& pod, const NodeInfo& node) {
+      return static_cast<const P*>(s)->Score(st, pod, node);
+    };
+  }
+  if constexpr (NormalizeScorePlugin<P>) {
+    out.normalize_score = [](const void* s, const PodInfo& pod, std::span<int64_t> scores) {
+      static_cast<const P*>(s)->NormalizeScore(pod, scores);
+    };
+  }
+  if constexpr (PreFilterPlugin<P>) {
+    out.pre_filter = [](const void* s, CycleState& st, const PodInfo& pod, const Snapshot& snap) {
+      return static_cast<const P*>(s)->PreFilter(st, pod, snap);
+    };
+  }
+  if constexpr (PreScorePlugin<P>) {
+    out.pre_score = [](const void* s, CycleState& st, const PodInfo& pod,
+                       std::span<const NodeInfo* const> feasible) {
+      return static_cast<const P*>(s)->PreScore(st, pod, feasible);
+    };
+  }
+  if constexpr (ReservePlugin<P>) {
+    out.reserve = [](const void* s, CycleState& st, const PodInfo& pod, std::string_view node) {
+      return static_cast<const P*>(s)->Reserve(st, pod, node);
+    };
+    out.unreserve = [](const void* s, CycleState& st, const PodInfo& pod, std::string_view node) {
+      static_cast<const P*>(s)->Unreserve(st, pod, node);
+    };
+  }
+  if constexpr (PostFilterPlugin<P>) {
+    out.post_filter = [](const void* s, CycleState& st, const PodInfo& pod, const Snapshot& snap,
+                         std::span<const NodeVerdict> verdicts) {
+      return static_cast<const P*>(s)->PostFilter(st, pod, snap, verdicts);
+    };
+  }
+  return out;
+}
+
+}  // namespace podflow::scheduler

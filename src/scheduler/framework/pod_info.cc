@@ -1,0 +1,162 @@
+#include "scheduler/framework/pod_info.h"
+
+namespace podflow::scheduler {
+namespace {
+
+std::string Str(const flatbuffers::String* s) { return s != nullptr ? s->str() : std::string(); }
+
+// One container's requests, parsed once, with whether cpu / memory were named.
+struct ContainerRequests {
+  Resources requests;
+  bool has_cpu = false;
+  bool has_memory = false;
+  bool sidecar = false;  // an init container with restartPolicy Always
+};
+
+using Containers = flatbuffers::Vector<flatbuffers::Offset<api::Container>>;
+
+Status ParseContainers(const Containers* containers, bool init, std::string_view field,
+                       std::vector<ContainerRequests>& out) {
+  if (containers == nullptr) return Status::Ok();
+  for (flatbuffers::uoffset_t i = 0; i < containers->size(); ++i) {
+    const api::Container* c = containers->Get(i);
+    ContainerRequests r;
+    const auto* list = c->resources() != nullptr ? c->resources()->requests() : nullptr;
+    auto parsed = ResourcesFromList(list, &r.has_cpu, &r.has_memory);
+    if (!parsed.ok()) {
+      return Status::Invalid("spec." + std::string(field) + "[" + std::to_string(i) +
+                             "].resources.requests: " + parsed.status().message());
+    }
+    r.requests = std::move(parsed).value();
+    r.sidecar = init && c->restart_policy() != nullptr && c->restart_policy()->string_view() == "Always";
+    out.push_back(std::move(r));
+  }
+  return Status::Ok();
+}
+
+Resources Effective(const ContainerRequests& c, bool non_zero) {
+  Resources r = c.requests;
+  if (non_zero) {
+    // Kubernetes' NonMissingContainerRequests: only a missing request gets
+    // the default; an explicit 0 stays 0.
+    if (!c.has_cpu) r.milli_cpu += kDefaultMilliCpuRequest;
+    if (!c.has_memory) r.memory += kDefaultMemoryRequest;
+  }
+  return r;
+}
+
+// resourcehelper.AggregateContainerRequests.
+Resources Aggregate(const std::vector<ContainerRequests>& containers,
+                    const std::vector<ContainerRequests>& init_containers, bool non_zero) {
+  Resources reqs;
+  for (const auto& c : containers) reqs.Add(Effective(c, non_zero));
+  Resources sidecars;  // restartable init containers started so far
+  Resources init_max;
+  for (const auto& c : init_containers) {
+    Resources use = Effective(c, non_zero);
+    if (c.sidecar) {
+      reqs.Add(use);
+      sidecars.Add(use);
+      use = sidecars;
+    } else {
+      use.Add(sidecars);
+    }
+    init_max.SetMax(use);
+  }
+  reqs.SetMax(init_max);
+  return reqs;
+}
+
+NodeSelectorRequirement Requirement(const api::NodeSelectorRequirement* r) {
+  NodeSelectorRequirement out;
+  out.key = Str(r->key());
+  out.op = r->operator_();
+  if (r->values() != nullptr) {
+    out.values.reserve(r->values()->size());
+    for (const flatbuffers::String* v : *r->values()) out.values.push_back(v->str());
+  }
+  return out;
+}
+
+using Requirements = flatbuffers::Vector<flatbuffers::Offset<api::NodeSelectorRequirement>>;
+
+std::vector<NodeSelectorRequirement> Requirements_(const Requirements* rs) {
+  std::vector<NodeSelectorRequirement> out;
+  if (rs == nullptr) return out;
+  out.reserve(rs->size());
+  for (const api::NodeSelectorRequirement* r : *rs) out.push_back(Requirement(r));
+  return out;
+}
+
+std::optional<NodeSelector> RequiredNodeAffinity(const api::PodSpec& spec) {
+  if (spec.affinity() == nullptr || spec.affinity()->node_affinity() == nullptr) return std::nullopt;
+  const api::NodeSelector* required =
+      spec.affinity()->node_affinity()->required_during_scheduling_ignored_during_execution();
+  if (required == nullptr) return std::nullopt;
+  NodeSelector out;
+  if (required->node_selector_terms() != nullptr) {
+    for (const api::NodeSelectorTerm* t : *required->node_selector_terms()) {
+      out.terms.push_back(NodeSelectorTerm{Requirements_(t->match_expressions()),
+                                           Requirements_(t->match_fields())});
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<PodInfo> PodInfoFromPod(const api::Pod& pod) {
+  PodInfo info;
+  if (const api::ObjectMeta* m = pod.metadata(); m != nullptr) {
+    info.namespace_ = Str(m->namespace_());
+    info.name = Str(m->name());
+    info.uid = Str(m->uid());
+    info.labels = LabelsFromEntries(m->labels());
+  }
+  const api::PodSpec* spec = pod.spec();
+  if (spec == nullptr) return info;
+
+  info.node_name = Str(spec->node_name());
+  info.scheduler_name = Str(spec->scheduler_name());
+  info.priority = spec->priority().value_or(0);
+  info.preemption_policy = spec->preemption_policy();
+  info.node_selector = LabelsFromEntries(spec->node_selector());
+  info.required_node_affinity = RequiredNodeAffinity(*spec);
+
+  if (spec->tolerations() != nullptr) {
+    for (const api::Toleration* t : *spec->tolerations()) {
+      info.tolerations.push_back(
+          Toleration{Str(t->key()), t->operator_(), Str(t->value()), t->effect()});
+    }
+  }
+  if (spec->containers() != nullptr) {
+    for (const api::Container* c : *spec->containers()) {
+      if (c->ports() == nullptr) continue;
+      for (const api::ContainerPort* p : *c->ports()) {
+        if (p->host_port() <= 0) continue;
+        HostPort hp;
+        hp.protocol = p->protocol() == api::Protocol::Unset ? api::Protocol::TCP : p->protocol();
+        if (p->host_ip() != nullptr && p->host_ip()->size() > 0) hp.host_ip = p->host_ip()->str();
+        hp.port = p->host_port();
+        info.host_ports.push_back(std::move(hp));
+      }
+    }
+  }
+
+  std::vector<ContainerRequests> containers, init_containers;
+  PODFLOW_RETURN_IF_ERROR(ParseContainers(spec->containers(), false, "containers", containers));
+  PODFLOW_RETURN_IF_ERROR(
+      ParseContainers(spec->init_containers(), true, "initContainers", init_containers));
+  auto overhead = ResourcesFromList(spec->overhead());
+  if (!overhead.ok()) return Status::Invalid("spec.overhead: " + overhead.status().message());
+
+  info.requests = Aggregate(containers, init_containers, /*non_zero=*/false);
+  info.requests.Add(*overhead);
+  Resources non_zero = Aggregate(containers, init_containers, /*non_zero=*/true);
+  non_zero.Add(*overhead);
+  info.non_zero_milli_cpu = non_zero.milli_cpu;
+  info.non_zero_memory = non_zero.memory;
+  return info;
+}
+
+}  // namespace podflow::scheduler

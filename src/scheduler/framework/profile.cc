@@ -1,0 +1,104 @@
+#include "scheduler/framework/profile.h"
+
+#include <algorithm>
+
+namespace podflow::scheduler {
+
+ProfileConfig DefaultProfileConfig() {
+  ProfileConfig config;
+  config.filter = {"NodeUnschedulable", "NodeName",  "TaintToleration",
+                   "NodeAffinity",      "NodePorts", "NodeResourcesFit"};
+  config.score = {{"NodeResourcesFit", 1}, {"NodeResourcesBalancedAllocation", 1}};
+  return config;
+}
+
+namespace {
+
+std::string Quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
+
+std::string Known(const Registry& registry) {
+  std::string out;
+  for (const auto& name : registry.Names()) {
+    if (!out.empty()) out += ", ";
+    out += name;
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<Profile> Profile::Build(const Registry& registry, const ProfileConfig& config) {
+  const std::string where = "profile " + Quoted(config.scheduler_name) + ": ";
+  if (config.scheduler_name.empty()) return Status::Invalid("profile: schedulerName is empty");
+  if (config.percentage_of_nodes_to_score < 0 || config.percentage_of_nodes_to_score > 100) {
+    return Status::Invalid(where + "percentageOfNodesToScore must be in 0..100, got " +
+                           std::to_string(config.percentage_of_nodes_to_score));
+  }
+
+  Profile profile;
+  profile.config_ = config;
+  // Instantiates `name` once; later uses share the instance.
+  auto instance = [&](const std::string& point, const std::string& name) -> Result<const PluginInstance*> {
+    for (const auto& existing : profile.instances_) {
+      if (existing->name == name) return existing.get();
+    }
+    const PluginFactory* factory = registry.Find(name);
+    if (factory == nullptr) {
+      return Status::Invalid(where + point + " plugin " + Quoted(name) +
+                             ": unknown plugin (known: " + Known(registry) + ")");
+    }
+    auto made = (*factory)();
+    if (!made.ok()) {
+      return Status::Invalid(where + point + " plugin " + Quoted(name) + ": " +
+                             made.status().message());
+    }
+    made->name = name;
+    profile.instances_.push_back(std::make_unique<PluginInstance>(std::move(made).value()));
+    return profile.instances_.back().get();
+  };
+
+  for (size_t i = 0; i < config.filter.size(); ++i) {
+    const std::string& name = config.filter[i];
+    if (std::find(config.filter.begin(), config.filter.begin() + i, name) !=
+        config.filter.begin() + i) {
+      return Status::Invalid(where + "filter plugin " + Quoted(name) + " is listed twice");
+    }
+    auto plugin = instance("filter", name);
+    if (!plugin.ok()) return plugin.status();
+    if ((*plugin)->filter == nullptr) {
+      return Status::Invalid(where + "filter plugin " + Quoted(name) + " does not implement Filter");
+    }
+    profile.filter_.push_back(*plugin);
+  }
+
+  for (size_t i = 0; i < config.score.size(); ++i) {
+    const ScorePluginConfig& entry = config.score[i];
+    for (size_t j = 0; j < i; ++j) {
+      if (config.score[j].name == entry.name) {
+        return Status::Invalid(where + "score plugin " + Quoted(entry.name) + " is listed twice");
+      }
+    }
+    auto plugin = instance("score", entry.name);
+    if (!plugin.ok()) return plugin.status();
+    if ((*plugin)->score == nullptr) {
+      return Status::Invalid(where + "score plugin " + Quoted(entry.name) +
+                             " does not implement Score");
+    }
+    if (!entry.weight.has_value()) {
+      return Status::Invalid(where + "score plugin " + Quoted(entry.name) + " has no weight");
+    }
+    if (*entry.weight <= 0) {
+      return Status::Invalid(where + "score plugin " + Quoted(entry.name) +
+                             ": weight must be positive, got " + std::to_string(*entry.weight));
+    }
+    profile.score_.push_back(ScoreEntry{*plugin, *entry.weight});
+  }
+  return profile;
+}
+
+bool Profile::Handles(const PodInfo& pod) const {
+  if (pod.scheduler_name.empty()) return config_.scheduler_name == kDefaultSchedulerName;
+  return pod.scheduler_name == config_.scheduler_name;
+}
+
+}  // namespace podflow::scheduler

@@ -1,0 +1,80 @@
+// Profile: which plugins run at each extension point, in which order, with
+// which score weights; built from a ProfileConfig and checked against the
+// registry (kubernetes apis/config KubeSchedulerProfile, default_plugins.go).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "scheduler/framework/plugin.h"
+#include "scheduler/framework/registry.h"
+
+namespace podflow::scheduler {
+
+struct ScorePluginConfig {
+  std::string name;
+  std::optional<int32_t> weight;  // required, > 0
+};
+
+struct ProfileConfig {
+  // Pods whose spec.schedulerName is this (empty counts as
+  // "default-scheduler") are scheduled by this profile.
+  std::string scheduler_name{kDefaultSchedulerName};
+  std::vector<std::string> filter;        // run in this order; the first rejection wins
+  std::vector<ScorePluginConfig> score;
+  // kube-scheduler's percentageOfNodesToScore: 0 is adaptive (50% minus
+  // 1% per 125 nodes, at least 5%); clusters under 100 nodes are always
+  // filtered whole. 1..100 fixes the percentage.
+  int32_t percentage_of_nodes_to_score = 0;
+  // Seed of the tie-break among nodes of equal best score.
+  uint64_t seed = 0;
+};
+
+// kube-scheduler's default profile restricted to the plugins podflow has:
+// filters NodeUnschedulable, NodeName, TaintToleration, NodeAffinity,
+// NodePorts, NodeResourcesFit; scores NodeResourcesFit (1),
+// NodeResourcesBalancedAllocation (1).
+ProfileConfig DefaultProfileConfig();
+
+class Profile {
+ public:
+  struct ScoreEntry {
+    const PluginInstance* plugin;
+    int64_t weight;
+  };
+
+  // Instantiates each named plugin once (a plugin used at several points is
+  // one instance). Invalid, naming the entry, when: the scheduler name is
+  // empty; a plugin is unknown to `registry`; a plugin is listed twice at one
+  // point; a plugin lacks the extension point it is listed at; a score
+  // plugin has no weight or a weight <= 0; the percentage is outside 0..100.
+  static Result<Profile> Build(const Registry& registry, const ProfileConfig& config);
+
+  Profile(Profile&&) = default;
+  Profile& operator=(Profile&&) = default;
+  Profile(const Profile&) = delete;
+  Profile& operator=(const Profile&) = delete;
+
+  const std::string& scheduler_name() const { return config_.scheduler_name; }
+  const ProfileConfig& config() const { return config_; }
+  const std::vector<const PluginInstance*>& filter_plugins() const { return filter_; }
+  const std::vector<ScoreEntry>& score_plugins() const { return score_; }
+
+  // Whether this profile schedules `pod` (by spec.schedulerName).
+  bool Handles(const PodInfo& pod) const;
+
+ private:
+  Profile() = default;
+
+  ProfileConfig config_;
+  // Heap-held so that names and plugin pointers stay put when a Profile moves.
+  std::vector<std::unique_ptr<PluginInstance>> instances_;
+  std::vector<const PluginInstance*> filter_;
+  std::vector<ScoreEntry> score_;
+};
+
+}  // namespace podflow::scheduler

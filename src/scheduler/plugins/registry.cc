@@ -1,0 +1,25 @@
+#include "scheduler/plugins/registry.h"
+
+#include "scheduler/plugins/node_affinity/node_affinity.h"
+#include "scheduler/plugins/node_name/node_name.h"
+#include "scheduler/plugins/node_ports/node_ports.h"
+#include "scheduler/plugins/node_resources_balanced_allocation/balanced_allocation.h"
+#include "scheduler/plugins/node_resources_fit/fit.h"
+#include "scheduler/plugins/node_unschedulable/node_unschedulable.h"
+#include "scheduler/plugins/taint_toleration/taint_toleration.h"
+
+namespace podflow::scheduler::plugins {
+
+Result<Registry> NewInTreeRegistry() {
+  Registry r;
+  PODFLOW_RETURN_IF_ERROR(r.Register<NodeName>());
+  PODFLOW_RETURN_IF_ERROR(r.Register<NodeUnschedulable>());
+  PODFLOW_RETURN_IF_ERROR(r.Register<TaintToleration>());
+  PODFLOW_RETURN_IF_ERROR(r.Register<NodeAffinity>());
+  PODFLOW_RETURN_IF_ERROR(r.Register<NodePorts>());
+  PODFLOW_RETURN_IF_ERROR(r.Register<NodeResourcesFit>());
+  PODFLOW_RETURN_IF_ERROR(r.Register<NodeResourcesBalancedAllocation>());
+  return r;
+}
+
+}  // namespace podflow::scheduler::plugins

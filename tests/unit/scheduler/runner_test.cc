@@ -1,0 +1,182 @@
+// Whole-profile scheduling cycles with the default profile.
+#include <set>
+
+#include <catch2/catch.hpp>
+
+#include "builders.h"
+
+namespace podflow::scheduler {
+namespace {
+
+using testing::MakeNode;
+using testing::MakePod;
+
+const Profile& DefaultProfile(uint64_t seed = 0) {
+  static auto registry = plugins::NewInTreeRegistry();
+  static std::map<uint64_t, Profile> profiles;
+  auto it = profiles.find(seed);
+  if (it == profiles.end()) {
+    ProfileConfig config = DefaultProfileConfig();
+    config.seed = seed;
+    auto p = Profile::Build(*registry, config);
+    REQUIRE(p.ok());
+    it = profiles.emplace(seed, std::move(p).value()).first;
+  }
+  return it->second;
+}
+
+Snapshot ThreeNodes() {
+  Snapshot snap;
+  for (const char* name : {"a", "b", "c"}) {
+    REQUIRE(snap.UpsertNode(MakeNode().Name(name).Cpu("4").Memory("8Gi").Info()).ok());
+  }
+  return snap;
+}
+
+void Bind(Snapshot& snap, PodInfo pod, const std::string& node) {
+  pod.node_name = node;
+  REQUIRE(snap.AddPod(std::move(pod)).ok());
+}
+
+TEST_CASE("the emptiest node wins") {
+  Snapshot snap = ThreeNodes();
+  Bind(snap, MakePod().Name("x").Cpu("2").Memory("4Gi").Info(), "a");
+  Bind(snap, MakePod().Name("y").Cpu("1").Memory("2Gi").Info(), "b");
+  auto d = Schedule(DefaultProfile(), MakePod().Cpu("500m").Memory("1Gi").Info(), snap);
+  REQUIRE(d.ok());
+  INFO(d->Explain());
+  CHECK(d->node == "c");
+  CHECK(d->feasible_nodes == 3);
+  CHECK(d->tied_nodes == 1);
+  REQUIRE(d->scores.size() == 3);
+  // c: Fit cpu (4000-500)*100/4000 = 87, memory 7/8 -> 87 => 87; Balanced 0.125 vs 0.125 -> 100.
+  CHECK(d->scores[2].plugins[0].raw == 87);
+  CHECK(d->scores[2].plugins[1].raw == 100);
+  CHECK(d->scores[2].total == 187);
+  // b: cpu (4000-1500)/4000 = 62, memory 5/8 -> 62 => 62; Balanced 100 => 162.
+  CHECK(d->scores[1].total == 162);
+  // a: cpu (4000-2500)/4000 = 37, memory 3/8 -> 37 => 37; Balanced 100 => 137.
+  CHECK(d->scores[0].total == 137);
+}
+
+TEST_CASE("nodeSelector disktype=ssd lands on the labelled node") {
+  Snapshot snap;
+  REQUIRE(snap.UpsertNode(MakeNode().Name("a").Cpu("4").Memory("8Gi").Info()).ok());
+  REQUIRE(snap.UpsertNode(MakeNode().Name("b").Cpu("4").Memory("8Gi").Label("disktype", "ssd").Info()).ok());
+  REQUIRE(snap.UpsertNode(MakeNode().Name("c").Cpu("4").Memory("8Gi").Label("disktype", "hdd").Info()).ok());
+  auto d = Schedule(DefaultProfile(), MakePod().Cpu("1").NodeSelector("disktype", "ssd").Info(), snap);
+  REQUIRE(d.ok());
+  CHECK(d->node == "b");
+  CHECK(d->feasible_nodes == 1);
+  CHECK(d->scores.empty());  // one feasible node: not scored, as kube-scheduler
+  REQUIRE(d->verdicts.size() == 3);
+  CHECK(d->verdicts[0].status.plugin() == "NodeAffinity");
+  CHECK(d->verdicts[1].status.IsSuccess());
+}
+
+TEST_CASE("a pod asking more cpu than any node has") {
+  Snapshot snap = ThreeNodes();
+  auto d = Schedule(DefaultProfile(), MakePod().Cpu("5").Info(), snap);
+  REQUIRE(d.ok());
+  CHECK_FALSE(d->scheduled());
+  CHECK(d->message ==
+        "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: "
+        "3 No preemption victims found for incoming pod..");
+  for (const auto& v : d->verdicts) CHECK(v.status.plugin() == "NodeResourcesFit");
+}
+
+TEST_CASE("the first failing filter decides a node's verdict") {
+  Snapshot snap;
+  // Cordoned and too small: NodeUnschedulable runs first and is the reason.
+  REQUIRE(snap.UpsertNode(MakeNode().Name("a").Cpu("1").Unschedulable().Info()).ok());
+  REQUIRE(snap.UpsertNode(MakeNode().Name("b").Cpu("1").Taint("dedicated", "gpu", api::TaintEffect::NoSchedule).Info()).ok());
+  REQUIRE(snap.UpsertNode(MakeNode().Name("c").Cpu("1").Memory("1Gi").Info()).ok());
+  auto d = Schedule(DefaultProfile(), MakePod().Cpu("2").Memory("2Gi").Info(), snap);
+  REQUIRE(d.ok());
+  CHECK(d->message ==
+        "0/3 nodes are available: 1 Insufficient cpu, 1 Insufficient memory, "
+        "1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) were unschedulable. "
+        "preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, "
+        "2 Preemption is not helpful for scheduling..");
+}
+
+TEST_CASE("no nodes") {
+  Snapshot snap;
+  auto d = Schedule(DefaultProfile(), MakePod().Info(), snap);
+  REQUIRE(d.ok());
+  CHECK(d->message == "no nodes available to schedule pods");
+}
+
+TEST_CASE("the seeded tie-break is reproducible and spreads over ties") {
+  Snapshot snap;
+  for (const char* name : {"n0", "n1", "n2", "n3"}) {
+    REQUIRE(snap.UpsertNode(MakeNode().Name(name).Cpu("4").Memory("8Gi").Info()).ok());
+  }
+  PodInfo pod = MakePod().Name("p").Cpu("1").Info();
+  std::set<std::string> chosen;
+  for (uint64_t seed = 0; seed < 40; ++seed) {
+    auto first = Schedule(DefaultProfile(seed), pod, snap);
+    auto again = Schedule(DefaultProfile(seed), pod, snap);
+    REQUIRE(first.ok());
+    REQUIRE(again.ok());
+    CHECK(first->tied_nodes == 4);
+    CHECK(first->node == again->node);
+    chosen.insert(first->node);
+  }
+  CHECK(chosen.size() == 4);
+
+  // Different pods under one seed spread too.
+  std::set<std::string> by_pod;
+  for (int i = 0; i < 40; ++i) {
+    auto d = Schedule(DefaultProfile(7), MakePod().Name("p" + std::to_string(i)).Info(), snap);
+    REQUIRE(d.ok());
+    by_pod.insert(d->node);
+  }
+  CHECK(by_pod.size() == 4);
+}
+
+TEST_CASE("assumed pods count in the next cycle") {
+  Snapshot snap;
+  REQUIRE(snap.UpsertNode(MakeNode().Name("a").Cpu("2").Memory("4Gi").Info()).ok());
+  REQUIRE(snap.UpsertNode(MakeNode().Name("b").Cpu("2").Memory("4Gi").Info()).ok());
+  std::vector<std::string> placed;
+  for (int i = 0; i < 4; ++i) {
+    PodInfo pod = MakePod().Name("p" + std::to_string(i)).Cpu("1").Memory("1Gi").Info();
+    auto d = Schedule(DefaultProfile(), pod, snap);
+    REQUIRE(d.ok());
+    REQUIRE(d->scheduled());
+    Bind(snap, pod, d->node);
+    placed.push_back(d->node);
+  }
+  // After the first pod, the other node is emptier; so they alternate.
+  CHECK(placed[1] != placed[0]);
+  CHECK(placed[3] != placed[2]);
+  auto full = Schedule(DefaultProfile(), MakePod().Name("late").Cpu("1").Info(), snap);
+  REQUIRE(full.ok());
+  CHECK(full->message ==
+        "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: "
+        "2 No preemption victims found for incoming pod..");
+}
+
+TEST_CASE("large clusters: visiting stops after enough feasible nodes") {
+  CHECK(NumFeasibleNodesToFind(0, 50) == 50);
+  CHECK(NumFeasibleNodesToFind(0, 1000) == 420);   // 50 - 1000/125 = 42%
+  CHECK(NumFeasibleNodesToFind(0, 5000) == 500);   // 50 - 40 = 10%
+  CHECK(NumFeasibleNodesToFind(0, 10000) == 500);  // floored at 5%
+  CHECK(NumFeasibleNodesToFind(0, 150) == 100);    // 46% = 69 < 100
+  CHECK(NumFeasibleNodesToFind(100, 1000) == 1000);
+
+  Snapshot snap;
+  for (int i = 0; i < 1000; ++i) {
+    REQUIRE(snap.UpsertNode(MakeNode().Name("n" + std::to_string(i)).Cpu("4").Memory("8Gi").Info()).ok());
+  }
+  auto d = Schedule(DefaultProfile(), MakePod().Cpu("1").Info(), snap, {.start_node_index = 900});
+  REQUIRE(d.ok());
+  CHECK(d->feasible_nodes == 420);
+  CHECK(d->verdicts.size() == 420);
+  CHECK(d->verdicts.front().node == "n900");
+  CHECK(d->next_start_node_index == (900 + 420) % 1000);
+}
+
+}  // namespace
+}  // namespace podflow::scheduler
