@@ -1,0 +1,189 @@
+// The admission chain for one request: authenticate, then per document
+// decode, authorize, default, validate, allocate, pack.
+#include "stages/admission/admission.h"
+
+#include "api_generated.h"
+#include "model/objects.h"
+#include "stages/admission/defaults.h"
+#include "stages/admission/validation.h"
+
+namespace podflow::admission {
+namespace {
+
+using Causes = std::vector<Cause>;
+
+// What one document's admission needs besides the object.
+struct Context {
+  const model::KindInfo& kind;
+  const CreateStamp& stamp;
+  std::mt19937_64& rng;
+  const ClusterIpAllocator& cluster_ips;
+  std::set<std::string>& taken_ips;  // grows as this request hands addresses out
+};
+
+// ---- Per-kind hooks; kinds without one only get metadata defaults ----
+
+template <typename T>
+void DefaultKind(T&) {}
+void DefaultKind(api::PodT& pod) { DefaultPod(pod); }
+void DefaultKind(api::ServiceT& service) { DefaultService(service); }
+
+template <typename T>
+void ValidateKind(const T&, Causes&) {}
+void ValidateKind(const api::PodT& pod, Causes& out) {
+  for (Cause& c : ValidatePodSpec(*pod.spec)) out.push_back(std::move(c));
+}
+void ValidateKind(const api::ServiceT& service, Causes& out) {
+  for (Cause& c : ValidateServiceSpec(*service.spec)) out.push_back(std::move(c));
+}
+
+// After validation: services get their cluster IP (kube-apiserver allocates
+// in BeginCreate, after validation). A failure replaces the outcome.
+template <typename T>
+std::optional<ApiStatusInfo> Allocate(T&, Context&) {
+  return std::nullopt;
+}
+std::optional<ApiStatusInfo> Allocate(api::ServiceT& service, Context& ctx) {
+  api::ServiceSpecT& spec = *service.spec;
+  if (spec.type == api::ServiceType::ExternalName || spec.cluster_ip == "None") return std::nullopt;
+  if (spec.cluster_ip.empty()) {
+    Result<std::string> ip = ctx.cluster_ips.Allocate(ctx.taken_ips);
+    if (!ip.ok())
+      return InternalErrorStatus("failed to allocate a serviceIP: " + ip.status().message());
+    spec.cluster_ip = *ip;
+    spec.cluster_ips = {*ip};
+  } else if (Status s = ctx.cluster_ips.Check(spec.cluster_ip, ctx.taken_ips); !s.ok()) {
+    std::string ip = spec.cluster_ip;
+    return InvalidStatus(
+        ctx.kind, service.metadata->name,
+        {Cause::InvalidRendered("spec.clusterIPs", "[]string{\"" + ip + "\"}",
+                                "failed to allocate IP " + ip + ": " + s.message())});
+  }
+  ctx.taken_ips.insert(spec.cluster_ip);
+  return std::nullopt;
+}
+
+template <typename Table>
+void AdmitAs(const model::Object& object, Context& ctx, AdmissionOutcome& out) {
+  auto native = model::Unpack<Table>(object.bytes);
+  if (!native->metadata) native->metadata = std::make_unique<api::ObjectMetaT>();
+  api::ObjectMetaT& meta = *native->metadata;
+  DefaultMeta(ctx.kind, meta, ctx.stamp, ctx.rng);
+  DefaultKind(*native);
+  out.name = meta.name;
+  out.namespace_ = meta.namespace_;
+
+  Causes causes = ValidateMeta(ctx.kind, meta);
+  ValidateKind(*native, causes);
+  if (!causes.empty()) {
+    out.status = InvalidStatus(ctx.kind, meta.name, std::move(causes));
+    return;
+  }
+  if (std::optional<ApiStatusInfo> failure = Allocate(*native, ctx)) {
+    out.status = std::move(*failure);
+    return;
+  }
+  out.key = model::ObjectKey(ctx.kind, meta.namespace_, meta.name);
+  out.bytes = model::Pack(*native);
+  out.status = CreatedStatus(ctx.kind, meta.name);
+}
+
+using AdmitFn = void (*)(const model::Object&, Context&, AdmissionOutcome&);
+struct KindHooks {
+  std::string_view kind;
+  AdmitFn admit;
+};
+constexpr KindHooks kHooks[] = {
+    {"Pod", &AdmitAs<api::Pod>},
+    {"Node", &AdmitAs<api::Node>},
+    {"Namespace", &AdmitAs<api::Namespace>},
+    {"Service", &AdmitAs<api::Service>},
+    {"Endpoints", &AdmitAs<api::Endpoints>},
+    {"Event", &AdmitAs<api::Event>},
+    {"PersistentVolume", &AdmitAs<api::PersistentVolume>},
+    {"PersistentVolumeClaim", &AdmitAs<api::PersistentVolumeClaim>},
+    {"LimitRange", &AdmitAs<api::LimitRange>},
+    {"ResourceQuota", &AdmitAs<api::ResourceQuota>},
+    {"PriorityClass", &AdmitAs<api::PriorityClass>},
+};
+
+// Decoding failed: unknown fields are a BadRequest (strict decoding, as
+// kubectl's default field validation); other field errors are Invalid.
+ApiStatusInfo DecodeFailure(const model::Decoded& d) {
+  const model::KindInfo* kind = d.object.kind;
+  if (kind == nullptr) return BadRequestStatus(d.status.message());
+  std::string unknown;
+  for (const model::FieldError& e : d.causes) {
+    if (e.type != model::FieldError::Type::kUnknownField) continue;
+    unknown += std::string(unknown.empty() ? "" : ", ") + "unknown field \"" + e.field + "\"";
+  }
+  if (!unknown.empty()) {
+    std::string k(kind->kind);
+    return BadRequestStatus(k + " in version \"" + std::string(kind->api_version) +
+                            "\" cannot be handled as a " + k +
+                            ": strict decoding error: " + unknown);
+  }
+  if (d.causes.empty()) return BadRequestStatus(d.status.message());
+  Causes causes;
+  for (const model::FieldError& e : d.causes) causes.push_back(Cause::FromFieldError(e));
+  return InvalidStatus(*kind, d.object.name, std::move(causes));
+}
+
+}  // namespace
+
+Admission::Admission(AdmissionConfig config, Clock clock, std::mt19937_64 rng)
+    : config_(std::move(config)), clock_(std::move(clock)), rng_(rng) {}
+
+AdmitReply Admission::Admit(std::string_view bearer_token, std::string_view manifest_text,
+                            const std::set<std::string>& taken_cluster_ips) {
+  AdmitReply reply;
+  Result<UserInfo> user = config_.authenticator.Authenticate(bearer_token);
+  if (!user.ok()) {
+    reply.failure = UnauthorizedStatus();
+    return reply;
+  }
+  Result<std::vector<model::Decoded>> documents = model::DecodeManifests(manifest_text);
+  if (!documents.ok()) {
+    reply.failure = BadRequestStatus(documents.status().message());
+    return reply;
+  }
+  if (documents->empty()) {
+    reply.failure = BadRequestStatus("no objects passed to create");
+    return reply;
+  }
+  std::set<std::string> taken = taken_cluster_ips;
+  for (const model::Decoded& d : *documents) {
+    AdmissionOutcome out;
+    out.kind = d.object.kind;
+    out.name = d.object.name;
+    const model::KindInfo* kind = d.object.kind;
+    if (kind != nullptr) {
+      out.namespace_ = !kind->namespaced             ? ""
+                       : d.object.namespace_.empty() ? "default"
+                                                     : d.object.namespace_;
+      // Authorization comes before the body is looked at, as in kube-apiserver.
+      if (!config_.authorizer.Allows(*user, "create", kind->resource, out.namespace_)) {
+        out.status = ForbiddenStatus(user->name, "create", *kind, out.namespace_);
+        reply.results.push_back(std::move(out));
+        continue;
+      }
+    }
+    if (!d.status.ok()) {
+      out.status = DecodeFailure(d);
+      reply.results.push_back(std::move(out));
+      continue;
+    }
+    CreateStamp stamp{NewUuid(rng_), FormatRfc3339(clock_())};
+    Context ctx{*kind, stamp, rng_, config_.cluster_ips, taken};
+    for (const KindHooks& h : kHooks) {
+      if (h.kind == kind->kind) h.admit(d.object, ctx, out);
+    }
+    if (out.status.status.empty()) {
+      out.status = InternalErrorStatus("no admission for kind " + std::string(kind->kind));
+    }
+    reply.results.push_back(std::move(out));
+  }
+  return reply;
+}
+
+}  // namespace podflow::admission

@@ -1,0 +1,50 @@
+// Mutating admission: the apiserver's defaulting (SetDefaults_*), the
+// fields it stamps on create (uid, creationTimestamp, generateName), and the
+// mutating plugins podflow models (Priority, DefaultTolerationSeconds,
+// ServiceAccount). Internal to admission.
+#pragma once
+
+#include <chrono>
+#include <random>
+#include <string>
+#include <string_view>
+
+#include "api_generated.h"
+#include "model/codec.h"
+
+namespace podflow::admission {
+
+// What the create stamps on every object.
+struct CreateStamp {
+  std::string uid;                 // a fresh UUIDv4
+  std::string creation_timestamp;  // RFC 3339 in seconds, UTC
+};
+
+// A UUIDv4 from `rng`, lower-case 8-4-4-4-12.
+std::string NewUuid(std::mt19937_64& rng);
+// "2026-11-21T14:00:00Z".
+std::string FormatRfc3339(std::chrono::system_clock::time_point t);
+// generateName + 5 characters of "bcdfghjklmnpqrstvwxz2456789", as
+// names.SimpleNameGenerator.
+std::string GenerateName(std::string_view prefix, std::mt19937_64& rng);
+
+// metadata for every kind: uid, creationTimestamp, namespace "default" for
+// namespaced kinds (cleared for cluster-scoped ones), name from
+// generateName when name is empty.
+void DefaultMeta(const model::KindInfo& kind, api::ObjectMetaT& meta, const CreateStamp& stamp,
+                 std::mt19937_64& rng);
+
+// Kubernetes' pull policy rule: tag "latest", or no tag and no digest ->
+// Always; anything else (a tag, or a digest) -> IfNotPresent.
+api::PullPolicy DefaultPullPolicy(std::string_view image);
+
+// The QoS class of a pod as v1qos.GetPodQOS computes it (cpu and memory of
+// containers and init containers). REQUIRES: requests defaulted from limits.
+api::PodQOSClass QosClass(const api::PodSpecT& spec);
+
+// Pod defaults, including status {phase Pending, qosClass}.
+void DefaultPod(api::PodT& pod);
+// Service defaults except the cluster IP (the allocator's job).
+void DefaultService(api::ServiceT& service);
+
+}  // namespace podflow::admission

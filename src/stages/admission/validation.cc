@@ -1,0 +1,220 @@
+// Field validation of pods, services and object metadata.
+#include "stages/admission/validation.h"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include "model/quantity.h"
+#include "stages/admission/names.h"
+
+namespace podflow::admission {
+namespace {
+
+using Causes = std::vector<Cause>;
+
+std::string Index(std::string_view path, size_t i) {
+  return std::string(path) + "[" + std::to_string(i) + "]";
+}
+
+void AddInvalid(Causes& out, const std::string& field, std::string_view value,
+                const std::vector<std::string>& messages) {
+  for (const std::string& m : messages) out.push_back(Cause::Invalid(field, value, m));
+}
+
+void ValidateLabels(Causes& out, const std::string& field,
+                    const std::vector<std::unique_ptr<api::StringEntryT>>& labels) {
+  for (const auto& e : labels) {
+    AddInvalid(out, field, e->key, IsQualifiedName(e->key));
+    AddInvalid(out, field, e->value, IsValidLabelValue(e->value));
+  }
+}
+
+// A port number field: 1..65535.
+void ValidatePortNumber(Causes& out, const std::string& field, int64_t port) {
+  if (port < 1 || port > 65535)
+    out.push_back(Cause::InvalidInt(field, port, InclusiveRangeError(1, 65535)));
+}
+
+void ValidatePorts(Causes& out, const std::string& path,
+                   const std::vector<std::unique_ptr<api::ContainerPortT>>& ports) {
+  std::set<std::string> names;
+  for (size_t i = 0; i < ports.size(); ++i) {
+    const api::ContainerPortT& p = *ports[i];
+    std::string at = Index(path, i);
+    if (!p.name.empty()) {
+      std::vector<std::string> errs = IsValidPortName(p.name);
+      if (!errs.empty()) {
+        AddInvalid(out, at + ".name", p.name, errs);
+      } else if (!names.insert(p.name).second) {
+        out.push_back(Cause::Duplicate(at + ".name", p.name));
+      }
+    }
+    ValidatePortNumber(out, at + ".containerPort", p.container_port);
+    if (p.host_port != 0) ValidatePortNumber(out, at + ".hostPort", p.host_port);
+    if (!p.host_ip.empty() && !IsIpv4(p.host_ip)) {
+      out.push_back(Cause::Invalid(at + ".hostIP", p.host_ip, "must be a valid IP address"));
+    }
+  }
+}
+
+const api::QuantityEntryT* Find(const std::vector<std::unique_ptr<api::QuantityEntryT>>& list,
+                                const std::string& key) {
+  for (const auto& e : list) {
+    if (e->key == key) return e.get();
+  }
+  return nullptr;
+}
+
+void ValidateResources(Causes& out, const std::string& path, const api::ResourceRequirementsT& r) {
+  auto negative = [](const std::string& text) {
+    Result<model::Quantity> q = model::Quantity::Parse(text);
+    return q.ok() && *q < model::Quantity();
+  };
+  for (const auto& e : r.limits) {
+    if (negative(e->value)) {
+      out.push_back(Cause::Invalid(path + ".limits[" + e->key + "]", e->value,
+                                   "must be greater than or equal to 0"));
+    }
+  }
+  for (const auto& e : r.requests) {
+    if (negative(e->value)) {
+      out.push_back(Cause::Invalid(path + ".requests[" + e->key + "]", e->value,
+                                   "must be greater than or equal to 0"));
+    }
+    const api::QuantityEntryT* limit = Find(r.limits, e->key);
+    if (limit == nullptr) continue;
+    Result<model::Quantity> req = model::Quantity::Parse(e->value);
+    Result<model::Quantity> lim = model::Quantity::Parse(limit->value);
+    if (req.ok() && lim.ok() && *req > *lim) {
+      out.push_back(
+          Cause::Invalid(path + ".requests", e->value,
+                         "must be less than or equal to " + e->key + " limit of " + limit->value));
+    }
+  }
+}
+
+// Containers of one list; `names` holds every container name seen so far in
+// the pod (a name may appear once across containers and init containers).
+void ValidateContainers(Causes& out, std::string_view path,
+                        const std::vector<std::unique_ptr<api::ContainerT>>& containers,
+                        std::set<std::string>& names) {
+  for (size_t i = 0; i < containers.size(); ++i) {
+    const api::ContainerT& c = *containers[i];
+    std::string at = Index(path, i);
+    if (c.name.empty()) {
+      out.push_back(Cause::Required(at + ".name"));
+    } else {
+      std::vector<std::string> errs = IsDns1123Label(c.name);
+      if (!errs.empty()) {
+        AddInvalid(out, at + ".name", c.name, errs);
+      } else if (!names.insert(c.name).second) {
+        out.push_back(Cause::Duplicate(at + ".name", c.name));
+      }
+    }
+    if (c.image.empty()) {
+      out.push_back(Cause::Required(at + ".image"));
+    } else if (std::isspace(static_cast<unsigned char>(c.image.front())) ||
+               std::isspace(static_cast<unsigned char>(c.image.back()))) {
+      out.push_back(
+          Cause::Invalid(at + ".image", c.image, "must not have leading or trailing whitespace"));
+    }
+    ValidatePorts(out, at + ".ports", c.ports);
+    if (c.resources) ValidateResources(out, at + ".resources", *c.resources);
+  }
+}
+
+}  // namespace
+
+Causes ValidateMeta(const model::KindInfo& kind, const api::ObjectMetaT& meta) {
+  Causes out;
+  if (meta.name.empty()) {
+    out.push_back(Cause::Required("metadata.name", "name or generateName is required"));
+  } else {
+    std::vector<std::string> errs = kind.kind == "Service"     ? IsDns1035Label(meta.name)
+                                    : kind.kind == "Namespace" ? IsDns1123Label(meta.name)
+                                                               : IsDns1123Subdomain(meta.name);
+    AddInvalid(out, "metadata.name", meta.name, errs);
+  }
+  if (kind.namespaced && !meta.namespace_.empty()) {
+    AddInvalid(out, "metadata.namespace", meta.namespace_, IsDns1123Label(meta.namespace_));
+  }
+  ValidateLabels(out, "metadata.labels", meta.labels);
+  for (const auto& e : meta.annotations) {
+    std::string lower = e->key;
+    for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    AddInvalid(out, "metadata.annotations", e->key, IsQualifiedName(lower));
+  }
+  return out;
+}
+
+Causes ValidatePodSpec(const api::PodSpecT& spec) {
+  Causes out;
+  std::set<std::string> names;
+  if (spec.containers.empty()) out.push_back(Cause::Required("spec.containers"));
+  ValidateContainers(out, "spec.containers", spec.containers, names);
+  ValidateContainers(out, "spec.initContainers", spec.init_containers, names);
+  if (!spec.node_name.empty()) {
+    AddInvalid(out, "spec.nodeName", spec.node_name, IsDns1123Subdomain(spec.node_name));
+  }
+  if (!spec.hostname.empty())
+    AddInvalid(out, "spec.hostname", spec.hostname, IsDns1123Label(spec.hostname));
+  if (!spec.subdomain.empty()) {
+    AddInvalid(out, "spec.subdomain", spec.subdomain, IsDns1123Label(spec.subdomain));
+  }
+  ValidateLabels(out, "spec.nodeSelector", spec.node_selector);
+  return out;
+}
+
+Causes ValidateServiceSpec(const api::ServiceSpecT& spec) {
+  Causes out;
+  bool headless = spec.cluster_ip == "None";
+  bool external_name = spec.type == api::ServiceType::ExternalName;
+  if (spec.ports.empty() && !headless && !external_name)
+    out.push_back(Cause::Required("spec.ports"));
+  if (external_name && spec.external_name.empty())
+    out.push_back(Cause::Required("spec.externalName"));
+  std::set<std::string> names;
+  bool require_name = spec.ports.size() > 1;
+  for (size_t i = 0; i < spec.ports.size(); ++i) {
+    const api::ServicePortT& p = *spec.ports[i];
+    std::string at = Index("spec.ports", i);
+    if (p.name.empty()) {
+      if (require_name) out.push_back(Cause::Required(at + ".name"));
+    } else {
+      std::vector<std::string> errs = IsDns1123Label(p.name);
+      if (!errs.empty()) {
+        AddInvalid(out, at + ".name", p.name, errs);
+      } else if (!names.insert(p.name).second) {
+        out.push_back(Cause::Duplicate(at + ".name", p.name));
+      }
+    }
+    ValidatePortNumber(out, at + ".port", p.port);
+    if (p.target_port) {
+      if (p.target_port->type == api::IntOrStringType::Int) {
+        ValidatePortNumber(out, at + ".targetPort", p.target_port->int_val);
+      } else {
+        AddInvalid(out, at + ".targetPort", p.target_port->str_val,
+                   IsValidPortName(p.target_port->str_val));
+      }
+    }
+    if (p.node_port != 0) {
+      if (spec.type == api::ServiceType::ClusterIP) {
+        out.push_back(
+            Cause::Forbidden(at + ".nodePort", "may not be used when `type` is 'ClusterIP'"));
+      } else if (p.node_port < 30000 || p.node_port > 32767) {
+        out.push_back(Cause::InvalidInt(
+            at + ".nodePort", p.node_port,
+            "provided port is not in the valid range. The range of valid ports is 30000-32767"));
+      }
+    }
+  }
+  ValidateLabels(out, "spec.selector", spec.selector);
+  if (!spec.cluster_ip.empty() && !headless && !IsIpv4(spec.cluster_ip)) {
+    out.push_back(Cause::Invalid("spec.clusterIPs[0]", spec.cluster_ip,
+                                 "must be a valid IP address, (e.g. 10.9.8.7)"));
+  }
+  return out;
+}
+
+}  // namespace podflow::admission

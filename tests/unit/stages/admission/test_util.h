@@ -1,0 +1,74 @@
+// Shared fixtures for the admission tests: a fixed clock, a seeded RNG and
+// two users (an admin in system:masters, and alice).
+#pragma once
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "api_generated.h"
+#include "model/objects.h"
+#include "stages/admission/admission.h"
+
+namespace podflow::admission::testing {
+
+constexpr std::string_view kAdminToken = "admin-token";
+constexpr std::string_view kAliceToken = "alice-token";
+
+// 2026-11-21T14:00:00Z.
+inline std::chrono::system_clock::time_point FixedNow() {
+  return std::chrono::system_clock::time_point(std::chrono::seconds(1795269600));
+}
+
+inline AdmissionConfig TestConfig() {
+  AdmissionConfig config;
+  auto authn = TokenAuthenticator::Create({
+      {std::string(kAdminToken), {"admin", "1", {"system:masters"}}},
+      {std::string(kAliceToken), {"alice", "2", {"dev"}}},
+  });
+  REQUIRE(authn.ok());
+  config.authenticator = std::move(*authn);
+  return config;
+}
+
+inline Admission TestAdmission(AdmissionConfig config = TestConfig()) {
+  return Admission(
+      std::move(config), [] { return FixedNow(); }, std::mt19937_64(42));
+}
+
+// Admits `manifest` as admin and requires exactly one document.
+inline AdmissionOutcome AdmitOne(std::string_view manifest,
+                                 const std::set<std::string>& taken = {}) {
+  Admission admission = TestAdmission();
+  AdmitReply reply = admission.Admit(kAdminToken, manifest, taken);
+  INFO((reply.failure ? reply.failure->message : ""));
+  REQUIRE_FALSE(reply.failure.has_value());
+  REQUIRE(reply.results.size() == 1);
+  return std::move(reply.results[0]);
+}
+
+// The message of a rejected single-document manifest.
+inline std::string RejectOne(std::string_view manifest) {
+  AdmissionOutcome out = AdmitOne(manifest);
+  REQUIRE_FALSE(out.admitted());
+  return out.status.message;
+}
+
+template <typename Table>
+std::unique_ptr<typename Table::NativeTableType> AdmittedObject(const AdmissionOutcome& out) {
+  INFO(out.status.message);
+  REQUIRE(out.admitted());
+  return model::Unpack<Table>(out.bytes);
+}
+
+inline std::string ReadManifest(const std::string& name) {
+  std::ifstream in(std::string(PODFLOW_SOURCE_DIR) + "/config/manifests/" + name);
+  REQUIRE(in.good());
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace podflow::admission::testing
