@@ -1,0 +1,94 @@
+#include "stages/runtime/agent_set.h"
+
+namespace podflow::runtime {
+
+NodeAgentSet::NodeAgentSet(const ImageCatalog* catalog, RuntimeTiming timing)
+    : catalog_(catalog), timing_(timing) {}
+
+Status NodeAgentSet::AddNode(SimNode node) {
+  if (nodes_.contains(node.name)) {
+    return Status::AlreadyExists("node \"" + node.name + "\" is already hosted");
+  }
+  std::string name = node.name;
+  nodes_.emplace(std::move(name),
+                 std::make_unique<NodeRuntime>(std::move(node), catalog_, &timing_));
+  return Status::Ok();
+}
+
+void NodeAgentSet::RemoveNode(const std::string& name) {
+  for (auto it = pods_.begin(); it != pods_.end();) {
+    it = it->second.node_name == name ? pods_.erase(it) : std::next(it);
+  }
+  nodes_.erase(name);  // after its pods: their runners release IPs into it
+}
+
+Status NodeAgentSet::AddPod(const std::string& node_name, PodAssignment assignment, SimTime now) {
+  auto node = nodes_.find(node_name);
+  if (node == nodes_.end()) {
+    return Status::NotFound("node \"" + node_name + "\" is not hosted here");
+  }
+  if (assignment.pod == nullptr || assignment.pod->metadata == nullptr ||
+      assignment.pod->spec == nullptr) {
+    return Status::Invalid("pod " + assignment.pod_key + " has no metadata or spec");
+  }
+  auto existing = pods_.find(assignment.pod_key);
+  if (existing != pods_.end()) {
+    if (existing->second.node_name == node_name &&
+        existing->second.uid == assignment.pod->metadata->uid) {
+      existing->second.runner->ObserveRevision(assignment.mod_revision);
+      return Status::Ok();
+    }
+    pods_.erase(existing);  // same name, new pod (or moved): start over
+  }
+  const std::string key = assignment.pod_key;
+  Hosted hosted;
+  hosted.node_name = node_name;
+  hosted.uid = assignment.pod->metadata->uid;
+  hosted.runner = std::make_unique<PodRunner>(std::move(assignment), node->second.get(), now);
+  Hosted& placed = pods_.emplace(key, std::move(hosted)).first->second;
+  Schedule(key, placed);
+  return Status::Ok();
+}
+
+void NodeAgentSet::RemovePod(const std::string& pod_key) { pods_.erase(pod_key); }
+
+void NodeAgentSet::Schedule(const std::string& pod_key, Hosted& hosted) {
+  ++hosted.generation;
+  if (std::optional<SimTime> at = hosted.runner->due()) {
+    queue_.push(Due{*at, seq_++, pod_key, hosted.generation});
+  }
+}
+
+void NodeAgentSet::DropStale() {
+  while (!queue_.empty()) {
+    const Due& top = queue_.top();
+    auto it = pods_.find(top.pod_key);
+    if (it != pods_.end() && it->second.generation == top.generation) return;
+    queue_.pop();
+  }
+}
+
+std::optional<SimTime> NodeAgentSet::NextDue() {
+  DropStale();
+  if (queue_.empty()) return std::nullopt;
+  return queue_.top().at;
+}
+
+std::vector<Report> NodeAgentSet::Advance(SimTime now) {
+  std::vector<Report> reports;
+  for (DropStale(); !queue_.empty() && queue_.top().at <= now; DropStale()) {
+    const std::string key = queue_.top().pod_key;
+    queue_.pop();
+    Hosted& hosted = pods_.at(key);
+    reports.push_back(hosted.runner->Step());
+    Schedule(key, hosted);
+  }
+  return reports;
+}
+
+const PodRunner* NodeAgentSet::FindPod(const std::string& pod_key) const {
+  auto it = pods_.find(pod_key);
+  return it == pods_.end() ? nullptr : it->second.runner.get();
+}
+
+}  // namespace podflow::runtime

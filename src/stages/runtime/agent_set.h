@@ -1,0 +1,88 @@
+// NodeAgentSet: many simulated nodes and their pods in one object, driven by
+// the caller's clock. No threads: a priority queue of (due time, pod) hands
+// out the steps due at `now`, so thousands of nodes x pods cost only the
+// steps that actually happen.
+//
+// Typical use by the runtime stage: AddNode for each configured node
+// (register NodeObject bytes), AddPod when the watch shows a pod bound to one
+// of them, RemovePod when it is deleted, and on each tick send the reports
+// of Advance(now) and sleep until NextDue().
+//
+// Thread safety: none; one thread owns the set.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <queue>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "base/result.h"
+#include "stages/runtime/catalog.h"
+#include "stages/runtime/config.h"
+#include "stages/runtime/node_runtime.h"
+#include "stages/runtime/pod_runner.h"
+#include "stages/runtime/report.h"
+
+namespace podflow::runtime {
+
+class NodeAgentSet {
+ public:
+  // `catalog` must outlive the set.
+  NodeAgentSet(const ImageCatalog* catalog, RuntimeTiming timing);
+  NodeAgentSet(const NodeAgentSet&) = delete;
+  NodeAgentSet& operator=(const NodeAgentSet&) = delete;
+
+  // AlreadyExists when a node of that name is hosted.
+  Status AddNode(SimNode node);
+  // Stops every pod on the node (no further reports) and forgets it.
+  void RemoveNode(const std::string& name);
+  bool HasNode(const std::string& name) const { return nodes_.contains(name); }
+
+  // Starts running a pod on `node_name` at `now`. NotFound for a node not
+  // hosted; a pod key already running is updated (ObserveRevision) when the
+  // uid matches, and replaced (restarted) when it does not.
+  Status AddPod(const std::string& node_name, PodAssignment assignment, SimTime now);
+  // The pod was deleted (or moved): stop it and free its IP. No-op if unknown.
+  void RemovePod(const std::string& pod_key);
+
+  // When the earliest pending step is due; nullopt when idle.
+  std::optional<SimTime> NextDue();
+  // Runs every step due at or before `now`, in time order (ties: the order
+  // the work was scheduled in); one report per pod step.
+  std::vector<Report> Advance(SimTime now);
+
+  size_t node_count() const { return nodes_.size(); }
+  size_t pod_count() const { return pods_.size(); }
+  // The runner of a pod, or nullptr (for inspection and tests).
+  const PodRunner* FindPod(const std::string& pod_key) const;
+
+ private:
+  struct Hosted {
+    std::string node_name;
+    std::string uid;
+    std::unique_ptr<PodRunner> runner;
+    uint64_t generation = 0;  // bumps on every (re)schedule; older queue entries are stale
+  };
+  struct Due {
+    SimTime at;
+    uint64_t seq;
+    std::string pod_key;
+    uint64_t generation;
+    bool operator>(const Due& o) const { return at != o.at ? at > o.at : seq > o.seq; }
+  };
+
+  void Schedule(const std::string& pod_key, Hosted& hosted);
+  void DropStale();
+
+  const ImageCatalog* catalog_;
+  RuntimeTiming timing_;
+  std::unordered_map<std::string, std::unique_ptr<NodeRuntime>> nodes_;
+  std::unordered_map<std::string, Hosted> pods_;
+  std::priority_queue<Due, std::vector<Due>, std::greater<Due>> queue_;
+  uint64_t seq_ = 0;
+};
+
+}  // namespace podflow::runtime

@@ -1,0 +1,62 @@
+// The registry catalog: which images exist, how big they are and how long a
+// pull takes. Image references resolve as Docker normalizes them:
+// "nginx" = "nginx:latest" = "docker.io/library/nginx:latest";
+// "fluent/fluent-bit:3.0" = "docker.io/fluent/fluent-bit:3.0".
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "stages/runtime/sim_time.h"
+
+namespace podflow::runtime {
+
+// One catalog entry, as configured.
+struct CatalogImage {
+  std::string name;               // "nginx", "fluent/fluent-bit", "registry.k8s.io/pause"
+  std::vector<std::string> tags;  // empty: every tag exists
+  int64_t size_bytes = 0;
+  SimDuration pull_time{0};
+};
+
+// A reference split and normalized: "nginx:1.14.2" ->
+// {repository "docker.io/library/nginx", tag "1.14.2"}.
+struct ImageReference {
+  std::string repository;
+  std::string tag;     // "latest" when none was written and no digest
+  std::string digest;  // "sha256:..." when written with @
+
+  // "docker.io/library/nginx:1.14.2" (or "...@sha256:..." for digests).
+  std::string Canonical() const;
+};
+
+ImageReference NormalizeImageReference(std::string_view reference);
+
+// An image the catalog knows.
+struct ResolvedImage {
+  std::string canonical;  // "docker.io/library/nginx:1.14.2": containerStatuses[].image
+  std::string image_id;   // "docker.io/library/nginx@sha256:<64 hex>": imageID
+  std::string tag;
+  int64_t size_bytes = 0;
+  SimDuration pull_time{0};
+};
+
+// Immutable after construction; safe to share between threads.
+class ImageCatalog {
+ public:
+  ImageCatalog() = default;
+  explicit ImageCatalog(const std::vector<CatalogImage>& images);
+
+  // nullopt when the repository or the tag is unknown (the pull fails).
+  std::optional<ResolvedImage> Resolve(std::string_view reference) const;
+
+ private:
+  std::unordered_map<std::string, const CatalogImage*> by_repository_;
+  std::vector<CatalogImage> images_;
+};
+
+}  // namespace podflow::runtime

@@ -1,0 +1,100 @@
+// What the simulated runtime is configured with: the registry catalog, the
+// simulated nodes (an explicit list and/or a template) and timings. Plain
+// structs; ParseRuntimeConfig reads them from the `runtime:` section of the
+// cluster config (config/README.md documents every key).
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "stages/runtime/catalog.h"
+#include "stages/runtime/cidr.h"
+#include "stages/runtime/sim_time.h"
+
+namespace podflow::runtime {
+
+struct TaintDef {
+  std::string key;
+  std::string value;
+  std::string effect;  // NoSchedule, PreferNoSchedule, NoExecute
+};
+
+// Labels, taints and capacity shared by explicit nodes and the template.
+struct NodeShape {
+  std::map<std::string, std::string> labels;
+  std::vector<TaintDef> taints;
+  // Resource name -> quantity text ("4", "8Gi"); kCapacityDefaults fill gaps.
+  std::map<std::string, std::string> capacity;
+  std::vector<std::string> images;  // pre-pulled image references
+};
+
+struct NodeDef {
+  std::string name;
+  NodeShape shape;
+  std::string pod_cidr;     // empty: the next free block of the cluster CIDR
+  std::string internal_ip;  // empty: the next address of nodeIPRange
+};
+
+// `count` nodes named <name_prefix>1 .. <name_prefix>N.
+struct NodeTemplate {
+  int64_t count = 0;
+  std::string name_prefix = "node-";
+  NodeShape shape;
+};
+
+// How long simulated things take.
+struct RuntimeTiming {
+  SimDuration container_start{0};       // Created -> running
+  SimDuration init_run{5};              // an init container's run to exit 0
+  SimDuration failed_pull{0};           // Pulling -> ErrImagePull
+  SimDuration backoff_notice{1000};     // ErrImagePull -> ImagePullBackOff shown
+  SimDuration backoff_initial{10'000};  // kubelet: 10s ...
+  SimDuration backoff_max{300'000};     // ... doubling up to 300s
+};
+
+struct RuntimeConfig {
+  std::string cluster_cidr = "10.244.0.0/16";
+  int node_cidr_mask_size = 24;
+  std::string node_ip_range = "192.168.0.0/16";
+  std::vector<NodeDef> nodes;
+  std::optional<NodeTemplate> node_template;
+  std::vector<CatalogImage> registry;
+  RuntimeTiming timing;
+};
+
+// Capacity a node reports for resources its definition leaves out.
+inline const std::map<std::string, std::string>& CapacityDefaults() {
+  static const std::map<std::string, std::string> kDefaults = {
+      {"cpu", "4"}, {"memory", "8Gi"}, {"pods", "110"}, {"ephemeral-storage", "100Gi"}};
+  return kDefaults;
+}
+
+// A node with everything decided: the list the runtime registers.
+struct SimNode {
+  std::string name;
+  std::map<std::string, std::string> labels;  // as configured (no well-known ones)
+  std::vector<TaintDef> taints;
+  std::map<std::string, std::string> capacity;  // canonical quantities, defaults filled
+  Cidr pod_cidr;
+  Ipv4 internal_ip = 0;
+  std::vector<std::string> images;
+};
+
+// Expands the template after the explicit nodes, fills capacity defaults,
+// assigns podCIDRs (blocks of node_cidr_mask_size from cluster_cidr, in node
+// order, skipping explicitly claimed ones) and InternalIPs (nodeIPRange .2,
+// .3, ...). Invalid, naming the `runtime.` path, on bad or duplicate values.
+Result<std::vector<SimNode>> ResolveNodes(const RuntimeConfig& config);
+
+// Reads the `runtime:` section. Unknown keys are errors (typos should not
+// pass silently). Errors name the path: "runtime.nodes[1].capacity.cpu: ...".
+// Also runs ResolveNodes so that a config that parses also resolves.
+Result<RuntimeConfig> ParseRuntimeConfig(const YAML::Node& runtime);
+
+}  // namespace podflow::runtime

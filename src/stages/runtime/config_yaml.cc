@@ -1,0 +1,176 @@
+// ParseRuntimeConfig: the yaml-cpp adapter. yaml-cpp throws on conversions;
+// every call that may throw is wrapped here and turned into a Status naming
+// the path.
+#include <charconv>
+#include <functional>
+
+#include "stages/runtime/config.h"
+
+namespace podflow::runtime {
+namespace {
+
+using KeyHandlers =
+    std::map<std::string, std::function<Status(const YAML::Node&, const std::string&)>>;
+
+Status Visit(const YAML::Node& node, const std::string& path, const KeyHandlers& handlers) {
+  if (!node.IsMap()) return Status::Invalid(path + ": must be a map");
+  for (const auto& entry : node) {
+    const std::string key = entry.first.Scalar();
+    auto it = handlers.find(key);
+    if (it == handlers.end()) return Status::Invalid(path + "." + key + ": unknown key");
+    PODFLOW_RETURN_IF_ERROR(it->second(entry.second, path + "." + key));
+  }
+  return Status::Ok();
+}
+
+Status ReadString(const YAML::Node& node, const std::string& path, std::string* out) {
+  if (!node.IsScalar()) return Status::Invalid(path + ": must be a string");
+  *out = node.Scalar();
+  return Status::Ok();
+}
+
+Status ReadInt(const YAML::Node& node, const std::string& path, int64_t* out) {
+  if (!node.IsScalar()) return Status::Invalid(path + ": must be an integer");
+  const std::string& s = node.Scalar();
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+  if (ec != std::errc() || end != s.data() + s.size() || *out < 0) {
+    return Status::Invalid(path + ": must be a non-negative integer, got \"" + s + "\"");
+  }
+  return Status::Ok();
+}
+
+Status ReadMillis(const YAML::Node& node, const std::string& path, SimDuration* out) {
+  int64_t ms = 0;
+  PODFLOW_RETURN_IF_ERROR(ReadInt(node, path, &ms));
+  *out = SimDuration(ms);
+  return Status::Ok();
+}
+
+Status ReadStringList(const YAML::Node& node, const std::string& path,
+                      std::vector<std::string>* out) {
+  if (!node.IsSequence()) return Status::Invalid(path + ": must be a list");
+  out->clear();
+  for (size_t i = 0; i < node.size(); ++i) {
+    std::string s;
+    PODFLOW_RETURN_IF_ERROR(ReadString(node[i], path + "[" + std::to_string(i) + "]", &s));
+    out->push_back(std::move(s));
+  }
+  return Status::Ok();
+}
+
+Status ReadStringMap(const YAML::Node& node, const std::string& path,
+                     std::map<std::string, std::string>* out) {
+  if (!node.IsMap()) return Status::Invalid(path + ": must be a map");
+  for (const auto& entry : node) {
+    const std::string key = entry.first.Scalar();
+    PODFLOW_RETURN_IF_ERROR(ReadString(entry.second, path + "." + key, &(*out)[key]));
+  }
+  return Status::Ok();
+}
+
+Status ReadTaints(const YAML::Node& node, const std::string& path, std::vector<TaintDef>* out) {
+  if (!node.IsSequence()) return Status::Invalid(path + ": must be a list");
+  for (size_t i = 0; i < node.size(); ++i) {
+    TaintDef t;
+    PODFLOW_RETURN_IF_ERROR(
+        Visit(node[i], path + "[" + std::to_string(i) + "]",
+              {{"key", [&](auto& n, auto& p) { return ReadString(n, p, &t.key); }},
+               {"value", [&](auto& n, auto& p) { return ReadString(n, p, &t.value); }},
+               {"effect", [&](auto& n, auto& p) { return ReadString(n, p, &t.effect); }}}));
+    out->push_back(std::move(t));
+  }
+  return Status::Ok();
+}
+
+// The keys a node and the template share.
+void AddShapeKeys(NodeShape* shape, KeyHandlers* h) {
+  (*h)["labels"] = [shape](auto& n, auto& p) { return ReadStringMap(n, p, &shape->labels); };
+  (*h)["taints"] = [shape](auto& n, auto& p) { return ReadTaints(n, p, &shape->taints); };
+  (*h)["capacity"] = [shape](auto& n, auto& p) { return ReadStringMap(n, p, &shape->capacity); };
+  (*h)["images"] = [shape](auto& n, auto& p) { return ReadStringList(n, p, &shape->images); };
+}
+
+Status ReadNodes(const YAML::Node& node, const std::string& path, std::vector<NodeDef>* out) {
+  if (!node.IsSequence()) return Status::Invalid(path + ": must be a list");
+  for (size_t i = 0; i < node.size(); ++i) {
+    NodeDef def;
+    KeyHandlers h = {
+        {"name", [&](auto& n, auto& p) { return ReadString(n, p, &def.name); }},
+        {"podCIDR", [&](auto& n, auto& p) { return ReadString(n, p, &def.pod_cidr); }},
+        {"internalIP", [&](auto& n, auto& p) { return ReadString(n, p, &def.internal_ip); }}};
+    AddShapeKeys(&def.shape, &h);
+    PODFLOW_RETURN_IF_ERROR(Visit(node[i], path + "[" + std::to_string(i) + "]", h));
+    out->push_back(std::move(def));
+  }
+  return Status::Ok();
+}
+
+Status ReadTemplate(const YAML::Node& node, const std::string& path, NodeTemplate* t) {
+  KeyHandlers h = {
+      {"count", [&](auto& n, auto& p) { return ReadInt(n, p, &t->count); }},
+      {"namePrefix", [&](auto& n, auto& p) { return ReadString(n, p, &t->name_prefix); }}};
+  AddShapeKeys(&t->shape, &h);
+  return Visit(node, path, h);
+}
+
+Status ReadRegistry(const YAML::Node& node, const std::string& path,
+                    std::vector<CatalogImage>* out) {
+  if (!node.IsSequence()) return Status::Invalid(path + ": must be a list");
+  for (size_t i = 0; i < node.size(); ++i) {
+    CatalogImage image;
+    const std::string at = path + "[" + std::to_string(i) + "]";
+    PODFLOW_RETURN_IF_ERROR(Visit(
+        node[i], at,
+        {{"name", [&](auto& n, auto& p) { return ReadString(n, p, &image.name); }},
+         {"tags", [&](auto& n, auto& p) { return ReadStringList(n, p, &image.tags); }},
+         {"sizeBytes", [&](auto& n, auto& p) { return ReadInt(n, p, &image.size_bytes); }},
+         {"pullMillis", [&](auto& n, auto& p) { return ReadMillis(n, p, &image.pull_time); }}}));
+    if (image.name.empty()) return Status::Invalid(at + ".name: Required value");
+    out->push_back(std::move(image));
+  }
+  return Status::Ok();
+}
+
+Status ParseInto(const YAML::Node& runtime, RuntimeConfig* c) {
+  std::string type;
+  int64_t mask = c->node_cidr_mask_size;
+  RuntimeTiming& t = c->timing;
+  PODFLOW_RETURN_IF_ERROR(Visit(
+      runtime, "runtime",
+      {{"type", [&](auto& n, auto& p) { return ReadString(n, p, &type); }},
+       {"clusterCIDR", [&](auto& n, auto& p) { return ReadString(n, p, &c->cluster_cidr); }},
+       {"nodeCIDRMaskSize", [&](auto& n, auto& p) { return ReadInt(n, p, &mask); }},
+       {"nodeIPRange", [&](auto& n, auto& p) { return ReadString(n, p, &c->node_ip_range); }},
+       {"nodes", [&](auto& n, auto& p) { return ReadNodes(n, p, &c->nodes); }},
+       {"nodeTemplate",
+        [&](auto& n, auto& p) { return ReadTemplate(n, p, &c->node_template.emplace()); }},
+       {"registry", [&](auto& n, auto& p) { return ReadRegistry(n, p, &c->registry); }},
+       {"containerStartMillis",
+        [&](auto& n, auto& p) { return ReadMillis(n, p, &t.container_start); }},
+       {"initContainerRunMillis", [&](auto& n, auto& p) { return ReadMillis(n, p, &t.init_run); }},
+       {"failedPullMillis", [&](auto& n, auto& p) { return ReadMillis(n, p, &t.failed_pull); }}}));
+  if (!type.empty() && type != "simulated") {
+    return Status::Invalid("runtime.type: Unsupported value: \"" + type +
+                           "\": supported values: \"simulated\"");
+  }
+  if (mask < 8 || mask > 30) return Status::Invalid("runtime.nodeCIDRMaskSize: must be 8..30");
+  c->node_cidr_mask_size = static_cast<int>(mask);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<RuntimeConfig> ParseRuntimeConfig(const YAML::Node& runtime) {
+  RuntimeConfig config;
+  if (!runtime || runtime.IsNull()) return config;
+  try {
+    PODFLOW_RETURN_IF_ERROR(ParseInto(runtime, &config));
+  } catch (const YAML::Exception& e) {
+    return Status::Invalid(std::string("runtime: ") + e.what());
+  }
+  Result<std::vector<SimNode>> nodes = ResolveNodes(config);
+  if (!nodes.ok()) return nodes.status();
+  return config;
+}
+
+}  // namespace podflow::runtime

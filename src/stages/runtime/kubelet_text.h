@@ -1,0 +1,67 @@
+// The exact words kubelet (v1.32) uses in events and container states, in
+// one place. Each cites its kubelet source: pkg/kubelet/images/image_manager.go
+// (pulls), pkg/kubelet/kuberuntime/kuberuntime_container.go (create, start).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "stages/runtime/sim_time.h"
+
+namespace podflow::runtime::kubelet_text {
+
+// Event reasons (pkg/kubelet/events/event.go).
+inline constexpr char kPulling[] = "Pulling";
+inline constexpr char kPulled[] = "Pulled";
+inline constexpr char kCreated[] = "Created";
+inline constexpr char kStarted[] = "Started";
+inline constexpr char kFailed[] = "Failed";
+inline constexpr char kBackOff[] = "BackOff";
+inline constexpr char kErrImageNeverPull[] = "ErrImageNeverPull";
+inline constexpr char kFailedCreatePodSandBox[] = "FailedCreatePodSandBox";
+
+// Container waiting reasons.
+inline constexpr char kContainerCreating[] = "ContainerCreating";
+inline constexpr char kPodInitializing[] = "PodInitializing";
+inline constexpr char kErrImagePull[] = "ErrImagePull";
+inline constexpr char kImagePullBackOff[] = "ImagePullBackOff";
+inline constexpr char kCompleted[] = "Completed";
+
+inline std::string Quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
+
+inline std::string PullingImage(std::string_view image) { return "Pulling image " + Quoted(image); }
+// Successfully pulled image "nginx:1.14.2" in 500ms (500ms including waiting).
+// Image size: 44000000 bytes.
+inline std::string SuccessfullyPulled(std::string_view image, SimDuration pull,
+                                      SimDuration with_wait, int64_t size_bytes) {
+  return "Successfully pulled image " + Quoted(image) + " in " + FormatGoDuration(pull) + " (" +
+         FormatGoDuration(with_wait) +
+         " including waiting). Image size: " + std::to_string(size_bytes) + " bytes.";
+}
+inline std::string AlreadyPresent(std::string_view image) {
+  return "Container image " + Quoted(image) + " already present on machine";
+}
+inline std::string NeverPull(std::string_view image) {
+  return "Container image " + Quoted(image) + " is not present with pull policy of Never";
+}
+// What containerd answers for an image the registry does not have.
+inline std::string PullNotFound(std::string_view canonical) {
+  const std::string c = Quoted(canonical);
+  return "rpc error: code = NotFound desc = failed to pull and unpack image " + c +
+         ": failed to resolve reference " + c + ": " + std::string(canonical) + ": not found";
+}
+inline std::string FailedToPull(std::string_view image, std::string_view error) {
+  return "Failed to pull image " + Quoted(image) + ": " + std::string(error);
+}
+inline std::string Error(std::string_view reason) { return "Error: " + std::string(reason); }
+inline std::string BackOffPulling(std::string_view image) {
+  return "Back-off pulling image " + Quoted(image);
+}
+inline std::string CreatedContainer(std::string_view name) {
+  return "Created container: " + std::string(name);
+}
+inline std::string StartedContainer(std::string_view name) {
+  return "Started container " + std::string(name);
+}
+
+}  // namespace podflow::runtime::kubelet_text

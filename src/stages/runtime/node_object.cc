@@ -1,0 +1,134 @@
+#include "stages/runtime/node_object.h"
+
+#include <memory>
+
+#include "model/objects.h"
+#include "stages/runtime/hex_id.h"
+
+namespace podflow::runtime {
+namespace {
+
+template <typename Entry, typename Map>
+std::vector<std::unique_ptr<Entry>> Entries(const Map& map) {  // std::map: already sorted
+  std::vector<std::unique_ptr<Entry>> out;
+  for (const auto& [key, value] : map) {
+    auto e = std::make_unique<Entry>();
+    e->key = key;
+    e->value = value;
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+api::TaintEffect Effect(const std::string& effect) {
+  if (effect == "NoSchedule") return api::TaintEffect::NoSchedule;
+  if (effect == "PreferNoSchedule") return api::TaintEffect::PreferNoSchedule;
+  if (effect == "NoExecute") return api::TaintEffect::NoExecute;
+  return api::TaintEffect::Unset;
+}
+
+std::unique_ptr<api::NodeConditionT> Condition(const char* type, api::ConditionStatus status,
+                                               const char* reason, const char* message,
+                                               const std::string& time) {
+  auto c = std::make_unique<api::NodeConditionT>();
+  c->type = type;
+  c->status = status;
+  c->reason = reason;
+  c->message = message;
+  c->last_heartbeat_time = time;
+  c->last_transition_time = time;
+  return c;
+}
+
+std::unique_ptr<api::NodeAddressT> Address(const char* type, std::string address) {
+  auto a = std::make_unique<api::NodeAddressT>();
+  a->type = type;
+  a->address = std::move(address);
+  return a;
+}
+
+}  // namespace
+
+std::string DeterministicUid(std::string_view seed) {
+  const std::string h = DeterministicHex(seed, 32);
+  return h.substr(0, 8) + "-" + h.substr(8, 4) + "-" + h.substr(12, 4) + "-" + h.substr(16, 4) +
+         "-" + h.substr(20, 12);
+}
+
+api::NodeT BuildNode(const SimNode& node, const ImageCatalog& catalog, SimTime now) {
+  const std::string time = FormatTime(now);
+  api::NodeT n;
+  n.api_version = "v1";
+  n.kind = "Node";
+
+  n.metadata = std::make_unique<api::ObjectMetaT>();
+  n.metadata->name = node.name;
+  n.metadata->uid = DeterministicUid("node/" + node.name);
+  n.metadata->creation_timestamp = time;
+  std::map<std::string, std::string> labels = {
+      {"beta.kubernetes.io/arch", "amd64"}, {"beta.kubernetes.io/os", "linux"},
+      {"kubernetes.io/arch", "amd64"},      {"kubernetes.io/hostname", node.name},
+      {"kubernetes.io/os", "linux"},
+  };
+  for (const auto& [k, v] : node.labels) labels[k] = v;  // configured labels win
+  n.metadata->labels = Entries<api::StringEntryT>(labels);
+  n.metadata->annotations = Entries<api::StringEntryT>(std::map<std::string, std::string>{
+      {"node.alpha.kubernetes.io/ttl", "0"},
+      {"volumes.kubernetes.io/controller-managed-attach-detach", "true"}});
+
+  n.spec = std::make_unique<api::NodeSpecT>();
+  n.spec->pod_cidr = node.pod_cidr.ToString();
+  n.spec->pod_cidrs = {n.spec->pod_cidr};
+  for (const TaintDef& t : node.taints) {
+    auto taint = std::make_unique<api::TaintT>();
+    taint->key = t.key;
+    taint->value = t.value;
+    taint->effect = Effect(t.effect);
+    n.spec->taints.push_back(std::move(taint));
+  }
+
+  auto& s = n.status = std::make_unique<api::NodeStatusT>();
+  s->capacity = Entries<api::QuantityEntryT>(node.capacity);
+  s->allocatable = Entries<api::QuantityEntryT>(node.capacity);
+  using CS = api::ConditionStatus;
+  s->conditions.push_back(Condition("MemoryPressure", CS::False, "KubeletHasSufficientMemory",
+                                    "kubelet has sufficient memory available", time));
+  s->conditions.push_back(Condition("DiskPressure", CS::False, "KubeletHasNoDiskPressure",
+                                    "kubelet has no disk pressure", time));
+  s->conditions.push_back(Condition("PIDPressure", CS::False, "KubeletHasSufficientPID",
+                                    "kubelet has sufficient PID available", time));
+  s->conditions.push_back(
+      Condition("Ready", CS::True, "KubeletReady", "kubelet is posting ready status", time));
+  s->addresses.push_back(Address("InternalIP", FormatIpv4(node.internal_ip)));
+  s->addresses.push_back(Address("Hostname", node.name));
+  s->daemon_endpoints = std::make_unique<api::NodeDaemonEndpointsT>();
+  s->daemon_endpoints->kubelet_endpoint = std::make_unique<api::DaemonEndpointT>();
+  s->daemon_endpoints->kubelet_endpoint->port = kKubeletPort;
+
+  auto& info = s->node_info = std::make_unique<api::NodeSystemInfoT>();
+  info->machine_id = DeterministicHex("machine/" + node.name, 32);
+  info->system_uuid = DeterministicUid("system/" + node.name);
+  info->boot_id = DeterministicUid("boot/" + node.name);
+  info->kernel_version = "6.1.0-podflow";
+  info->os_image = "podflow simulated node";
+  info->container_runtime_version = kContainerRuntimeVersion;
+  info->kubelet_version = kKubeletVersion;
+  info->operating_system = "linux";
+  info->architecture = "amd64";
+
+  for (const std::string& ref : node.images) {
+    std::optional<ResolvedImage> image = catalog.Resolve(ref);
+    if (!image) continue;  // ResolveNodes rejected these already
+    auto ci = std::make_unique<api::ContainerImageT>();
+    ci->names = {image->image_id, image->canonical};
+    ci->size_bytes = image->size_bytes;
+    s->images.push_back(std::move(ci));
+  }
+  return n;
+}
+
+std::string BuildNodeBytes(const SimNode& node, const ImageCatalog& catalog, SimTime now) {
+  return model::Pack(BuildNode(node, catalog, now));
+}
+
+}  // namespace podflow::runtime

@@ -1,0 +1,54 @@
+// One simulated node's shared machinery: its pod IP pool and its image store
+// with serialized pulls (kubelet's default serializeImagePulls=true: one pull
+// at a time per node; a request for an image already being pulled waits for
+// that pull).
+//
+// Thread safety: none; a node and its pods are advanced by one thread.
+#pragma once
+
+#include <string>
+#include <unordered_map>
+
+#include "stages/runtime/catalog.h"
+#include "stages/runtime/config.h"
+#include "stages/runtime/ip_pool.h"
+#include "stages/runtime/sim_time.h"
+
+namespace podflow::runtime {
+
+struct PullTicket {
+  SimTime done;         // when the image is present
+  SimDuration pulling;  // the pull itself ("in 500ms")
+};
+
+class NodeRuntime {
+ public:
+  // `catalog` and `timing` must outlive the node.
+  NodeRuntime(SimNode node, const ImageCatalog* catalog, const RuntimeTiming* timing);
+  NodeRuntime(const NodeRuntime&) = delete;
+  NodeRuntime& operator=(const NodeRuntime&) = delete;
+
+  const SimNode& node() const { return node_; }
+  const std::string& host_ip() const { return host_ip_; }
+  const ImageCatalog& catalog() const { return *catalog_; }
+  const RuntimeTiming& timing() const { return *timing_; }
+  PodIpPool& ip_pool() { return ip_pool_; }
+
+  // Whether the image (canonical name) is on the node at `now`.
+  bool HasImage(const std::string& canonical, SimTime now) const;
+
+  // A pull of `image` asked for at `now`. Joins a pull of the same image in
+  // flight; otherwise queues behind the node's previous pull.
+  PullTicket RequestPull(const ResolvedImage& image, SimTime now);
+
+ private:
+  SimNode node_;
+  std::string host_ip_;
+  const ImageCatalog* catalog_;
+  const RuntimeTiming* timing_;
+  PodIpPool ip_pool_;
+  std::unordered_map<std::string, SimTime> image_ready_at_;  // canonical -> present from
+  SimTime puller_free_at_{};
+};
+
+}  // namespace podflow::runtime

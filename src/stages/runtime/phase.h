@@ -1,0 +1,23 @@
+// The pod phase from container statuses, by kubelet's rules (getPhase in
+// pkg/kubelet/kubelet_pods.go): Pending while regular init containers have
+// not all succeeded or any app container is waiting for its first start;
+// Running once every app container has started and one runs; Succeeded /
+// Failed when all have terminated and the restart policy lets them stay so.
+#pragma once
+
+#include "pod_generated.h"
+
+namespace podflow::runtime {
+
+bool IsRestartableInitContainer(const api::ContainerT& container);
+
+// Whether any app container has run (kubelet's podHasInitialized).
+bool AppContainersHaveStarted(const api::PodStatusT& status);
+
+api::PodPhase KubeletPhase(const api::PodSpecT& spec, const api::PodStatusT& status);
+
+// The status of `name` in `statuses`, or nullptr.
+const api::ContainerStatusT* FindStatus(
+    const std::vector<std::unique_ptr<api::ContainerStatusT>>& statuses, std::string_view name);
+
+}  // namespace podflow::runtime

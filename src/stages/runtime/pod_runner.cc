@@ -1,0 +1,196 @@
+// PodRunner: the pod-level steps (sandbox, sequencing, the report). The
+// per-container transitions are in container_steps.cc.
+#include "stages/runtime/pod_runner.h"
+
+#include <algorithm>
+
+#include "stages/runtime/kubelet_text.h"
+#include "stages/runtime/phase.h"
+
+namespace podflow::runtime {
+namespace {
+
+std::unique_ptr<api::ContainerStatusT> InitialStatus(const api::ContainerT& c, const char* reason) {
+  auto s = std::make_unique<api::ContainerStatusT>();
+  s->name = c.name;
+  s->image = c.image;
+  s->ready = false;
+  s->restart_count = 0;
+  s->started = false;
+  s->state = std::make_unique<api::ContainerStateT>();
+  s->state->waiting = std::make_unique<api::ContainerStateWaitingT>();
+  s->state->waiting->reason = reason;
+  return s;
+}
+
+}  // namespace
+
+PodRunner::PodRunner(PodAssignment assignment, NodeRuntime* node, SimTime now)
+    : assignment_(std::move(assignment)), spec_(*assignment_.pod->spec), node_(node) {
+  using kubelet_text::kContainerCreating;
+  using kubelet_text::kPodInitializing;
+  const bool has_init = !spec_.init_containers.empty();
+  boxes_.reserve(spec_.init_containers.size() + spec_.containers.size());
+  status_.phase = api::PodPhase::Pending;
+  status_.start_time = FormatTime(now);
+  auto ready_to_start = std::make_unique<api::PodConditionT>();
+  ready_to_start->type = "PodReadyToStartContainers";
+  ready_to_start->status = api::ConditionStatus::False;
+  ready_to_start->last_transition_time = status_.start_time;
+  status_.conditions.push_back(std::move(ready_to_start));
+  for (const auto& c : spec_.init_containers) {
+    status_.init_container_statuses.push_back(InitialStatus(*c, kPodInitializing));
+    Box& box = boxes_.emplace_back();
+    box.spec = c.get();
+    box.init = true;
+    box.sidecar = IsRestartableInitContainer(*c);
+    box.field_path = "spec.initContainers{" + c->name + "}";
+    box.status = status_.init_container_statuses.back().get();
+  }
+  for (const auto& c : spec_.containers) {
+    status_.container_statuses.push_back(
+        InitialStatus(*c, has_init ? kPodInitializing : kContainerCreating));
+    Box& box = boxes_.emplace_back();
+    box.spec = c.get();
+    box.field_path = "spec.containers{" + c->name + "}";
+    box.status = status_.container_statuses.back().get();
+  }
+  sandbox_due_ = now;
+}
+
+PodRunner::~PodRunner() {
+  if (pod_ip_) node_->ip_pool().Release(*pod_ip_);
+}
+
+std::optional<SimTime> PodRunner::due() const {
+  std::optional<SimTime> next = sandbox_due_;
+  for (const Box& box : boxes_) {
+    if (box.due && (!next || *box.due < *next)) next = box.due;
+  }
+  return next;
+}
+
+void PodRunner::ObserveRevision(int64_t mod_revision) {
+  assignment_.mod_revision = std::max(assignment_.mod_revision, mod_revision);
+}
+
+Report PodRunner::Step() {
+  const SimTime t = *due();
+  events_.clear();
+  if (sandbox_due_ && *sandbox_due_ <= t) RunSandbox(t);
+  // Work started at `t` (the next container in line) also runs at `t`.
+  for (bool ran = true; ran;) {
+    ran = false;
+    for (Box& box : boxes_) {
+      if (box.due && *box.due <= t) {
+        box.due.reset();
+        RunBox(box, t);
+        ran = true;
+      }
+    }
+  }
+  status_.phase = KubeletPhase(spec_, status_);
+
+  Report report;
+  report.node_name = node_->node().name;
+  report.pod_key = assignment_.pod_key;
+  report.pod_uid = assignment_.pod->metadata->uid;
+  report.observed_mod_revision = assignment_.mod_revision;
+  report.status = status_;
+  report.events = std::move(events_);
+  events_.clear();
+  return report;
+}
+
+void PodRunner::RunSandbox(SimTime t) {
+  sandbox_due_.reset();
+  if (spec_.host_network) {
+    pod_ip_.reset();
+  } else {
+    Result<Ipv4> ip = node_->ip_pool().Allocate();
+    if (!ip.ok()) {
+      // Kubelet retries the sandbox on its next sync.
+      Event(t, "Warning", kubelet_text::kFailedCreatePodSandBox,
+            "Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup "
+            "network for sandbox: plugin type=\"host-local\" failed (add): " +
+                ip.status().message(),
+            "");
+      sandbox_due_ = t + node_->timing().backoff_initial;
+      return;
+    }
+    pod_ip_ = *ip;
+  }
+  const std::string pod_ip = pod_ip_ ? FormatIpv4(*pod_ip_) : node_->host_ip();
+  status_.host_ip = node_->host_ip();
+  status_.host_ips.clear();
+  status_.host_ips.push_back(std::make_unique<api::HostIPT>());
+  status_.host_ips.back()->ip = status_.host_ip;
+  status_.pod_ip = pod_ip;
+  status_.pod_ips.clear();
+  status_.pod_ips.push_back(std::make_unique<api::PodIPT>());
+  status_.pod_ips.back()->ip = pod_ip;
+  status_.conditions[0]->status = api::ConditionStatus::True;
+  status_.conditions[0]->last_transition_time = FormatTime(t);
+  if (!boxes_.empty()) {
+    boxes_[0].stage = Stage::kEnsureImage;
+    boxes_[0].due = t;
+  }
+}
+
+void PodRunner::RunBox(Box& box, SimTime t) {
+  switch (box.stage) {
+    case Stage::kEnsureImage:
+      EnsureImage(box, t);
+      break;
+    case Stage::kPullDone:
+      Event(t, "Normal", kubelet_text::kPulled,
+            kubelet_text::SuccessfullyPulled(box.spec->image, box.pulling,
+                                             box.pull_done - box.pull_asked,
+                                             node_->catalog().Resolve(box.spec->image)->size_bytes),
+            box.field_path);
+      Create(box, t);
+      break;
+    case Stage::kPullFailed:
+      PullFailed(box, t);
+      break;
+    case Stage::kShowBackOff:
+      ShowBackOff(box, t);
+      break;
+    case Stage::kStart:
+      Start(box, t);
+      break;
+    case Stage::kReady:
+      box.status->ready = true;
+      box.stage = Stage::kIdle;
+      break;
+    case Stage::kExit:
+      Exit(box, t);
+      break;
+    case Stage::kIdle:
+      break;
+  }
+}
+
+void PodRunner::AdvanceCursor(const Box& from, SimTime t) {
+  if (&boxes_[cursor_] != &from) return;  // a retry of a container already passed
+  ++cursor_;
+  if (cursor_ == spec_.init_containers.size()) {
+    // Initialization is over: app containers are now being created.
+    for (auto& s : status_.container_statuses) {
+      if (s->state->waiting && s->state->waiting->reason == kubelet_text::kPodInitializing) {
+        s->state->waiting->reason = kubelet_text::kContainerCreating;
+      }
+    }
+  }
+  if (cursor_ < boxes_.size()) {
+    boxes_[cursor_].stage = Stage::kEnsureImage;
+    boxes_[cursor_].due = t;
+  }
+}
+
+void PodRunner::Event(SimTime t, const char* type, const char* reason, std::string message,
+                      const std::string& field_path) {
+  events_.push_back(ReportEvent{type, reason, std::move(message), FormatTime(t), field_path});
+}
+
+}  // namespace podflow::runtime

@@ -1,0 +1,50 @@
+#include "stages/runtime/report.h"
+
+#include <memory>
+
+#include "messages_generated.h"
+
+namespace podflow::runtime {
+
+std::string EncodeReport(const Report& report, uint64_t envelope_id) {
+  flatbuffers::FlatBufferBuilder fbb(1024);
+  std::vector<flatbuffers::Offset<msg::ReportEvent>> events;
+  events.reserve(report.events.size());
+  for (const ReportEvent& e : report.events) {
+    events.push_back(msg::CreateReportEventDirect(
+        fbb, e.type.c_str(), e.reason.c_str(), e.message.c_str(), e.time.c_str(),
+        e.field_path.empty() ? nullptr : e.field_path.c_str()));
+  }
+  auto status = api::PodStatus::Pack(fbb, &report.status);
+  auto body = msg::CreateReportDirect(fbb, report.node_name.c_str(), report.pod_key.c_str(),
+                                      report.pod_uid.c_str(), report.observed_mod_revision, status,
+                                      &events);
+  fbb.Finish(msg::CreateEnvelope(fbb, msg::Body::Report, body.Union(), envelope_id));
+  return std::string(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize());
+}
+
+Result<Report> DecodeReport(std::string_view frame) {
+  flatbuffers::Verifier verifier(reinterpret_cast<const uint8_t*>(frame.data()), frame.size());
+  if (!msg::VerifyEnvelopeBuffer(verifier)) {
+    return Status::Corruption("report frame failed verification");
+  }
+  const msg::Envelope* envelope = msg::GetEnvelope(frame.data());
+  const msg::Report* r = envelope->body_as_Report();
+  if (r == nullptr) return Status::Invalid("frame does not hold a Report");
+  const auto str = [](const flatbuffers::String* s) { return s ? s->str() : std::string(); };
+  Report out;
+  out.node_name = str(r->node_name());
+  out.pod_key = str(r->pod_key());
+  out.pod_uid = str(r->pod_uid());
+  out.observed_mod_revision = r->observed_mod_revision();
+  if (r->status() != nullptr) r->status()->UnPackTo(&out.status);
+  if (r->events() != nullptr) {
+    for (const msg::ReportEvent* e : *r->events()) {
+      out.events.push_back(ReportEvent{str(e->type()), str(e->reason()), str(e->message()),
+                                       str(e->time()), str(e->field_path())});
+    }
+  }
+  return out;
+}
+
+}  // namespace podflow::runtime

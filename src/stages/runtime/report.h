@@ -1,0 +1,45 @@
+// A runtime report: what one node observed about one pod at one step (the
+// pod status snapshot) and the kubelet events of that step. The content of a
+// msg::Report frame, runtime -> status.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+#include "pod_generated.h"
+
+namespace podflow::runtime {
+
+struct ReportEvent {
+  std::string type;    // "Normal", "Warning"
+  std::string reason;  // "Pulling", "Pulled", "Created", "Started", "Failed", "BackOff"
+  std::string message;
+  std::string time;        // RFC 3339
+  std::string field_path;  // "spec.containers{nginx}"; empty for the pod
+
+  friend bool operator==(const ReportEvent&, const ReportEvent&) = default;
+};
+
+struct Report {
+  std::string node_name;
+  std::string pod_key;  // "/registry/pods/default/nginx"
+  std::string pod_uid;
+  int64_t observed_mod_revision = 0;  // the pod revision the runtime acted on
+  // Facts the runtime observed: phase, hostIP(s), podIP(s), startTime, the
+  // PodReadyToStartContainers condition, init and app container statuses.
+  // The status stage derives Initialized / ContainersReady / Ready.
+  api::PodStatusT status;
+  std::vector<ReportEvent> events;
+};
+
+// One Report as an Envelope frame (Body::Report), ready to send.
+std::string EncodeReport(const Report& report, uint64_t envelope_id = 0);
+
+// Reads a frame back. Corruption when the Verifier rejects it, Invalid when
+// it holds another body.
+Result<Report> DecodeReport(std::string_view frame);
+
+}  // namespace podflow::runtime

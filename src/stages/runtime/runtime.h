@@ -1,0 +1,23 @@
+// The simulated runtime's public header: include this one. It gathers the
+// pieces (each in its own header beside it):
+//   config.h       RuntimeConfig, ParseRuntimeConfig, ResolveNodes -> SimNode
+//   catalog.h      ImageCatalog, image reference normalization
+//   node_object.h  BuildNode / BuildNodeBytes: the Node a simulated kubelet registers
+//   ip_pool.h      PodIpPool over a node's podCIDR (cidr.h: IPv4 / CIDR helpers)
+//   pod_runner.h   PodRunner: one pod's lifecycle on simulated time
+//   agent_set.h    NodeAgentSet: many nodes' pods, steps due at `now`
+//   report.h       Report, EncodeReport / DecodeReport (msg::Report frames)
+//   phase.h        kubelet's pod phase rules
+//   sim_time.h     SimTime and the RFC 3339 / Go-duration formats
+#pragma once
+
+#include "stages/runtime/agent_set.h"
+#include "stages/runtime/catalog.h"
+#include "stages/runtime/cidr.h"
+#include "stages/runtime/config.h"
+#include "stages/runtime/ip_pool.h"
+#include "stages/runtime/node_object.h"
+#include "stages/runtime/phase.h"
+#include "stages/runtime/pod_runner.h"
+#include "stages/runtime/report.h"
+#include "stages/runtime/sim_time.h"

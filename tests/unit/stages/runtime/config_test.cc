@@ -1,0 +1,125 @@
+#include <catch2/catch.hpp>
+
+#include "stages/runtime/runtime.h"
+
+namespace podflow::runtime {
+namespace {
+
+Result<RuntimeConfig> Parse(const std::string& yaml) {
+  return ParseRuntimeConfig(YAML::Load(yaml));
+}
+
+TEST_CASE("runtime config: the default cluster's section parses and resolves") {
+  Result<RuntimeConfig> config = Parse(R"(
+clusterCIDR: 10.244.0.0/16
+nodes:
+  - name: node-1
+    labels: {disktype: ssd}
+    taints: [{key: dedicated, value: gpu, effect: NoSchedule}]
+    capacity: {cpu: "4", memory: 8Gi, pods: "110", nvidia.com/gpu: 2}
+  - name: node-2
+    capacity: {cpu: 4000m, memory: 8Gi}
+registry:
+  - {name: nginx, tags: ["1.14.2", latest], sizeBytes: 44000000, pullMillis: 300}
+containerStartMillis: 20
+)");
+  REQUIRE(config.ok());
+  CHECK(config->registry.size() == 1);
+  CHECK(config->registry[0].pull_time == SimDuration(300));
+  CHECK(config->timing.container_start == SimDuration(20));
+  Result<std::vector<SimNode>> nodes = ResolveNodes(*config);
+  REQUIRE(nodes.ok());
+  REQUIRE(nodes->size() == 2);
+  const SimNode& n1 = (*nodes)[0];
+  CHECK(n1.labels.at("disktype") == "ssd");
+  CHECK(n1.taints.at(0).effect == "NoSchedule");
+  CHECK(n1.capacity.at("nvidia.com/gpu") == "2");
+  CHECK(n1.capacity.at("ephemeral-storage") == "100Gi");  // default filled
+  CHECK(n1.pod_cidr.ToString() == "10.244.0.0/24");
+  CHECK(FormatIpv4(n1.internal_ip) == "192.168.0.2");
+  const SimNode& n2 = (*nodes)[1];
+  CHECK(n2.capacity.at("cpu") == "4");  // canonical form of 4000m
+  CHECK(n2.capacity.at("pods") == "110");
+  CHECK(n2.pod_cidr.ToString() == "10.244.1.0/24");
+  CHECK(FormatIpv4(n2.internal_ip) == "192.168.0.3");
+}
+
+TEST_CASE("runtime config: a template names node-1..node-N and assigns /24s in order") {
+  Result<RuntimeConfig> config = Parse(R"(
+clusterCIDR: 10.244.0.0/16
+nodes:
+  - {name: special, podCIDR: 10.244.0.0/24}
+nodeTemplate:
+  count: 3
+  labels: {pool: general}
+  capacity: {cpu: "8"}
+)");
+  REQUIRE(config.ok());
+  Result<std::vector<SimNode>> nodes = ResolveNodes(*config);
+  REQUIRE(nodes.ok());
+  REQUIRE(nodes->size() == 4);
+  CHECK((*nodes)[1].name == "node-1");
+  CHECK((*nodes)[3].name == "node-3");
+  CHECK((*nodes)[3].labels.at("pool") == "general");
+  CHECK((*nodes)[3].capacity.at("cpu") == "8");
+  // 10.244.0.0/24 is claimed explicitly: the template starts at .1.0.
+  CHECK((*nodes)[1].pod_cidr.ToString() == "10.244.1.0/24");
+  CHECK((*nodes)[3].pod_cidr.ToString() == "10.244.3.0/24");
+}
+
+TEST_CASE("runtime config: errors name the path") {
+  struct Case {
+    const char* yaml;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"nodes: [{name: a, capacity: {cpu: lots}}]", "runtime.nodes[0].capacity.cpu: "},
+      {"nodes: [{name: a}, {name: a}]", "runtime.nodes[1].name: Duplicate value: \"a\""},
+      {"nodes: [{name: a, taints: [{key: k, effect: Sometimes}]}]",
+       "runtime.nodes[0].taints[0].effect: Unsupported value: \"Sometimes\""},
+      {"nodes: [{name: a, lables: {}}]", "runtime.nodes[0].lables: unknown key"},
+      {"nodes: [{capacity: {}}]", "runtime.nodes[0].name: Required value"},
+      {"clusterCIDR: 10.244.0.1/16", "runtime.clusterCIDR: invalid CIDR"},
+      {"registry: [{name: nginx, pullMillis: soon}]", "runtime.registry[0].pullMillis: "},
+      {"registry: [{tags: [a]}]", "runtime.registry[0].name: Required value"},
+      {"nodeTemplate: {count: -1}", "runtime.nodeTemplate.count: "},
+      {"nodes: [{name: a, images: [redis]}]", "runtime.nodes[0].images[0]: image \"redis\""},
+      {"clusterCIDR: 10.244.0.0/23\nnodeTemplate: {count: 3}", "runtime.nodeTemplate: no podCIDR"},
+      {"nodes: {name: a}", "runtime.nodes: must be a list"},
+      {"type: process", "runtime.type: Unsupported value"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.yaml);
+    Result<RuntimeConfig> config = Parse(c.yaml);
+    REQUIRE_FALSE(config.ok());
+    CHECK(config.status().code() == Code::kInvalid);
+    CHECK_THAT(config.status().message(), Catch::StartsWith(c.message));
+  }
+}
+
+TEST_CASE("runtime config: an absent section is the defaults") {
+  Result<RuntimeConfig> config = ParseRuntimeConfig(YAML::Node());
+  REQUIRE(config.ok());
+  CHECK(config->cluster_cidr == "10.244.0.0/16");
+  CHECK(config->timing.backoff_initial == SimDuration(10'000));
+}
+
+}  // namespace
+}  // namespace podflow::runtime
+
+namespace podflow::runtime {
+namespace {
+
+TEST_CASE("runtime config: config/default.yaml's runtime section") {
+  const YAML::Node root = YAML::LoadFile(PODFLOW_SOURCE_DIR "/config/default.yaml");
+  Result<RuntimeConfig> config = ParseRuntimeConfig(root["runtime"]);
+  REQUIRE(config.ok());
+  Result<std::vector<SimNode>> nodes = ResolveNodes(*config);
+  REQUIRE(nodes.ok());
+  CHECK(nodes->size() == 3);
+  CHECK(nodes->at(2).capacity.at("memory") == "4Gi");
+  CHECK(ImageCatalog(config->registry).Resolve("nginx:1.14.2"));
+}
+
+}  // namespace
+}  // namespace podflow::runtime

@@ -1,0 +1,68 @@
+#include <catch2/catch.hpp>
+
+#include "stages/runtime/runtime.h"
+#include "test_pods.h"
+
+namespace podflow::runtime {
+namespace {
+
+using testing::Assign;
+using testing::FakeClock;
+using testing::PodBuilder;
+
+TEST_CASE("a report survives the frame round trip") {
+  const ImageCatalog catalog(testing::TestRegistry());
+  const RuntimeTiming timing;
+  NodeRuntime node(testing::TestNode(), &catalog, &timing);
+  FakeClock clock;
+  PodRunner runner(
+      Assign(PodBuilder("nginx-pod").Node("node-1").Container("nginx", "nginx:1.14.2"), 42), &node,
+      clock.now);
+  runner.Step();
+  const Report report = runner.Step();  // pulled, created, started
+  REQUIRE(report.events.size() == 3);
+
+  const std::string frame = EncodeReport(report, 9);
+  Result<Report> back = DecodeReport(frame);
+  REQUIRE(back.ok());
+  CHECK(back->node_name == "node-1");
+  CHECK(back->pod_key == "/registry/pods/default/nginx-pod");
+  CHECK(back->pod_uid == "uid-nginx-pod");
+  CHECK(back->observed_mod_revision == 42);
+  CHECK(back->events == report.events);
+  CHECK(back->events[0].field_path == "spec.containers{nginx}");
+  CHECK(back->status.phase == api::PodPhase::Running);
+  CHECK(back->status.pod_ip == report.status.pod_ip);
+  REQUIRE(back->status.container_statuses.size() == 1);
+  CHECK(back->status.container_statuses[0]->container_id ==
+        report.status.container_statuses[0]->container_id);
+  CHECK(back->status.container_statuses[0]->state->running->started_at ==
+        report.status.container_statuses[0]->state->running->started_at);
+  CHECK(EncodeReport(*back, 9) == frame);
+}
+
+TEST_CASE("the Verifier rejects a garbled report frame") {
+  Report report;
+  report.node_name = "node-1";
+  report.pod_key = "/registry/pods/default/a";
+  report.events.push_back(
+      {"Normal", "Pulling", "Pulling image \"nginx\"", "2024-05-01T12:00:00Z", ""});
+  std::string frame = EncodeReport(report);
+
+  SECTION("truncated") {
+    Result<Report> r = DecodeReport(std::string_view(frame).substr(0, frame.size() / 2));
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.status().code() == Code::kCorruption);
+  }
+  SECTION("root offset pointing outside the buffer") {
+    frame[0] = '\xff';
+    frame[1] = '\xff';
+    Result<Report> r = DecodeReport(frame);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.status().code() == Code::kCorruption);
+  }
+  SECTION("empty") { CHECK(DecodeReport("").status().code() == Code::kCorruption); }
+}
+
+}  // namespace
+}  // namespace podflow::runtime
