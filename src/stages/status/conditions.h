@@ -1,0 +1,34 @@
+// The pod conditions kubelet derives from container statuses (pkg/kubelet/
+// status/generate.go, v1.32): Initialized, ContainersReady and Ready, with
+// Kubernetes' reasons and messages ("containers with unready status: [nginx]").
+// Pure functions of the spec and the observed status; no times (the folding
+// decides lastTransitionTime).
+#pragma once
+
+#include <string>
+
+#include "pod_generated.h"
+
+namespace podflow::status {
+
+struct ConditionValue {
+  std::string type;
+  api::ConditionStatus status = api::ConditionStatus::Unset;
+  std::string reason;
+  std::string message;
+};
+
+// Reasons (pkg/kubelet/status/generate.go).
+inline constexpr char kUnknownContainerStatuses[] = "UnknownContainerStatuses";
+inline constexpr char kPodCompleted[] = "PodCompleted";
+inline constexpr char kPodFailed[] = "PodFailed";
+inline constexpr char kContainersNotReady[] = "ContainersNotReady";
+inline constexpr char kContainersNotInitialized[] = "ContainersNotInitialized";
+inline constexpr char kReadinessGatesNotReady[] = "ReadinessGatesNotReady";
+
+ConditionValue InitializedCondition(const api::PodSpecT& spec, const api::PodStatusT& status);
+ConditionValue ContainersReadyCondition(const api::PodSpecT& spec, const api::PodStatusT& status);
+// Ready: ContainersReady, then the pod's readiness gates against `status.conditions`.
+ConditionValue ReadyCondition(const api::PodSpecT& spec, const api::PodStatusT& status);
+
+}  // namespace podflow::status

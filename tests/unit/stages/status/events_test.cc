@@ -1,0 +1,166 @@
+#include <catch2/catch.hpp>
+#include <regex>
+#include <set>
+
+#include "model/objects.h"
+#include "stages/status/status.h"
+#include "test_pods.h"
+
+namespace podflow::status {
+namespace {
+
+using runtime::testing::FakeClock;
+using runtime::testing::PodBuilder;
+
+TEST_CASE("kubelet events: involvedObject, source and timestamps") {
+  const api::PodT pod = PodBuilder("nginx-pod").Obj();
+  const runtime::ReportEvent e{"Normal", "Pulling", "Pulling image \"nginx:1.14.2\"",
+                               "2024-05-01T12:00:01Z", "spec.containers{nginx}"};
+  const api::EventT ev = KubeletEvent(RefOf(pod), "node-2", e, "nginx-pod.17abc00000000000");
+  CHECK(ev.api_version == "v1");
+  CHECK(ev.kind == "Event");
+  CHECK(ev.metadata->name == "nginx-pod.17abc00000000000");
+  CHECK(ev.metadata->namespace_ == "default");
+  const api::ObjectReferenceT& obj = *ev.involved_object;
+  CHECK(obj.kind == "Pod");
+  CHECK(obj.namespace_ == "default");
+  CHECK(obj.name == "nginx-pod");
+  CHECK(obj.uid == "uid-nginx-pod");
+  CHECK(obj.api_version == "v1");
+  CHECK(obj.field_path == "spec.containers{nginx}");
+  CHECK(ev.reason == "Pulling");
+  CHECK(ev.message == "Pulling image \"nginx:1.14.2\"");
+  CHECK(ev.type == "Normal");
+  CHECK(ev.source->component == "kubelet");
+  CHECK(ev.source->host == "node-2");
+  CHECK(ev.first_timestamp == "2024-05-01T12:00:01Z");
+  CHECK(ev.last_timestamp == "2024-05-01T12:00:01Z");
+  CHECK(ev.count == 1);
+  CHECK(ev.reporting_component == "kubelet");
+  CHECK(ev.reporting_instance == "node-2");
+}
+
+TEST_CASE("event names are <pod>.<16 hex> and unique, also across namers") {
+  FakeClock clock;
+  EventNamer status_namer(1), scheduler_namer(2);
+  std::set<std::string> names;
+  const std::regex shape("nginx-pod\\.[0-9a-f]{16}");
+  for (int i = 0; i < 500; ++i) {  // many in the same millisecond
+    for (EventNamer* n : {&status_namer, &scheduler_namer}) {
+      const std::string name = n->Next("nginx-pod", clock.now);
+      CHECK(std::regex_match(name, shape));
+      CHECK(names.insert(name).second);
+    }
+  }
+  // Later times sort later, as client-go's UnixNano names do.
+  const std::string earlier = status_namer.Next("x", clock.Advance(1));
+  CHECK(status_namer.Next("x", clock.Advance(1)) > earlier);
+}
+
+TEST_CASE("fold creates one uniquely named event per report event") {
+  FakeClock clock;
+  api::PodT pod = PodBuilder("nginx-pod").Node("node-1").Obj();
+  runtime::Report report;
+  report.node_name = "node-1";
+  report.pod_uid = "uid-nginx-pod";
+  for (const char* reason : {"Pulled", "Created", "Started"}) {
+    report.events.push_back(
+        {"Normal", reason, reason, "2024-05-01T12:00:00Z", "spec.containers{nginx}"});
+  }
+  EventNamer namer;
+  ReportLedger ledger;
+  FoldResult r = FoldReport(pod, report, clock.now, namer, ledger);
+  REQUIRE(r.events.size() == 3);
+  std::set<std::string> names;
+  for (const api::EventT& e : r.events) {
+    names.insert(e.metadata->name);
+    CHECK(e.involved_object->uid == "uid-nginx-pod");
+    CHECK(e.source->host == "node-1");
+  }
+  CHECK(names.size() == 3);
+  CHECK(r.events[1].reason == "Created");
+}
+
+TEST_CASE("scheduler events: Scheduled and FailedScheduling") {
+  FakeClock clock;
+  EventNamer namer;
+  const api::PodT pod = PodBuilder("nginx-pod").Obj();
+  const api::EventT scheduled = ScheduledEvent(pod, "node-2", clock.now, namer);
+  CHECK(scheduled.reason == "Scheduled");
+  CHECK(scheduled.type == "Normal");
+  CHECK(scheduled.message == "Successfully assigned default/nginx-pod to node-2");
+  CHECK(scheduled.action == "Binding");
+  CHECK(scheduled.reporting_component == "default-scheduler");
+  CHECK(scheduled.event_time == "2024-05-01T12:00:00.000000Z");
+  CHECK(scheduled.involved_object->name == "nginx-pod");
+  CHECK(scheduled.involved_object->field_path.empty());
+  CHECK(scheduled.first_timestamp.empty());
+
+  const api::EventT failed =
+      FailedSchedulingEvent(pod, "0/3 nodes are available: 3 Insufficient cpu.", clock.now, namer);
+  CHECK(failed.type == "Warning");
+  CHECK(failed.reason == "FailedScheduling");
+  CHECK(failed.action == "Scheduling");
+  CHECK(failed.message == "0/3 nodes are available: 3 Insufficient cpu.");
+  CHECK(failed.metadata->name != scheduled.metadata->name);
+
+  const PackedEvent packed = PackEvent(scheduled);
+  CHECK(packed.key == "/registry/events/default/" + scheduled.metadata->name);
+  flatbuffers::Verifier v(reinterpret_cast<const uint8_t*>(packed.bytes.data()),
+                          packed.bytes.size());
+  REQUIRE(v.VerifyBuffer<api::Event>(nullptr));
+  CHECK(model::Unpack<api::Event>(packed.bytes)->message == scheduled.message);
+}
+
+TEST_CASE("conditions: Kubernetes' messages for unknown and unready containers") {
+  api::PodT pod = PodBuilder("p").Container("a", "x").Container("b", "x").Container("c", "x").Obj();
+  api::PodStatusT status;
+  for (auto [name, ready] : {std::pair{"a", true}, std::pair{"b", false}}) {
+    auto s = std::make_unique<api::ContainerStatusT>();
+    s->name = name;
+    s->ready = ready;
+    s->state = std::make_unique<api::ContainerStateT>();
+    status.container_statuses.push_back(std::move(s));
+  }
+  struct Case {
+    api::PodPhase phase;
+    api::ConditionStatus status;
+    const char* reason;
+    const char* message;
+  };
+  const Case cases[] = {
+      {api::PodPhase::Pending, api::ConditionStatus::False, "ContainersNotReady",
+       "containers with unknown status: [c], containers with unready status: [b]"},
+      {api::PodPhase::Failed, api::ConditionStatus::False, "PodFailed", ""},
+  };
+  for (const Case& c : cases) {
+    status.phase = c.phase;
+    const ConditionValue v = ContainersReadyCondition(*pod.spec, status);
+    CHECK(v.status == c.status);
+    CHECK(v.reason == c.reason);
+    CHECK(v.message == c.message);
+    CHECK(ReadyCondition(*pod.spec, status).message == c.message);
+  }
+  api::PodStatusT empty;
+  CHECK(ContainersReadyCondition(*pod.spec, empty).reason == "UnknownContainerStatuses");
+}
+
+TEST_CASE("conditions: readiness gates hold Ready") {
+  api::PodT pod = PodBuilder("p").Container("a", "x").Obj();
+  auto gate = std::make_unique<api::PodReadinessGateT>();
+  gate->condition_type = "example.com/feature-1";
+  pod.spec->readiness_gates.push_back(std::move(gate));
+  api::PodStatusT status;
+  auto s = std::make_unique<api::ContainerStatusT>();
+  s->name = "a";
+  s->ready = true;
+  s->state = std::make_unique<api::ContainerStateT>();
+  status.container_statuses.push_back(std::move(s));
+  ConditionValue ready = ReadyCondition(*pod.spec, status);
+  CHECK(ready.reason == "ReadinessGatesNotReady");
+  CHECK(ready.message ==
+        "corresponding condition of pod readiness gate \"example.com/feature-1\" does not exist.");
+}
+
+}  // namespace
+}  // namespace podflow::status
