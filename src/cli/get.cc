@@ -1,9 +1,391 @@
-// `podflow get` and `podflow describe`: placeholder registration until the
-// printers land (see src/cli/README.md).
+// `podflow get` and `podflow describe`: kubectl's read commands over the api
+// channel. The printing is in printers.h and describe.h (pure functions);
+// this file parses the command line, fetches, and chooses the output.
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+
+#include <zmq.hpp>
+
 #include "cli/commands.h"
+#include "cli/describe.h"
+#include "cli/print_util.h"
+#include "cli/printers.h"
+#include "model/objects.h"
+#include "pipeline/config.h"
+#include "stages/persistence/persistence.h"
 
 namespace podflow::cli {
+namespace {
 
-void AddGetCommands(CLI::App&, CommandAction&) {}
+constexpr std::chrono::milliseconds kReadTimeout{5000};
+
+struct ReadOptions {
+  std::vector<std::string> args;  // TYPE [NAME...] or TYPE/NAME...
+  std::string namespace_ = "default";
+  bool all_namespaces = false;
+  std::string output;  // "", wide, yaml, json, name
+  std::string config;
+  std::string server;
+};
+
+// A resource and the names asked for, from `pods a b` or `pod/a pod/b`.
+struct Target {
+  const model::KindInfo* kind = nullptr;
+  std::vector<std::string> names;
+};
+
+Result<Target> ParseTarget(const std::vector<std::string>& args) {
+  Target t;
+  if (args.empty()) {
+    return Status::Invalid("You must specify the type of resource to get.");
+  }
+  auto find = [](std::string_view name) -> Result<const model::KindInfo*> {
+    const model::KindInfo* kind = model::FindResource(Lower(name));
+    if (kind == nullptr) {
+      return Status::NotFound("the server doesn't have a resource type \"" + std::string(name) + "\"");
+    }
+    return kind;
+  };
+  if (args[0].find('/') == std::string::npos) {
+    auto kind = find(args[0]);
+    if (!kind.ok()) return kind.status();
+    t.kind = *kind;
+    t.names.assign(args.begin() + 1, args.end());
+    return t;
+  }
+  for (const std::string& arg : args) {
+    size_t slash = arg.find('/');
+    if (slash == std::string::npos) {
+      return Status::Invalid("there is no need to specify a resource type as a separate argument "
+                             "when passing arguments in resource/name form");
+    }
+    auto kind = find(arg.substr(0, slash));
+    if (!kind.ok()) return kind.status();
+    if (t.kind != nullptr && t.kind != *kind) {
+      return Status::Invalid("podflow get takes one resource type at a time");
+    }
+    t.kind = *kind;
+    t.names.push_back(arg.substr(slash + 1));
+  }
+  return t;
+}
+
+// Reads objects over the api channel. Not copyable (owns a socket).
+class ApiReader {
+ public:
+  static Result<std::unique_ptr<ApiReader>> Open(const ReadOptions& options) {
+    std::string endpoint = options.server;
+    if (endpoint.empty()) {
+      auto config = pipeline::LoadConfig(options.config);
+      if (!config.ok()) return config.status();
+      endpoint = config->pipeline.Endpoint("api");
+    }
+    return std::unique_ptr<ApiReader>(new ApiReader(endpoint));
+  }
+
+  // The kvs under a prefix, following continue tokens.
+  Result<std::vector<KeyValue>> List(const std::string& prefix) {
+    RangeRequest request = RangeRequest::Prefix(prefix);
+    request.limit = 500;
+    std::vector<KeyValue> all;
+    while (true) {
+      Result<RangeResult> part = client_.Read(request, kReadTimeout);
+      if (!part.ok()) return Unreachable(part.status());
+      for (KeyValue& kv : part->kvs) all.push_back(std::move(kv));
+      if (!part->more) return all;
+      request.continue_token = part->continue_token;
+    }
+  }
+
+  // One object, or NotFound in kubectl's words.
+  Result<KeyValue> Get(const model::KindInfo& kind, const std::string& ns, const std::string& name) {
+    RangeRequest request;
+    request.key = model::ObjectKey(kind, ns, name);
+    Result<RangeResult> r = client_.Read(request, kReadTimeout);
+    if (!r.ok()) return Unreachable(r.status());
+    if (r->kvs.empty()) {
+      return Status::NotFound(std::string(kind.resource) + " \"" + name + "\" not found");
+    }
+    return std::move(r->kvs[0]);
+  }
+
+ private:
+  explicit ApiReader(std::string endpoint)
+      : endpoint_(std::move(endpoint)), client_(context_, endpoint_, "podflow-cli") {}
+
+  Status Unreachable(const Status& s) const {
+    return Status(s.code(), "Unable to connect to the server at " + endpoint_ + ": " + s.ToString());
+  }
+
+  zmq::context_t context_;
+  const std::string endpoint_;
+  persistence::Client client_;
+};
+
+// kubectl's error line for a failed request.
+void PrintError(const Status& s) {
+  if (s.code() == Code::kNotFound && s.message().find("not found") != std::string::npos &&
+      s.message().find("resource type") == std::string::npos) {
+    std::fprintf(stderr, "Error from server (NotFound): %s\n", s.message().c_str());
+  } else {
+    std::fprintf(stderr, "error: %s\n", s.message().c_str());
+  }
+}
+
+// The object as -o yaml/json shows it: metadata.resourceVersion is the kv's
+// mod_revision (stored objects do not carry it), in its schema place.
+model::Value OutputValue(const model::KindInfo& kind, const KeyValue& kv) {
+  model::Value stored = model::ToValue(kind, kv.value);
+  model::Value out = model::Value::Object();
+  if (stored.Find("apiVersion") == nullptr) out.Set("apiVersion", model::Value::String(std::string(kind.api_version)));
+  if (stored.Find("kind") == nullptr) out.Set("kind", model::Value::String(std::string(kind.kind)));
+  static const std::vector<std::string_view> kAfterVersion = {
+      "generation", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
+      "labels", "annotations", "ownerReferences", "finalizers", "managedFields"};
+  const model::Value rv = model::Value::String(std::to_string(kv.mod_revision.value()));
+  for (const auto& [key, value] : stored.members()) {
+    if (key != "metadata") {
+      out.Set(key, value);
+      continue;
+    }
+    model::Value meta = model::Value::Object();
+    bool placed = false;
+    for (const auto& [mkey, mvalue] : value.members()) {
+      if (mkey == "resourceVersion") continue;
+      if (!placed && std::find(kAfterVersion.begin(), kAfterVersion.end(), mkey) != kAfterVersion.end()) {
+        meta.Set("resourceVersion", rv);
+        placed = true;
+      }
+      meta.Set(mkey, mvalue);
+    }
+    if (!placed) meta.Set("resourceVersion", rv);
+    out.Set("metadata", std::move(meta));
+  }
+  return out;
+}
+
+std::string Serialize(const model::Value& v, const std::string& output) {
+  if (output == "json") return model::ToJson(v, 4) + "\n";
+  return model::ToYaml(v);
+}
+
+// kubectl's `kind: List` wrapper of -o yaml/json lists.
+model::Value ListValue(const model::KindInfo& kind, const std::vector<KeyValue>& kvs) {
+  model::Value items = model::Value::Array();
+  for (const KeyValue& kv : kvs) items.Append(OutputValue(kind, kv));
+  model::Value meta = model::Value::Object();
+  meta.Set("resourceVersion", model::Value::String(""));
+  model::Value list = model::Value::Object();
+  list.Set("apiVersion", model::Value::String("v1"));
+  list.Set("items", std::move(items));
+  list.Set("kind", model::Value::String("List"));
+  list.Set("metadata", std::move(meta));
+  return list;
+}
+
+bool ValidOutput(const std::string& output) {
+  return output.empty() || output == "wide" || output == "yaml" || output == "json" || output == "name";
+}
+
+int RunGet(const ReadOptions& options) {
+  if (!ValidOutput(options.output)) {
+    std::fprintf(stderr,
+                 "error: unable to match a printer suitable for the output format \"%s\", "
+                 "allowed formats are: json,name,wide,yaml\n",
+                 options.output.c_str());
+    return 1;
+  }
+  Result<Target> target = ParseTarget(options.args);
+  if (!target.ok()) {
+    PrintError(target.status());
+    return 1;
+  }
+  const model::KindInfo& kind = *target->kind;
+  auto reader = ApiReader::Open(options);
+  if (!reader.ok()) {
+    PrintError(reader.status());
+    return 1;
+  }
+
+  const bool all = options.all_namespaces && target->names.empty();
+  std::vector<KeyValue> kvs;
+  int exit_code = 0;
+  std::vector<Status> missing;
+  if (target->names.empty()) {
+    auto listed = (*reader)->List(model::KindPrefix(kind, all ? "" : options.namespace_));
+    if (!listed.ok()) {
+      PrintError(listed.status());
+      return 1;
+    }
+    kvs = std::move(*listed);
+  } else {
+    for (const std::string& name : target->names) {
+      auto kv = (*reader)->Get(kind, options.namespace_, name);
+      if (kv.ok()) {
+        kvs.push_back(std::move(*kv));
+      } else if (kv.status().code() == Code::kNotFound) {
+        missing.push_back(kv.status());
+      } else {
+        PrintError(kv.status());
+        return 1;
+      }
+    }
+    exit_code = missing.empty() ? 0 : 1;
+  }
+
+  if (options.output == "yaml" || options.output == "json") {
+    if (target->names.size() == 1 && kvs.size() == 1) {
+      std::fputs(Serialize(OutputValue(kind, kvs[0]), options.output).c_str(), stdout);
+    } else if (!kvs.empty() || target->names.empty()) {
+      std::fputs(Serialize(ListValue(kind, kvs), options.output).c_str(), stdout);
+    }
+  } else if (kvs.empty()) {
+    if (target->names.empty()) {
+      std::fprintf(stderr, "%s\n", NoResourcesMessage(kind, options.namespace_, all).c_str());
+    }
+  } else if (options.output == "name") {
+    for (const KeyValue& kv : kvs) {
+      std::string name = kv.key.substr(kv.key.rfind('/') + 1);
+      std::printf("%s/%s\n", Lower(kind.kind).c_str(), name.c_str());
+    }
+  } else {
+    std::vector<std::string> objects;
+    for (KeyValue& kv : kvs) objects.push_back(std::move(kv.value));
+    PrintOptions print;
+    print.wide = options.output == "wide";
+    print.all_namespaces = all;
+    Table table = BuildTable(kind, objects, print, std::chrono::system_clock::now());
+    std::fputs(RenderTable(table).c_str(), stdout);
+  }
+  std::fflush(stdout);
+  for (const Status& s : missing) PrintError(s);
+  return exit_code;
+}
+
+int RunDescribe(const ReadOptions& options) {
+  Result<Target> target = ParseTarget(options.args);
+  if (!target.ok()) {
+    PrintError(target.status());
+    return 1;
+  }
+  const model::KindInfo& kind = *target->kind;
+  if (kind.kind != "Pod" && kind.kind != "Node" && kind.kind != "Service") {
+    std::fprintf(stderr, "error: podflow describe supports pods, nodes and services, not %s\n",
+                 std::string(kind.resource).c_str());
+    return 1;
+  }
+  auto reader = ApiReader::Open(options);
+  if (!reader.ok()) {
+    PrintError(reader.status());
+    return 1;
+  }
+  ApiReader& api = **reader;
+  const bool all = options.all_namespaces && target->names.empty();
+
+  std::vector<KeyValue> objects;
+  std::vector<Status> missing;
+  if (target->names.empty()) {
+    auto listed = api.List(model::KindPrefix(kind, all ? "" : options.namespace_));
+    if (!listed.ok()) {
+      PrintError(listed.status());
+      return 1;
+    }
+    objects = std::move(*listed);
+    if (objects.empty()) {
+      std::fprintf(stderr, "%s\n", NoResourcesMessage(kind, options.namespace_, all).c_str());
+      return 0;
+    }
+  } else {
+    for (const std::string& name : target->names) {
+      auto kv = api.Get(kind, options.namespace_, name);
+      if (kv.ok()) {
+        objects.push_back(std::move(*kv));
+      } else if (kv.status().code() == Code::kNotFound) {
+        missing.push_back(kv.status());
+      } else {
+        PrintError(kv.status());
+        return 1;
+      }
+    }
+  }
+
+  // Events (and, for nodes, pods) once for every object described.
+  auto values = [](std::vector<KeyValue> kvs) {
+    std::vector<std::string> out;
+    for (KeyValue& kv : kvs) out.push_back(std::move(kv.value));
+    return out;
+  };
+  const bool cluster_wide = all || !kind.namespaced;
+  auto events = api.List(model::KindPrefix(model::Kind("Event"), cluster_wide ? "" : options.namespace_));
+  if (!events.ok()) {
+    PrintError(events.status());
+    return 1;
+  }
+  std::vector<std::string> event_bytes = values(std::move(*events));
+  std::vector<std::string> pod_bytes;
+  if (kind.kind == "Node") {
+    auto pods = api.List(model::KindPrefix(model::Kind("Pod")));
+    if (!pods.ok()) {
+      PrintError(pods.status());
+      return 1;
+    }
+    pod_bytes = values(std::move(*pods));
+  }
+
+  const TimePoint now = std::chrono::system_clock::now();
+  bool first = true;
+  for (const KeyValue& kv : objects) {
+    std::string text;
+    if (kind.kind == "Pod") {
+      text = DescribePod(kv.value, event_bytes, now);
+    } else if (kind.kind == "Node") {
+      text = DescribeNode(kv.value, pod_bytes, event_bytes, now);
+    } else {
+      const std::string name = kv.key.substr(kv.key.rfind('/') + 1);
+      const std::string ns = kv.key.substr(0, kv.key.rfind('/'));
+      auto ep = api.Get(model::Kind("Endpoints"), ns.substr(ns.rfind('/') + 1), name);
+      if (!ep.ok() && ep.status().code() != Code::kNotFound) {
+        PrintError(ep.status());
+        return 1;
+      }
+      text = DescribeService(kv.value, ep.ok() ? std::string_view(ep->value) : std::string_view(),
+                             event_bytes, now);
+    }
+    std::fputs(first ? text.c_str() : ("\n\n" + text).c_str(), stdout);
+    first = false;
+  }
+  std::fflush(stdout);
+  for (const Status& s : missing) PrintError(s);
+  return missing.empty() ? 0 : 1;
+}
+
+void AddReadOptions(CLI::App* cmd, ReadOptions* options) {
+  cmd->add_option("-n,--namespace", options->namespace_, "The namespace")->capture_default_str();
+  cmd->add_flag("-A,--all-namespaces", options->all_namespaces,
+                "List the requested object(s) across all namespaces");
+  cmd->add_option("--config", options->config, "Cluster configuration (default: the embedded one)");
+  cmd->add_option("--server", options->server,
+                  "The api channel endpoint (default: the config's pipeline, tcp://127.0.0.1:7711)");
+}
+
+}  // namespace
+
+void AddGetCommands(CLI::App& app, CommandAction& action) {
+  auto get = std::make_shared<ReadOptions>();
+  CLI::App* get_cmd = app.add_subcommand(
+      "get", "Display one or many resources (pods, nodes, services, endpoints, events), as kubectl get");
+  get_cmd->add_option("args", get->args, "TYPE [NAME...] or TYPE/NAME...")->required();
+  AddReadOptions(get_cmd, get.get());
+  get_cmd->add_option("-o,--output", get->output, "Output format: wide, yaml, json or name");
+  get_cmd->callback([&action, get] { action = [get] { return RunGet(*get); }; });
+
+  auto describe = std::make_shared<ReadOptions>();
+  CLI::App* describe_cmd = app.add_subcommand(
+      "describe", "Show details of a pod, node or service and its events, as kubectl describe");
+  describe_cmd->add_option("args", describe->args, "TYPE [NAME...] or TYPE/NAME...")->required();
+  AddReadOptions(describe_cmd, describe.get());
+  describe_cmd->callback([&action, describe] { action = [describe] { return RunDescribe(*describe); }; });
+}
 
 }  // namespace podflow::cli

@@ -1,0 +1,41 @@
+// kubectl describe's layouts (k8s.io/kubectl/pkg/describe, kubectl 1.32) for
+// pods, nodes and services, as pure functions over stored objects and a
+// "now". get.cc fetches the objects; tests build them from YAML.
+//
+// Thread safety: all functions are safe to call concurrently.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cli/human_time.h"
+
+namespace podflow::cli {
+
+// Sections a later stage can add to `describe pod`, each printed only when
+// present. Issue 4 fills `scheduling` with why the scheduler placed (or could
+// not place) the pod; it is printed just before Events.
+struct PodDescribeExtras {
+  std::string scheduling;  // complete lines, e.g. "Scheduling:\n  Filter ...\n"
+};
+
+// `events` holds Event FlatBuffers; only those whose involvedObject is the
+// described object are shown (EventsFor), oldest first.
+std::string DescribePod(std::string_view pod_bytes, std::span<const std::string> events,
+                        TimePoint now, const PodDescribeExtras& extras = {});
+// `pods`: every pod; those bound to the node and not terminated are listed.
+std::string DescribeNode(std::string_view node_bytes, std::span<const std::string> pods,
+                         std::span<const std::string> events, TimePoint now);
+// `endpoints_bytes`: the service's Endpoints, or empty when there are none.
+std::string DescribeService(std::string_view service_bytes, std::string_view endpoints_bytes,
+                            std::span<const std::string> events, TimePoint now);
+
+// The events about one object: involvedObject kind (when set), namespace
+// (empty = any), name, and uid when both sides have one.
+std::vector<std::string> EventsFor(std::span<const std::string> events, std::string_view kind,
+                                   std::string_view namespace_, std::string_view name,
+                                   std::string_view uid);
+
+}  // namespace podflow::cli

@@ -1,0 +1,43 @@
+// kubectl describe's PrefixWriter and its shared sections (internal to src/cli).
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api_generated.h"
+#include "cli/human_time.h"
+#include "cli/print_util.h"
+#include "cli/tabwriter.h"
+
+namespace podflow::cli {
+
+// kubectl's PrefixWriter over one tabwriter {min width 0, padding 2}:
+// level N indents by 2N spaces.
+class DescribeWriter {
+ public:
+  DescribeWriter() : tw_(0, 2) {}
+  void Write(int level, std::string_view text) {
+    tw_.Write(std::string(2 * level, ' '));
+    tw_.Write(text);
+  }
+  void Flush() { tw_.Flush(); }
+  std::string String() { return tw_.String(); }
+
+ private:
+  TabWriter tw_;
+};
+
+// "Labels:\tapp=web\n\ttier=front\n" / "Labels:\t<none>\n".
+void PrintLabelsMultiline(DescribeWriter& w, std::string_view title, const Entries& labels);
+// "Annotations:\tkey: value\n", skipping kubectl's last-applied-configuration.
+void PrintAnnotationsMultiline(DescribeWriter& w, std::string_view title, const Entries& annotations);
+void PrintTolerationsMultiline(DescribeWriter& w, std::string_view title,
+                               const std::vector<std::unique_ptr<api::TolerationT>>& tolerations);
+void PrintTaintsMultiline(DescribeWriter& w, std::string_view title,
+                          const std::vector<std::unique_ptr<api::TaintT>>& taints);
+// "Events:\t<none>\n" or the Type/Reason/Age/From/Message table, oldest first.
+void DescribeEvents(DescribeWriter& w, std::span<const std::string> events, TimePoint now);
+
+}  // namespace podflow::cli
