@@ -1,7 +1,12 @@
 #include "cli/stages.h"
 
+#include "stages/admission/admission_stage.h"
+#include "stages/binding/binding_stage.h"
 #include "stages/persistence/persistence_stage.h"
 #include "stages/proxy/proxy_stage.h"
+#include "stages/runtime/runtime_stage.h"
+#include "stages/scheduling/scheduling_stage.h"
+#include "stages/status/status_stage.h"
 
 namespace podflow::cli {
 
@@ -10,7 +15,17 @@ Result<pipeline::StageRegistry> AllStages() {
   PODFLOW_RETURN_IF_ERROR(registry.Register(
       "persistence", pipeline::FactoryOf<persistence::PersistenceStage>(persistence::PersistenceStage::Create)));
   PODFLOW_RETURN_IF_ERROR(registry.Register(
+      "admission", pipeline::FactoryOf<admission::AdmissionStage>(admission::AdmissionStage::Create)));
+  PODFLOW_RETURN_IF_ERROR(registry.Register(
+      "scheduling", pipeline::FactoryOf<scheduling::SchedulingStage>(scheduling::SchedulingStage::Create)));
+  PODFLOW_RETURN_IF_ERROR(registry.Register(
+      "binding", pipeline::FactoryOf<binding::BindingStage>(binding::BindingStage::Create)));
+  PODFLOW_RETURN_IF_ERROR(registry.Register(
+      "runtime", pipeline::FactoryOf<runtime::RuntimeStage>(runtime::RuntimeStage::Create)));
+  PODFLOW_RETURN_IF_ERROR(registry.Register(
       "proxy", pipeline::FactoryOf<proxy::ProxyStage>(proxy::ProxyStage::Create)));
+  PODFLOW_RETURN_IF_ERROR(registry.Register(
+      "status", pipeline::FactoryOf<status::StatusStage>(status::StatusStage::Create)));
   return registry;
 }
 

@@ -19,6 +19,9 @@ void NodeAgentSet::RemoveNode(const std::string& name) {
   for (auto it = pods_.begin(); it != pods_.end();) {
     it = it->second.node_name == name ? pods_.erase(it) : std::next(it);
   }
+  for (auto it = adopted_.begin(); it != adopted_.end();) {
+    it = it->second.node_name == name ? adopted_.erase(it) : std::next(it);
+  }
   nodes_.erase(name);  // after its pods: their runners release IPs into it
 }
 
@@ -30,6 +33,12 @@ Status NodeAgentSet::AddPod(const std::string& node_name, PodAssignment assignme
   if (assignment.pod == nullptr || assignment.pod->metadata == nullptr ||
       assignment.pod->spec == nullptr) {
     return Status::Invalid("pod " + assignment.pod_key + " has no metadata or spec");
+  }
+  if (auto adopted = adopted_.find(assignment.pod_key); adopted != adopted_.end()) {
+    if (adopted->second.node_name == node_name && adopted->second.uid == assignment.pod->metadata->uid) {
+      return Status::Ok();
+    }
+    ForgetAdopted(assignment.pod_key);
   }
   auto existing = pods_.find(assignment.pod_key);
   if (existing != pods_.end()) {
@@ -50,7 +59,36 @@ Status NodeAgentSet::AddPod(const std::string& node_name, PodAssignment assignme
   return Status::Ok();
 }
 
-void NodeAgentSet::RemovePod(const std::string& pod_key) { pods_.erase(pod_key); }
+Status NodeAgentSet::AdoptPod(const std::string& node_name, const std::string& pod_key, const std::string& uid,
+                              const std::string& pod_ip) {
+  auto node = nodes_.find(node_name);
+  if (node == nodes_.end()) {
+    return Status::NotFound("node \"" + node_name + "\" is not hosted here");
+  }
+  RemovePod(pod_key);
+  Adopted adopted{node_name, uid, std::nullopt};
+  if (!pod_ip.empty()) {
+    Result<Ipv4> ip = ParseIpv4(pod_ip);
+    // An address outside this node's block (or taken twice) is not ours to
+    // keep; the pod keeps it, the pool just does not account for it.
+    if (ip.ok() && node->second->ip_pool().Reserve(*ip).ok()) adopted.ip = *ip;
+  }
+  adopted_[pod_key] = std::move(adopted);
+  return Status::Ok();
+}
+
+void NodeAgentSet::ForgetAdopted(const std::string& pod_key) {
+  auto it = adopted_.find(pod_key);
+  if (it == adopted_.end()) return;
+  auto node = nodes_.find(it->second.node_name);
+  if (it->second.ip && node != nodes_.end()) node->second->ip_pool().Release(*it->second.ip);
+  adopted_.erase(it);
+}
+
+void NodeAgentSet::RemovePod(const std::string& pod_key) {
+  pods_.erase(pod_key);
+  ForgetAdopted(pod_key);
+}
 
 void NodeAgentSet::Schedule(const std::string& pod_key, Hosted& hosted) {
   ++hosted.generation;

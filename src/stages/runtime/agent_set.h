@@ -45,6 +45,13 @@ class NodeAgentSet {
   // hosted; a pod key already running is updated (ObserveRevision) when the
   // uid matches, and replaced (restarted) when it does not.
   Status AddPod(const std::string& node_name, PodAssignment assignment, SimTime now);
+  // Takes over a pod that was already running on `node_name` before this
+  // runtime (re)started, as kubelet finds its containers still running: no
+  // step is replayed and no report sent; its pod IP (`pod_ip`, may be empty)
+  // is kept out of the pool. A later AddPod of the same uid is then a no-op.
+  // NotFound for a node not hosted.
+  Status AdoptPod(const std::string& node_name, const std::string& pod_key, const std::string& uid,
+                  const std::string& pod_ip);
   // The pod was deleted (or moved): stop it and free its IP. No-op if unknown.
   void RemovePod(const std::string& pod_key);
 
@@ -55,7 +62,7 @@ class NodeAgentSet {
   std::vector<Report> Advance(SimTime now);
 
   size_t node_count() const { return nodes_.size(); }
-  size_t pod_count() const { return pods_.size(); }
+  size_t pod_count() const { return pods_.size() + adopted_.size(); }
   // The runner of a pod, or nullptr (for inspection and tests).
   const PodRunner* FindPod(const std::string& pod_key) const;
 
@@ -81,6 +88,13 @@ class NodeAgentSet {
   RuntimeTiming timing_;
   std::unordered_map<std::string, std::unique_ptr<NodeRuntime>> nodes_;
   std::unordered_map<std::string, Hosted> pods_;
+  struct Adopted {
+    std::string node_name;
+    std::string uid;
+    std::optional<Ipv4> ip;
+  };
+  void ForgetAdopted(const std::string& pod_key);
+  std::unordered_map<std::string, Adopted> adopted_;
   std::priority_queue<Due, std::vector<Due>, std::greater<Due>> queue_;
   uint64_t seq_ = 0;
 };

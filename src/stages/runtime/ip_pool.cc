@@ -11,6 +11,8 @@ PodIpPool::PodIpPool(Cidr cidr) : cidr_(cidr) {
 }
 
 Result<Ipv4> PodIpPool::Allocate() {
+  // Addresses above next_ may be taken by Reserve(): skip them.
+  while (released_.empty() && next_ <= last_usable_ && next_ > cidr_.base && in_use_.contains(next_)) ++next_;
   Ipv4 ip;
   if (!released_.empty()) {
     ip = *released_.begin();
@@ -23,6 +25,16 @@ Result<Ipv4> PodIpPool::Allocate() {
   }
   in_use_.insert(ip);
   return ip;
+}
+
+Status PodIpPool::Reserve(Ipv4 ip) {
+  if (ip < cidr_.base + 2 || ip > last_usable_) {
+    return Status::Invalid(FormatIpv4(ip) + " is not a usable address of " + cidr_.ToString());
+  }
+  if (in_use_.contains(ip)) return Status::AlreadyExists(FormatIpv4(ip) + " is in use");
+  released_.erase(ip);
+  in_use_.insert(ip);
+  return Status::Ok();
 }
 
 void PodIpPool::Release(Ipv4 ip) {

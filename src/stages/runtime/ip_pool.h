@@ -22,6 +22,10 @@ class PodIpPool {
   Result<Ipv4> Allocate();
   // Returns `ip` to the pool. Releasing an address not allocated is a no-op.
   void Release(Ipv4 ip);
+  // Marks `ip` in use without handing it out: an address a pod already had
+  // before the runtime restarted. Invalid when it is outside the usable
+  // range; AlreadyExists when it is in use.
+  Status Reserve(Ipv4 ip);
 
   const Cidr& cidr() const { return cidr_; }
   size_t in_use() const { return in_use_.size(); }

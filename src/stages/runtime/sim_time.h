@@ -13,6 +13,11 @@ using SimTime = std::chrono::sys_time<SimDuration>;
 
 inline SimTime FromUnixMillis(int64_t ms) { return SimTime(SimDuration(ms)); }
 inline int64_t ToUnixMillis(SimTime t) { return t.time_since_epoch().count(); }
+// The system clock as a SimTime. Only the stages' loops read it; the logic
+// they drive is handed the result.
+inline SimTime WallClockNow() {
+  return std::chrono::time_point_cast<SimDuration>(std::chrono::system_clock::now());
+}
 
 // RFC 3339 in UTC at second precision, as metav1.Time serializes:
 // "2024-05-01T12:00:00Z". Sub-second parts are truncated.

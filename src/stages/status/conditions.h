@@ -31,4 +31,10 @@ ConditionValue ContainersReadyCondition(const api::PodSpecT& spec, const api::Po
 // Ready: ContainersReady, then the pod's readiness gates against `status.conditions`.
 ConditionValue ReadyCondition(const api::PodSpecT& spec, const api::PodStatusT& status);
 
+// Sets (replaces or appends) the condition `value.type` in `status`;
+// lastTransitionTime is `now_rfc3339` unless the condition already had this
+// status. Binding sets PodScheduled True with it, scheduling PodScheduled
+// False (Unschedulable).
+void SetCondition(api::PodStatusT& status, const ConditionValue& value, const std::string& now_rfc3339);
+
 }  // namespace podflow::status

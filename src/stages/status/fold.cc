@@ -44,6 +44,17 @@ std::unique_ptr<api::PodConditionT> Stamp(const ConditionValue& value,
 
 }  // namespace
 
+void SetCondition(api::PodStatusT& status, const ConditionValue& value, const std::string& now_rfc3339) {
+  std::unique_ptr<api::PodConditionT> stamped = Stamp(value, status, now_rfc3339);
+  for (auto& c : status.conditions) {
+    if (c && c->type == value.type) {
+      c = std::move(stamped);
+      return;
+    }
+  }
+  status.conditions.push_back(std::move(stamped));
+}
+
 std::string_view FoldVerdictName(FoldVerdict verdict) {
   switch (verdict) {
     case FoldVerdict::kApplied:

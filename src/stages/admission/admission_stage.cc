@@ -1,0 +1,147 @@
+#include "stages/admission/admission_stage.h"
+
+#include <filesystem>
+#include <random>
+
+#include "base/logging.h"
+#include "model/objects.h"
+#include "service_generated.h"
+
+namespace podflow::admission {
+namespace {
+
+constexpr int kWorkers = 8;
+
+// The cluster IPs of every stored Service.
+Result<std::set<std::string>> TakenClusterIps(persistence::Client& client) {
+  Result<RangeResult> services = client.List(model::KindPrefix(model::Kind("Service")));
+  if (!services.ok()) return services.status();
+  std::set<std::string> taken;
+  for (const KeyValue& kv : services->kvs) {
+    if (!model::VerifyObject(model::Kind("Service"), kv.value).ok()) continue;
+    const api::Service* service = flatbuffers::GetRoot<api::Service>(kv.value.data());
+    if (service->spec() == nullptr) continue;
+    if (service->spec()->cluster_ip()) taken.insert(service->spec()->cluster_ip()->str());
+    if (service->spec()->cluster_ips()) {
+      for (const auto* ip : *service->spec()->cluster_ips()) taken.insert(ip->str());
+    }
+  }
+  taken.erase("None");
+  taken.erase("");
+  return taken;
+}
+
+flatbuffers::Offset<msg::SubmitReply> FailureReply(flatbuffers::FlatBufferBuilder& fbb,
+                                                   const ApiStatusInfo& status) {
+  auto written = WriteApiStatus(fbb, status);
+  return msg::CreateSubmitReply(fbb, 0, written);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<AdmissionStage>> AdmissionStage::Create(pipeline::StageContext& context) {
+  std::string base_dir;
+  if (context.config.source.find('<') != 0) {
+    base_dir = std::filesystem::path(context.config.source).parent_path().string();
+  }
+  Result<AdmissionConfig> config = ParseAdmissionConfig(context.config.Section("admission"), base_dir);
+  if (!config.ok()) return config.status();
+  return std::unique_ptr<AdmissionStage>(new AdmissionStage(context, std::move(*config)));
+}
+
+Status AdmissionStage::Start() {
+  server_ = std::make_unique<bus::RpcServer>(
+      context_.zmq, context_.Endpoint("submit"), kWorkers,
+      [this](const msg::Envelope& request, flatbuffers::FlatBufferBuilder& fbb) { return Handle(request, fbb); });
+  return server_->Start();
+}
+
+void AdmissionStage::Stop() {
+  if (server_) server_->Stop();
+  std::lock_guard<std::mutex> lock(pool_mu_);
+  pool_.clear();
+}
+
+std::unique_ptr<AdmissionStage::Worker> AdmissionStage::Borrow() {
+  {
+    std::lock_guard<std::mutex> lock(pool_mu_);
+    if (!pool_.empty()) {
+      std::unique_ptr<Worker> worker = std::move(pool_.back());
+      pool_.pop_back();
+      return worker;
+    }
+  }
+  // Uids must differ across restarts and processes: a random seed.
+  std::random_device entropy;
+  std::mt19937_64 rng((static_cast<uint64_t>(entropy()) << 32) ^ entropy());
+  return std::unique_ptr<Worker>(new Worker{
+      Admission(config_, [] { return std::chrono::system_clock::now(); }, rng),
+      persistence::Client(context_.zmq, context_.Endpoint("api"), std::string(kName))});
+}
+
+void AdmissionStage::Return(std::unique_ptr<Worker> worker) {
+  std::lock_guard<std::mutex> lock(pool_mu_);
+  pool_.push_back(std::move(worker));
+}
+
+bus::ReplyBody AdmissionStage::Handle(const msg::Envelope& envelope, flatbuffers::FlatBufferBuilder& fbb) {
+  static auto log = Logger("stage.admission");
+  const msg::SubmitRequest* request = envelope.body_as_SubmitRequest();
+  if (request == nullptr) {
+    return {msg::Body::SubmitReply,
+            FailureReply(fbb, BadRequestStatus("the submit channel takes SubmitRequest messages")).Union()};
+  }
+  std::string_view token = request->token() ? request->token()->string_view() : std::string_view();
+  std::string_view text;
+  if (request->manifest()) {
+    text = std::string_view(reinterpret_cast<const char*>(request->manifest()->data()), request->manifest()->size());
+  }
+
+  std::unique_ptr<Worker> worker = Borrow();
+  // Only a manifest that can hold a Service needs the cluster IPs in use;
+  // "kind: Service" cannot be written without the word.
+  std::unique_lock<std::mutex> ip_lock(cluster_ip_mu_, std::defer_lock);
+  std::set<std::string> taken;
+  if (text.find("Service") != std::string_view::npos) {
+    ip_lock.lock();
+    Result<std::set<std::string>> ips = TakenClusterIps(worker->client);
+    if (!ips.ok()) {
+      Return(std::move(worker));
+      return {msg::Body::SubmitReply, FailureReply(fbb, InternalErrorStatus(ips.status().ToString())).Union()};
+    }
+    taken = std::move(*ips);
+  }
+
+  AdmitReply admitted = worker->admission.Admit(token, text, taken);
+  if (admitted.failure) {
+    Return(std::move(worker));
+    return {msg::Body::SubmitReply, FailureReply(fbb, *admitted.failure).Union()};
+  }
+
+  std::vector<flatbuffers::Offset<msg::SubmitResult>> results;
+  for (AdmissionOutcome& outcome : admitted.results) {
+    int64_t revision = 0;
+    if (outcome.admitted() && !request->dry_run()) {
+      Result<persistence::WriteResult> written =
+          worker->client.Write({PutOp{outcome.key, outcome.bytes, Revision(0)}});
+      if (!written.ok()) {
+        log->warn("creating {}: {}", outcome.key, written.status().ToString());
+        outcome.status = InternalErrorStatus(written.status().ToString());
+      } else if (!written->succeeded) {
+        outcome.status = AlreadyExistsStatus(*outcome.kind, outcome.name);
+      } else {
+        revision = written->revision.value();
+        log->debug("created {} at revision {}", outcome.key, revision);
+      }
+    }
+    std::string kind = outcome.kind ? std::string(outcome.kind->kind) : std::string();
+    auto status = WriteApiStatus(fbb, outcome.status);
+    results.push_back(msg::CreateSubmitResult(fbb, fbb.CreateString(kind), fbb.CreateString(outcome.namespace_),
+                                              fbb.CreateString(outcome.name), status, revision));
+  }
+  Return(std::move(worker));
+  auto reply = msg::CreateSubmitReply(fbb, fbb.CreateVector(results));
+  return {msg::Body::SubmitReply, reply.Union()};
+}
+
+}  // namespace podflow::admission

@@ -1,0 +1,54 @@
+// The admission stage as a pipeline node: serves the submit channel
+// (request/reply). Each request is run through Admission (authn, authz,
+// defaults, validation) and every admitted document is created in the log
+// with "must not exist" semantics; the reply carries one Kubernetes-style
+// status per document.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "bus/bus.h"
+#include "pipeline/stage.h"
+#include "stages/admission/admission.h"
+#include "stages/persistence/persistence.h"
+
+namespace podflow::admission {
+
+class AdmissionStage {
+ public:
+  static constexpr std::string_view kName = "admission";
+  // Parses the `admission:` section; Invalid names the bad key.
+  static Result<std::unique_ptr<AdmissionStage>> Create(pipeline::StageContext& context);
+
+  Status Start();
+  void Stop();
+
+ private:
+  // What one request needs for itself: Admission owns an RNG and the client
+  // a socket, so each concurrent request borrows one worker.
+  struct Worker {
+    Admission admission;
+    persistence::Client client;
+  };
+
+  AdmissionStage(pipeline::StageContext& context, AdmissionConfig config)
+      : context_(context), config_(std::move(config)) {}
+  bus::ReplyBody Handle(const msg::Envelope& request, flatbuffers::FlatBufferBuilder& fbb);
+  std::unique_ptr<Worker> Borrow();
+  void Return(std::unique_ptr<Worker> worker);
+
+  pipeline::StageContext& context_;
+  const AdmissionConfig config_;
+  std::unique_ptr<bus::RpcServer> server_;
+
+  std::mutex pool_mu_;
+  std::vector<std::unique_ptr<Worker>> pool_;  // GUARDED_BY(pool_mu_)
+  // Held while a request that may create Services runs, so that two
+  // requests never hand out the same cluster IP.
+  std::mutex cluster_ip_mu_;
+};
+static_assert(pipeline::Stage<AdmissionStage>);
+
+}  // namespace podflow::admission

@@ -1,0 +1,107 @@
+#include "stages/binding/binding_stage.h"
+
+#include "base/logging.h"
+#include "model/objects.h"
+#include "stages/persistence/persistence.h"
+#include "stages/status/status.h"
+
+namespace podflow::binding {
+namespace {
+
+constexpr int64_t kEventTtlSeconds = 3600;  // Kubernetes' default --event-ttl
+constexpr uint32_t kEventNamerInstance = 2;
+
+// Why a decision cannot be applied to the stored pod, or "" when it can.
+std::string Mismatch(const api::Pod& pod, const msg::Decision& decision, int64_t mod_revision) {
+  const std::string uid = pod.metadata() && pod.metadata()->uid() ? pod.metadata()->uid()->str() : "";
+  if (decision.pod_uid() == nullptr || uid != decision.pod_uid()->str()) return "the pod was re-created";
+  if (pod.spec() && pod.spec()->node_name() && pod.spec()->node_name()->size() > 0) {
+    return "already bound to " + pod.spec()->node_name()->str();
+  }
+  if (mod_revision != decision.pod_mod_revision()) {
+    return "the pod changed at revision " + std::to_string(mod_revision) + " after the decision on revision " +
+           std::to_string(decision.pod_mod_revision());
+  }
+  return "";
+}
+
+}  // namespace
+
+Result<std::unique_ptr<BindingStage>> BindingStage::Create(pipeline::StageContext& context) {
+  return std::unique_ptr<BindingStage>(new BindingStage(context));
+}
+
+Status BindingStage::Start() {
+  decisions_ = std::make_unique<bus::Puller>(context_.zmq, context_.Endpoint("decisions"));
+  PODFLOW_RETURN_IF_ERROR(decisions_->Bind());
+  thread_ = std::thread([this] { Loop(); });
+  return Status::Ok();
+}
+
+void BindingStage::Stop() {
+  stopping_ = true;
+  if (thread_.joinable()) thread_.join();
+  decisions_.reset();
+}
+
+void BindingStage::Loop() {
+  auto log = Logger("stage.binding");
+  persistence::Client client(context_.zmq, context_.Endpoint("api"), std::string(kName));
+  status::EventNamer namer(kEventNamerInstance);
+
+  while (!stopping_) {
+    Result<bus::Frame> frame = decisions_->Pull(std::chrono::milliseconds(100));
+    if (!frame.ok()) continue;
+    const msg::Decision* decision = frame->envelope().body_as_Decision();
+    if (decision == nullptr || decision->pod_key() == nullptr || decision->node_name() == nullptr ||
+        decision->node_name()->size() == 0) {
+      log->warn("dropped a frame on the decisions channel: not a decision with a pod and a node");
+      continue;
+    }
+    const std::string key = decision->pod_key()->str();
+    const std::string node = decision->node_name()->str();
+    Result<RangeResult> read = client.Read(RangeRequest{key});
+    if (!read.ok()) {
+      // Not bound: the scheduler's assumption expires and it decides again.
+      log->warn("binding {} to {}: reading the pod: {}", key, node, read.status().ToString());
+      continue;
+    }
+    if (read->kvs.empty()) {
+      log->info("binding {} to {}: the pod is gone", key, node);
+      continue;
+    }
+    const KeyValue& kv = read->kvs[0];
+    if (!model::VerifyObject(model::Kind("Pod"), kv.value).ok()) {
+      log->error("binding {}: the stored pod does not verify", key);
+      continue;
+    }
+    const api::Pod* stored = flatbuffers::GetRoot<api::Pod>(kv.value.data());
+    if (std::string why = Mismatch(*stored, *decision, kv.mod_revision.value()); !why.empty()) {
+      log->info("binding {} to {}: conflict: {}", key, node, why);
+      continue;
+    }
+
+    std::unique_ptr<api::PodT> pod(stored->UnPack());
+    if (!pod->metadata || !pod->spec) continue;
+    pod->spec->node_name = node;
+    if (!pod->status) pod->status = std::make_unique<api::PodStatusT>();
+    const runtime::SimTime now = runtime::WallClockNow();
+    status::SetCondition(*pod->status, {"PodScheduled", api::ConditionStatus::True, "", ""},
+                         runtime::FormatTime(now));
+    std::string scheduler = pod->spec->scheduler_name.empty() ? status::kDefaultScheduler : pod->spec->scheduler_name;
+    status::PackedEvent event = status::PackEvent(status::ScheduledEvent(*pod, node, now, namer, scheduler));
+
+    Result<persistence::WriteResult> written =
+        client.Write({PutOp{key, model::Pack(*pod), kv.mod_revision},
+                      PutOp{std::move(event.key), std::move(event.bytes), std::nullopt, kEventTtlSeconds}});
+    if (!written.ok()) {
+      log->warn("binding {} to {}: {}", key, node, written.status().ToString());
+    } else if (!written->succeeded) {
+      log->info("binding {} to {}: conflict: the pod changed before the write", key, node);
+    } else {
+      log->debug("bound {} to {} at revision {}", key, node, written->revision.value());
+    }
+  }
+}
+
+}  // namespace podflow::binding

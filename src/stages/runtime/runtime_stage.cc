@@ -1,0 +1,135 @@
+#include "stages/runtime/runtime_stage.h"
+
+#include <unordered_set>
+
+#include "base/logging.h"
+#include "bus/bus.h"
+#include "model/objects.h"
+#include "stages/persistence/informer.h"
+
+namespace podflow::runtime {
+namespace {
+
+// Whether a pod first seen by this process was already brought up by an
+// earlier one: kubelet would find its containers running (or exited) and
+// would not start them again.
+bool AlreadyUp(const api::Pod& pod) {
+  if (pod.status() == nullptr) return false;
+  switch (pod.status()->phase()) {
+    case api::PodPhase::Running:
+    case api::PodPhase::Succeeded:
+    case api::PodPhase::Failed:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+Result<std::unique_ptr<RuntimeStage>> RuntimeStage::Create(pipeline::StageContext& context) {
+  Result<RuntimeConfig> config = ParseRuntimeConfig(context.config.Section("runtime"));
+  if (!config.ok()) return config.status();
+  Result<std::vector<SimNode>> nodes = ResolveNodes(*config);
+  if (!nodes.ok()) return nodes.status();
+  return std::unique_ptr<RuntimeStage>(new RuntimeStage(context, std::move(*config), std::move(*nodes)));
+}
+
+Status RuntimeStage::Start() {
+  thread_ = std::thread([this] { Loop(); });
+  return Status::Ok();
+}
+
+void RuntimeStage::Stop() {
+  stopping_ = true;
+  if (thread_.joinable()) thread_.join();
+}
+
+void RuntimeStage::Loop() {
+  auto log = Logger("stage.runtime");
+  persistence::Client client(context_.zmq, context_.Endpoint("api"), std::string(kName));
+  bus::Pusher reports(context_.zmq, context_.Endpoint("reports"));
+  const ImageCatalog catalog(config_.registry);
+  NodeAgentSet agents(&catalog, config_.timing);
+
+  // Register the nodes: create each Node unless it exists (a restart keeps
+  // the registered object and its creationTimestamp).
+  for (const SimNode& node : nodes_) {
+    Status added = agents.AddNode(node);
+    if (!added.ok()) log->error("node {}: {}", node.name, added.ToString());
+  }
+  std::vector<const SimNode*> unregistered;
+  for (const SimNode& node : nodes_) unregistered.push_back(&node);
+  while (!unregistered.empty() && !stopping_) {
+    const SimNode& node = *unregistered.back();
+    const std::string key = model::ObjectKey(model::Kind("Node"), "", node.name);
+    Result<persistence::WriteResult> written =
+        client.Write({PutOp{key, BuildNodeBytes(node, catalog, WallClockNow()), Revision(0)}}, std::chrono::seconds(1));
+    if (!written.ok()) {
+      log->warn("registering node {}: {}; retrying", node.name, written.status().ToString());
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      continue;
+    }
+    log->info("node {} {}", node.name, written->succeeded ? "registered" : "already registered");
+    unregistered.pop_back();
+  }
+
+  persistence::Informer pods(context_.zmq, context_.Endpoint("api"), context_.Endpoint("watch"),
+                             model::KindPrefix(model::Kind("Pod")));
+  std::unordered_set<std::string> hosted;  // pod keys handed to `agents`
+  persistence::Informer::Handlers handlers{
+      [&](const KeyValue& kv) {
+        if (!model::VerifyObject(model::Kind("Pod"), kv.value).ok()) {
+          log->warn("{}: not a valid Pod; ignored", kv.key);
+          return;
+        }
+        const api::Pod* pod = flatbuffers::GetRoot<api::Pod>(kv.value.data());
+        const std::string node = pod->spec() && pod->spec()->node_name() ? pod->spec()->node_name()->str() : "";
+        const bool deleting = pod->metadata() && pod->metadata()->deletion_timestamp() &&
+                              pod->metadata()->deletion_timestamp()->size() > 0;
+        if (node.empty() || !agents.HasNode(node) || deleting) {
+          if (hosted.erase(kv.key)) agents.RemovePod(kv.key);
+          return;
+        }
+        const std::string uid = pod->metadata() && pod->metadata()->uid() ? pod->metadata()->uid()->str() : "";
+        Status status;
+        if (!hosted.contains(kv.key) && AlreadyUp(*pod)) {
+          const std::string ip = pod->status()->pod_ip() ? pod->status()->pod_ip()->str() : "";
+          status = agents.AdoptPod(node, kv.key, uid, ip);
+          log->info("{} is already up on {}: adopted", kv.key, node);
+        } else {
+          PodAssignment assignment{kv.key, kv.mod_revision.value(),
+                                   std::shared_ptr<const api::PodT>(pod->UnPack())};
+          status = agents.AddPod(node, std::move(assignment), WallClockNow());
+        }
+        if (status.ok()) {
+          hosted.insert(kv.key);
+        } else {
+          log->warn("{}: {}", kv.key, status.ToString());
+        }
+      },
+      [&](const std::string& key) {
+        if (hosted.erase(key)) agents.RemovePod(key);
+      }};
+
+  while (!stopping_) {
+    // Sleep in the watch until the next step is due (at most 100 ms).
+    auto wait = std::chrono::milliseconds(100);
+    if (std::optional<SimTime> due = agents.NextDue()) {
+      wait = std::clamp(std::chrono::duration_cast<std::chrono::milliseconds>(*due - WallClockNow()),
+                        std::chrono::milliseconds(0), wait);
+    }
+    Status polled = pods.Poll(wait, handlers);
+    if (!polled.ok()) {
+      log->warn("following pods: {}", polled.ToString());
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    for (const Report& report : agents.Advance(WallClockNow())) {
+      std::string frame = EncodeReport(report);
+      Status pushed = reports.Push(zmq::message_t(frame.data(), frame.size()));
+      if (!pushed.ok()) log->warn("report for {}: {}", report.pod_key, pushed.ToString());
+    }
+  }
+}
+
+}  // namespace podflow::runtime

@@ -1,0 +1,183 @@
+#include "stages/scheduling/core.h"
+
+#include "model/codec.h"
+#include "model/objects.h"
+
+namespace podflow::scheduling {
+namespace {
+
+const api::Pod* VerifiedPod(const std::string& bytes) {
+  if (!model::VerifyObject(model::Kind("Pod"), bytes).ok()) return nullptr;
+  return flatbuffers::GetRoot<api::Pod>(bytes.data());
+}
+
+}  // namespace
+
+void SchedulerCore::UpsertNode(const KeyValue& kv, Clock::time_point now) {
+  if (!model::VerifyObject(model::Kind("Node"), kv.value).ok()) return;
+  Result<scheduler::NodeInfo> info = scheduler::NodeInfoFromNode(*flatbuffers::GetRoot<api::Node>(kv.value.data()));
+  if (!info.ok()) return;
+  const std::string name = info->name;
+  const bool added = cache_.FindNode(name) == nullptr;
+  if (!cache_.UpsertNode(std::move(*info)).ok()) return;
+  node_keys_[kv.key] = name;
+  if (added) {
+    // Pods bound to this node before it was known count from now on.
+    for (auto& [key, state] : pods_) {
+      if (state.node.empty() && state.bound_node == name && !state.terminal) {
+        const api::Pod* pod = VerifiedPod(state.bytes);
+        Result<scheduler::PodInfo> pod_info = pod ? scheduler::PodInfoFromPod(*pod) : Status::Invalid("pod");
+        if (pod_info.ok() && cache_.AddPod(std::move(*pod_info)).ok()) state.node = name;
+      }
+    }
+  }
+  // A node added or changed may make room (kube-scheduler: NodeAdd, NodeUpdate).
+  queue_.MoveAllUnschedulable(now);
+}
+
+void SchedulerCore::RemoveNode(const std::string& key) {
+  auto it = node_keys_.find(key);
+  if (it == node_keys_.end()) return;
+  for (auto& [pod_key, state] : pods_) {
+    if (state.node == it->second) state.node.clear();  // the snapshot drops them with the node
+  }
+  (void)cache_.RemoveNode(it->second);
+  node_keys_.erase(it);
+}
+
+void SchedulerCore::Uncount(PodState& state) {
+  if (!state.node.empty()) (void)cache_.RemovePod(state.uid);
+  state.node.clear();
+  state.assumed = false;
+}
+
+void SchedulerCore::Requeue(const std::string& key, const PodState& state, Clock::time_point now) {
+  const api::Pod* pod = VerifiedPod(state.bytes);
+  if (pod == nullptr) return;
+  SchedulingQueue::Item item{key, pod->spec() ? pod->spec()->priority().value_or(0) : 0,
+                             pod->metadata() && pod->metadata()->creation_timestamp()
+                                 ? pod->metadata()->creation_timestamp()->str()
+                                 : ""};
+  queue_.Activate(item, now);
+}
+
+void SchedulerCore::UpsertPod(const KeyValue& kv, Clock::time_point now) {
+  const api::Pod* pod = VerifiedPod(kv.value);
+  if (pod == nullptr || pod->metadata() == nullptr || pod->spec() == nullptr) return;
+  Result<scheduler::PodInfo> info = scheduler::PodInfoFromPod(*pod);
+  if (!info.ok()) return;
+
+  PodState& state = pods_[kv.key];
+  if (!state.uid.empty() && state.uid != info->uid) {  // deleted and re-created under the same name
+    Uncount(state);
+    queue_.Remove(kv.key);
+    state = PodState{};
+  }
+  state.uid = info->uid;
+  state.mod_revision = kv.mod_revision;
+  state.bytes = kv.value;
+  state.bound_node = info->node_name;
+  const api::PodPhase phase = pod->status() ? pod->status()->phase() : api::PodPhase::Pending;
+  state.terminal = phase == api::PodPhase::Succeeded || phase == api::PodPhase::Failed;
+
+  if (!info->node_name.empty()) {
+    // Bound (by binding, or published with spec.nodeName): count it where it is.
+    queue_.Remove(kv.key);
+    if (state.terminal) {
+      const bool was_counted = !state.node.empty();
+      Uncount(state);
+      if (was_counted) queue_.MoveAllUnschedulable(now);  // its resources are free
+      return;
+    }
+    state.assumed = false;
+    if (state.node == info->node_name) return;
+    Uncount(state);
+    if (cache_.AddPod(std::move(*info)).ok()) state.node = state.bound_node;
+    return;
+  }
+
+  const bool deleting = pod->metadata()->deletion_timestamp() && pod->metadata()->deletion_timestamp()->size() > 0;
+  if (deleting || state.terminal || !profile_.Handles(*info)) {
+    Uncount(state);
+    queue_.Remove(kv.key);
+    return;
+  }
+  if (state.assumed) {
+    // Still unbound after our decision: binding lost its compare-and-swap
+    // if the pod changed since the revision we decided on.
+    if (kv.mod_revision.value() <= state.assumed_on.value()) return;
+    Uncount(state);
+  } else if (queue_.Contains(kv.key) && kv.mod_revision == state.own_write) {
+    return;  // our own FailedScheduling status coming back
+  }
+  Requeue(kv.key, state, now);
+}
+
+void SchedulerCore::RemovePod(const std::string& key, Clock::time_point now) {
+  auto it = pods_.find(key);
+  if (it == pods_.end()) return;
+  const bool was_counted = !it->second.node.empty();
+  Uncount(it->second);
+  queue_.Remove(key);
+  pods_.erase(it);
+  // A pod that held resources is gone (kube-scheduler: AssignedPodDelete).
+  if (was_counted) queue_.MoveAllUnschedulable(now);
+}
+
+std::optional<Result<SchedulerCore::Outcome>> SchedulerCore::Next(Clock::time_point now) {
+  for (;;) {
+    std::optional<std::string> key = queue_.Pop(now);
+    if (!key) return std::nullopt;
+    auto it = pods_.find(*key);
+    const api::Pod* pod = it == pods_.end() ? nullptr : VerifiedPod(it->second.bytes);
+    Result<scheduler::PodInfo> info = pod ? scheduler::PodInfoFromPod(*pod) : Status::NotFound(*key);
+    if (!info.ok()) {
+      queue_.Remove(*key);
+      continue;
+    }
+    PodState& state = it->second;
+    scheduler::ScheduleOptions options;
+    options.start_node_index = next_start_node_index_;
+    Result<scheduler::Decision> decision = scheduler::Schedule(profile_, *info, cache_, options);
+    if (!decision.ok()) {
+      queue_.MarkUnschedulable(*key, now);
+      return Result<Outcome>(decision.status());
+    }
+    next_start_node_index_ = decision->next_start_node_index;
+    Outcome outcome{*key, state.uid, state.mod_revision, state.bytes, std::move(*decision)};
+    if (outcome.decision.scheduled()) {
+      info->node_name = outcome.decision.node;
+      if (cache_.AddPod(std::move(*info)).ok()) state.node = outcome.decision.node;
+      state.assumed = true;
+      state.assumed_on = state.mod_revision;
+      state.assumed_at = now;
+      queue_.Remove(*key);
+    } else {
+      queue_.MarkUnschedulable(*key, now);
+    }
+    return Result<Outcome>(std::move(outcome));
+  }
+}
+
+void SchedulerCore::Unassume(const std::string& key, Clock::time_point now) {
+  auto it = pods_.find(key);
+  if (it == pods_.end() || !it->second.assumed) return;
+  Uncount(it->second);
+  Requeue(key, it->second, now);
+}
+
+void SchedulerCore::OwnWrite(const std::string& key, Revision revision) {
+  auto it = pods_.find(key);
+  if (it != pods_.end()) it->second.own_write = revision;
+}
+
+void SchedulerCore::ExpireAssumed(Clock::time_point now) {
+  for (auto& [key, state] : pods_) {
+    if (state.assumed && state.assumed_at + kAssumeTimeout <= now) {
+      Uncount(state);
+      Requeue(key, state, now);
+    }
+  }
+}
+
+}  // namespace podflow::scheduling

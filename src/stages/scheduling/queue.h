@@ -1,0 +1,83 @@
+// SchedulingQueue: kube-scheduler's three queues for pods waiting for a node.
+//  - active: ordered by priority (highest first), then creation time;
+//  - backoff: pods that failed recently wait 1 s, doubling per failed
+//    attempt up to 10 s, before they may be tried again;
+//  - unschedulable: pods that fit nowhere wait for a cluster event that could
+//    help (MoveAllUnschedulable: a node added or changed, a pod deleted), or
+//    for the 5 minute flush.
+// Times are passed in, so tests drive it without sleeping.
+// Thread safety: none; the scheduling stage's thread owns it.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+
+namespace podflow::scheduling {
+
+class SchedulingQueue {
+ public:
+  using Clock = std::chrono::steady_clock;
+  static constexpr std::chrono::milliseconds kInitialBackoff{1000};
+  static constexpr std::chrono::milliseconds kMaxBackoff{10'000};
+  static constexpr std::chrono::minutes kUnschedulableFlush{5};
+
+  struct Item {
+    std::string key;      // the pod's log key
+    int32_t priority = 0;
+    std::string created;  // creationTimestamp (RFC 3339 sorts as text)
+  };
+
+  // A new or changed pod: queued as active, unless it is backing off from a
+  // failed attempt (then it becomes active when the backoff ends).
+  void Activate(const Item& item, Clock::time_point now);
+  // The attempt popped for `key` found no node: one more failed attempt;
+  // it waits in unschedulable. No-op for a key not popped.
+  void MarkUnschedulable(const std::string& key, Clock::time_point now);
+  // A cluster event that may make room: every unschedulable pod moves to
+  // active, or to backoff while its backoff lasts.
+  void MoveAllUnschedulable(Clock::time_point now);
+  // The pod is gone or was scheduled: it leaves every queue and its attempt
+  // count is forgotten.
+  void Remove(const std::string& key);
+
+  // The next pod to try, after moving ended backoffs and flushing long
+  // unschedulable pods. The pod stays known (in flight) until
+  // MarkUnschedulable or Remove.
+  std::optional<std::string> Pop(Clock::time_point now);
+
+  bool Contains(const std::string& key) const { return entries_.contains(key); }
+  size_t active_size() const { return active_.size(); }
+  size_t backoff_size() const { return backoff_.size(); }
+  size_t unschedulable_size() const { return unschedulable_.size(); }
+  // Failed attempts of `key` so far (0 when unknown).
+  int attempts(const std::string& key) const;
+
+ private:
+  enum class Where { kActive, kBackoff, kUnschedulable, kInFlight };
+  struct Entry {
+    Item item;
+    Where where = Where::kActive;
+    uint64_t seq = 0;  // FIFO among equal priority and creation time
+    int attempts = 0;
+    Clock::time_point backoff_until{};
+    Clock::time_point unschedulable_since{};
+  };
+  using ActiveKey = std::tuple<int64_t, std::string, uint64_t, std::string>;  // -priority, created, seq, key
+
+  ActiveKey ActiveKeyOf(const Entry& e) const { return {-int64_t{e.item.priority}, e.item.created, e.seq, e.item.key}; }
+  void Unlink(Entry& e);
+  void PlaceActiveOrBackoff(Entry& e, Clock::time_point now);
+
+  std::map<std::string, Entry> entries_;
+  std::set<ActiveKey> active_;
+  std::set<std::pair<Clock::time_point, std::string>> backoff_;        // by backoff end
+  std::set<std::pair<Clock::time_point, std::string>> unschedulable_;  // by since
+  uint64_t next_seq_ = 0;
+};
+
+}  // namespace podflow::scheduling

@@ -1,0 +1,264 @@
+// End-to-end fixture: a real pipeline (build/podflow) in child processes,
+// on a temp data dir and private ipc:// endpoints, driven through the same
+// channels the tools use.
+#pragma once
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "bus/bus.h"
+#include "api_generated.h"
+#include "model/codec.h"
+#include "model/objects.h"
+#include "stages/persistence/persistence.h"
+
+namespace podflow::e2e {
+
+// Runs `argv` (argv[0] a path) with stdout/stderr to `log_file`; returns the pid.
+inline pid_t Spawn(const std::vector<std::string>& args, const std::string& log_file,
+                   const std::string& cwd) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    FILE* out = std::freopen(log_file.c_str(), "a", stdout);
+    (void)out;
+    dup2(fileno(stdout), fileno(stderr));
+    if (chdir(cwd.c_str()) != 0) _exit(126);
+    std::vector<char*> argv;
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+// Sends SIGTERM and waits; SIGKILL after 10 s.
+inline int Stop(pid_t pid) {
+  kill(pid, SIGTERM);
+  for (int i = 0; i < 200; ++i) {
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) return status;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return status;
+}
+
+// Runs a command to completion; returns {exit code, output}.
+inline std::pair<int, std::string> RunCommand(const std::vector<std::string>& args, const std::string& cwd) {
+  std::string out_file = cwd + "/command-output.txt";
+  std::filesystem::remove(out_file);
+  pid_t pid = Spawn(args, out_file, cwd);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  std::ifstream in(out_file);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text};
+}
+
+class Pipeline {
+ public:
+  // `multi_process`: every stage in its own process (started one by one by
+  // this fixture, so a test can stop and restart a single stage).
+  explicit Pipeline(bool multi_process) : multi_process_(multi_process) {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "podflow-e2e-XXXXXX").string();
+    dir_ = mkdtemp(tmpl.data());
+    WriteConfig();
+  }
+  ~Pipeline() {
+    StopAll();
+    std::error_code ec;
+    if (getenv("PODFLOW_KEEP_E2E") == nullptr) std::filesystem::remove_all(dir_, ec);
+  }
+  Pipeline(const Pipeline&) = delete;
+  Pipeline& operator=(const Pipeline&) = delete;
+
+  const std::string& dir() const { return dir_; }
+  std::string config() const { return dir_ + "/cluster.yaml"; }
+  std::string data_dir() const { return dir_ + "/data"; }
+  std::string Endpoint(const std::string& channel) const {
+    return "ipc://" + dir_ + "/" + channel + ".sock";
+  }
+  static std::string Program(const std::string& name) { return std::string(PODFLOW_BUILD_DIR) + "/" + name; }
+
+  static const std::vector<std::string>& Stages() {
+    static const std::vector<std::string> kStages = {"persistence", "admission", "scheduling", "binding",
+                                                     "runtime", "proxy", "status"};
+    return kStages;
+  }
+
+  void StartAll() {
+    if (multi_process_) {
+      for (const std::string& stage : Stages()) StartStage(stage);
+    } else {
+      pids_["podflow"] = Spawn({Program("podflow"), "run", "--config", config()}, dir_ + "/podflow.log", dir_);
+    }
+    WaitForApi();
+  }
+
+  void StartStage(const std::string& stage) {
+    pids_[stage] = Spawn({Program("podflow"), "stage", stage, "--config", config()},
+                         dir_ + "/" + stage + ".log", dir_);
+  }
+
+  void StopStage(const std::string& stage) {
+    auto it = pids_.find(stage);
+    if (it == pids_.end()) return;
+    Stop(it->second);
+    pids_.erase(it);
+  }
+
+  void StopAll() {
+    // Persistence last: the others flush their writes through it.
+    for (auto it = Stages().rbegin(); it != Stages().rend(); ++it) StopStage(*it);
+    StopStage("podflow");
+  }
+
+  // The pipeline's logs, for failure messages.
+  std::string Logs() const {
+    std::string all;
+    for (const auto& entry : std::filesystem::directory_iterator(dir_)) {
+      if (entry.path().extension() != ".log") continue;
+      std::ifstream in(entry.path());
+      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      if (text.size() > 6000) text = "..." + text.substr(text.size() - 6000);
+      all += "==== " + entry.path().filename().string() + "\n" + text;
+    }
+    return all;
+  }
+
+  // Submits manifest text; returns the reply's per-document results.
+  std::vector<std::pair<std::string, std::string>> Submit(const std::string& manifest,
+                                                          const std::string& token = "e2e-token") {
+    flatbuffers::FlatBufferBuilder fbb;
+    auto bytes = fbb.CreateVector(reinterpret_cast<const uint8_t*>(manifest.data()), manifest.size());
+    auto req = msg::CreateSubmitRequest(fbb, fbb.CreateString(token), bytes);
+    bus::RpcClient client(context_, Endpoint("submit"));
+    auto reply = client.Call(fbb, msg::Body::SubmitRequest, req.Union(), std::chrono::seconds(10));
+    INFO(Logs());
+    REQUIRE(reply.ok());
+    const msg::SubmitReply* submit = reply->envelope().body_as_SubmitReply();
+    REQUIRE(submit != nullptr);
+    std::vector<std::pair<std::string, std::string>> out;  // {reason ("" = created), message}
+    if (submit->status() && submit->status()->status()->str() != "Success") {
+      out.emplace_back(submit->status()->reason()->str(), submit->status()->message()->str());
+      return out;
+    }
+    for (const msg::SubmitResult* r : *submit->results()) {
+      bool ok = r->status() && r->status()->status() && r->status()->status()->str() == "Success";
+      out.emplace_back(ok ? "" : r->status()->reason()->str(),
+                       r->status() && r->status()->message() ? r->status()->message()->str() : "");
+    }
+    return out;
+  }
+
+  persistence::Client& Api() {
+    if (!api_) api_ = std::make_unique<persistence::Client>(context_, Endpoint("api"), "e2e");
+    return *api_;
+  }
+
+  std::optional<KeyValue> Get(const std::string& key) {
+    auto r = Api().Read(RangeRequest{key});
+    if (!r.ok() || r->kvs.empty()) return std::nullopt;
+    return r->kvs[0];
+  }
+
+  // Polls until `check` holds for the object at `key` (up to `timeout`).
+  template <typename T>
+  const T* WaitFor(const std::string& key, std::function<bool(const T&)> check, std::string* bytes,
+                   std::chrono::seconds timeout = std::chrono::seconds(20)) {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+      std::optional<KeyValue> kv = Get(key);
+      if (kv) {
+        *bytes = kv->value;
+        const T* obj = flatbuffers::GetRoot<T>(bytes->data());
+        if (check(*obj)) return obj;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return nullptr;
+  }
+
+  // Events about one object, in creation order: "Type Reason: message".
+  std::vector<std::string> EventsFor(const std::string& ns, const std::string& name) {
+    auto list = Api().List(model::KindPrefix(model::Kind("Event"), ns));
+    std::vector<std::pair<int64_t, std::string>> found;
+    if (!list.ok()) return {};
+    for (const KeyValue& kv : list->kvs) {
+      const api::Event* e = flatbuffers::GetRoot<api::Event>(kv.value.data());
+      if (!e->involved_object() || !e->involved_object()->name() ||
+          e->involved_object()->name()->str() != name) continue;
+      found.emplace_back(kv.create_revision.value(),
+                         (e->type() ? e->type()->str() : "") + " " + (e->reason() ? e->reason()->str() : "") +
+                             ": " + (e->message() ? e->message()->str() : ""));
+    }
+    std::sort(found.begin(), found.end());
+    std::vector<std::string> out;
+    for (auto& [rev, text] : found) out.push_back(text);
+    return out;
+  }
+
+ private:
+  void WriteConfig() {
+    std::ofstream pipeline(dir_ + "/pipeline.yaml");
+    pipeline << "channels:\n";
+    for (const char* ch : {"submit", "api", "watch", "decisions", "reports"}) {
+      pipeline << "  " << ch << ": " << Endpoint(ch) << "\n";
+    }
+    pipeline << "processes:\n";
+    if (multi_process_) {
+      for (const std::string& stage : Stages()) pipeline << "  - {name: " << stage << ", stages: [" << stage << "]}\n";
+    } else {
+      pipeline << "  - name: podflow\n    stages: [persistence, admission, scheduling, binding, runtime, proxy, status]\n";
+    }
+    std::ofstream config(this->config());
+    config << "pipeline: pipeline.yaml\n"
+           << "storage: {dataDir: " << data_dir() << ", sync: true}\n"
+           << "admission:\n  tokens:\n    - {token: e2e-token, user: tester, uid: \"7\", groups: [\"system:masters\"]}\n"
+           << "  serviceClusterIPRange: 10.96.0.0/12\n"
+           << "scheduler: {seed: 7}\n"
+           << "runtime:\n  clusterCIDR: 10.244.0.0/16\n  nodes:\n"
+           << "    - {name: node-1, labels: {disktype: ssd}, capacity: {cpu: \"4\", memory: 8Gi, pods: \"110\"}}\n"
+           << "    - {name: node-2, capacity: {cpu: \"4\", memory: 8Gi, pods: \"110\"}}\n"
+           << "    - {name: node-3, capacity: {cpu: \"2\", memory: 4Gi, pods: \"110\"}}\n"
+           << "  registry:\n"
+           << "    - {name: nginx, tags: [\"1.14.2\", latest], sizeBytes: 44000000, pullMillis: 50}\n"
+           << "    - {name: busybox, tags: [\"1.28\", latest], sizeBytes: 2200000, pullMillis: 20}\n";
+  }
+
+  void WaitForApi() {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (std::chrono::steady_clock::now() < deadline) {
+      persistence::Client probe(context_, Endpoint("api"), "e2e");
+      RangeRequest r = RangeRequest::Prefix("/registry/nodes/");
+      auto result = probe.Read(r, std::chrono::milliseconds(200));
+      if (result.ok() && result->kvs.size() >= 3) return;  // the nodes have registered
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    FAIL("the pipeline did not come up:\n" << Logs());
+  }
+
+  bool multi_process_;
+  std::string dir_;
+  std::map<std::string, pid_t> pids_;
+  zmq::context_t context_;
+  std::unique_ptr<persistence::Client> api_;
+};
+
+}  // namespace podflow::e2e

@@ -1,0 +1,237 @@
+// The seeds' story end to end, on a real pipeline: one process, and every
+// stage in its own process.
+#include <set>
+
+#include <catch2/catch.hpp>
+
+#include "pipeline_fixture.h"
+
+namespace podflow::e2e {
+namespace {
+
+using PodCheck = std::function<bool(const api::Pod&)>;
+
+const char* kNginx = R"(apiVersion: v1
+kind: Pod
+metadata:
+  name: nginx-pod
+  labels: {app: web}
+spec:
+  containers:
+  - name: nginx
+    image: nginx:1.14.2
+    ports:
+    - containerPort: 80
+)";
+
+bool Running(const api::Pod& p) { return p.status() && p.status()->phase() == api::PodPhase::Running; }
+
+std::string PodKey(const std::string& name) { return model::ObjectKey(model::Kind("Pod"), "default", name); }
+
+void SeedsStory(Pipeline& pipeline) {
+  SECTION("the nginx pod is admitted, scheduled, bound, started and reported Running") {
+    auto results = pipeline.Submit(kNginx);
+    REQUIRE(results.size() == 1);
+    CHECK(results[0].first.empty());
+    std::string bytes;
+    const api::Pod* pod = pipeline.WaitFor<api::Pod>(PodKey("nginx-pod"), Running, &bytes);
+    INFO(pipeline.Logs());
+    REQUIRE(pod != nullptr);
+    CHECK_FALSE(pod->spec()->node_name()->str().empty());
+    REQUIRE(pod->status()->pod_ip() != nullptr);
+    CHECK(pod->status()->pod_ip()->str().rfind("10.244.", 0) == 0);
+    REQUIRE(pod->status()->container_statuses() != nullptr);
+    CHECK(pod->status()->container_statuses()->Get(0)->ready());
+    // The events, in the order the stages wrote them.
+    std::vector<std::string> events = pipeline.EventsFor("default", "nginx-pod");
+    std::vector<std::string> reasons;
+    for (const std::string& e : events) reasons.push_back(e.substr(0, e.find(':')));
+    std::vector<std::string> expected = {"Normal Scheduled", "Normal Pulling", "Normal Pulled", "Normal Created",
+                                         "Normal Started"};
+    CHECK(reasons == expected);
+    CHECK(events[0] == "Normal Scheduled: Successfully assigned default/nginx-pod to " +
+                           pod->spec()->node_name()->str());
+  }
+
+  SECTION("nodeSelector disktype: ssd lands on the labelled node") {
+    auto results = pipeline.Submit(R"(apiVersion: v1
+kind: Pod
+metadata: {name: ssd-pod}
+spec:
+  nodeSelector: {disktype: ssd}
+  containers: [{name: app, image: nginx:1.14.2}]
+)");
+    REQUIRE(results[0].first.empty());
+    std::string bytes;
+    const api::Pod* pod = pipeline.WaitFor<api::Pod>(PodKey("ssd-pod"), Running, &bytes);
+    INFO(pipeline.Logs());
+    REQUIRE(pod != nullptr);
+    CHECK(pod->spec()->node_name()->str() == "node-1");
+  }
+
+  SECTION("a pod asking more cpu than any node has stays Pending with FailedScheduling") {
+    REQUIRE(pipeline.Submit(R"(apiVersion: v1
+kind: Pod
+metadata: {name: huge}
+spec:
+  containers:
+  - {name: app, image: nginx:1.14.2, resources: {requests: {cpu: "64"}}}
+)")[0].first.empty());
+    std::vector<std::string> events;
+    for (int i = 0; i < 200 && events.empty(); ++i) {
+      events = pipeline.EventsFor("default", "huge");
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    INFO(pipeline.Logs());
+    REQUIRE_FALSE(events.empty());
+    CHECK(events[0].rfind("Warning FailedScheduling: 0/3 nodes are available: 3 Insufficient cpu.", 0) == 0);
+    auto pod = pipeline.Get(PodKey("huge"));
+    REQUIRE(pod);
+    const api::Pod* p = flatbuffers::GetRoot<api::Pod>(pod->value.data());
+    CHECK((p->spec()->node_name() == nullptr || p->spec()->node_name()->str().empty()));
+    CHECK(p->status()->phase() == api::PodPhase::Pending);
+  }
+
+  SECTION("an image the registry does not have gives ErrImagePull") {
+    REQUIRE(pipeline.Submit("apiVersion: v1\nkind: Pod\nmetadata: {name: nope}\n"
+                            "spec: {containers: [{name: app, image: nginx:does-not-exist}]}\n")[0]
+                .first.empty());
+    std::string bytes;
+    const api::Pod* pod = pipeline.WaitFor<api::Pod>(
+        PodKey("nope"),
+        [](const api::Pod& p) {
+          if (!p.status() || !p.status()->container_statuses()) return false;
+          const api::ContainerStatus* c = p.status()->container_statuses()->Get(0);
+          return c->state() && c->state()->waiting() && c->state()->waiting()->reason() &&
+                 (c->state()->waiting()->reason()->str() == "ErrImagePull" ||
+                  c->state()->waiting()->reason()->str() == "ImagePullBackOff");
+        },
+        &bytes);
+    INFO(pipeline.Logs());
+    REQUIRE(pod != nullptr);
+    CHECK(pod->status()->phase() == api::PodPhase::Pending);
+  }
+
+  SECTION("a Service's Endpoints list its running pods' IPs") {
+    auto results = pipeline.Submit(R"(apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec:
+  selector: {tier: web}
+  ports: [{port: 80, targetPort: 80}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web-1, labels: {tier: web}}
+spec: {containers: [{name: nginx, image: nginx:1.14.2, ports: [{containerPort: 80}]}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web-2, labels: {tier: web}}
+spec: {containers: [{name: nginx, image: nginx:1.14.2, ports: [{containerPort: 80}]}]}
+)");
+    REQUIRE(results.size() == 3);
+    for (auto& r : results) CHECK(r.first.empty());
+    std::string b1, b2, eb;
+    const api::Pod* p1 = pipeline.WaitFor<api::Pod>(PodKey("web-1"), Running, &b1);
+    const api::Pod* p2 = pipeline.WaitFor<api::Pod>(PodKey("web-2"), Running, &b2);
+    INFO(pipeline.Logs());
+    REQUIRE(p1 != nullptr);
+    REQUIRE(p2 != nullptr);
+    std::set<std::string> want = {p1->status()->pod_ip()->str(), p2->status()->pod_ip()->str()};
+    const api::Endpoints* ep = pipeline.WaitFor<api::Endpoints>(
+        model::ObjectKey(model::Kind("Endpoints"), "default", "web"),
+        [&](const api::Endpoints& e) {
+          if (!e.subsets() || e.subsets()->size() != 1 || !e.subsets()->Get(0)->addresses()) return false;
+          std::set<std::string> have;
+          for (const api::EndpointAddress* a : *e.subsets()->Get(0)->addresses()) have.insert(a->ip()->str());
+          return have == want;
+        },
+        &eb);
+    REQUIRE(ep != nullptr);
+    CHECK(ep->subsets()->Get(0)->ports()->Get(0)->port() == 80);
+  }
+
+  SECTION("a duplicate name is AlreadyExists and a malformed manifest is Invalid; neither writes") {
+    REQUIRE(pipeline.Submit(kNginx)[0].first.empty());
+    auto before = pipeline.Api().Read(RangeRequest::Prefix("/registry/pods/"));
+    REQUIRE(before.ok());
+    auto dup = pipeline.Submit(kNginx);
+    CHECK(dup[0].first == "AlreadyExists");
+    CHECK(dup[0].second == "pods \"nginx-pod\" already exists");
+    auto bad = pipeline.Submit("apiVersion: v1\nkind: Pod\nmetadata: {name: bad}\n"
+                               "spec: {containers: [{name: app}]}\n");
+    CHECK(bad[0].first == "Invalid");
+    CHECK(bad[0].second == "Pod \"bad\" is invalid: spec.containers[0].image: Required value");
+    auto unknown = pipeline.Submit("apiVersion: v1\nkind: Pod\nmetadata: {name: typo}\n"
+                                   "spec: {containers: [{name: app, image: nginx, imagePullPolcy: Always}]}\n");
+    CHECK(unknown[0].first == "Invalid");
+    CHECK(unknown[0].second.find("spec.containers[0].imagePullPolcy: unknown field") != std::string::npos);
+    CHECK_FALSE(pipeline.Get(PodKey("bad")).has_value());
+    CHECK_FALSE(pipeline.Get(PodKey("typo")).has_value());
+    auto denied = pipeline.Submit(kNginx, "wrong-token");
+    CHECK(denied[0].first == "Unauthorized");
+  }
+}
+
+TEST_CASE("Single-process pipeline: the seeds' story", "[e2e]") {
+  Pipeline pipeline(false);
+  pipeline.StartAll();
+  SeedsStory(pipeline);
+}
+
+TEST_CASE("Multi-process pipeline: the seeds' story", "[e2e]") {
+  Pipeline pipeline(true);
+  pipeline.StartAll();
+  SeedsStory(pipeline);
+}
+
+TEST_CASE("A pod published while the runtime is down runs once it is back", "[e2e]") {
+  Pipeline pipeline(true);
+  pipeline.StartAll();
+  pipeline.StopStage("runtime");
+  REQUIRE(pipeline.Submit(kNginx)[0].first.empty());
+  std::string bytes;
+  // Scheduled and bound, but nobody runs it.
+  const api::Pod* bound = pipeline.WaitFor<api::Pod>(
+      PodKey("nginx-pod"), [](const api::Pod& p) { return p.spec()->node_name() != nullptr; }, &bytes);
+  INFO(pipeline.Logs());
+  REQUIRE(bound != nullptr);
+  CHECK(bound->status()->phase() == api::PodPhase::Pending);
+  pipeline.StartStage("runtime");
+  const api::Pod* pod = pipeline.WaitFor<api::Pod>(PodKey("nginx-pod"), Running, &bytes);
+  REQUIRE(pod != nullptr);
+}
+
+TEST_CASE("Restarting on the same data dir resumes; replay shows the timeline", "[e2e]") {
+  Pipeline pipeline(false);
+  pipeline.StartAll();
+  REQUIRE(pipeline.Submit(kNginx)[0].first.empty());
+  std::string bytes;
+  REQUIRE(pipeline.WaitFor<api::Pod>(PodKey("nginx-pod"), Running, &bytes) != nullptr);
+  pipeline.StopAll();
+
+  pipeline.StartAll();
+  // The pod is still there and still Running, and new pods still run.
+  auto kept = pipeline.Get(PodKey("nginx-pod"));
+  REQUIRE(kept);
+  CHECK(Running(*flatbuffers::GetRoot<api::Pod>(kept->value.data())));
+  REQUIRE(pipeline.Submit("apiVersion: v1\nkind: Pod\nmetadata: {name: after-restart}\n"
+                          "spec: {containers: [{name: app, image: busybox:1.28}]}\n")[0].first.empty());
+  INFO(pipeline.Logs());
+  REQUIRE(pipeline.WaitFor<api::Pod>(PodKey("after-restart"), Running, &bytes) != nullptr);
+  pipeline.StopAll();
+
+  auto [code, out] = RunCommand({Pipeline::Program("podflow-replay"), "--data-dir", pipeline.data_dir(), "--pod",
+                                 "default/nginx-pod"},
+                                pipeline.dir());
+  INFO(out);
+  CHECK(code == 0);
+  CHECK(out.find("admission") != std::string::npos);
+  CHECK(out.find("binding") != std::string::npos);
+  CHECK(out.find("status") != std::string::npos);
+  CHECK(out.find("spec.nodeName") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace podflow::e2e
