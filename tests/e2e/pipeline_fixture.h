@@ -208,7 +208,11 @@ class Pipeline {
                          (e->type() ? e->type()->str() : "") + " " + (e->reason() ? e->reason()->str() : "") +
                              ": " + (e->message() ? e->message()->str() : ""));
     }
-    std::sort(found.begin(), found.end());
+    // Events of one transaction share a revision; List returns keys in
+    // order and event names grow with time, so a stable sort keeps them as
+    // they were made.
+    std::stable_sort(found.begin(), found.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
     std::vector<std::string> out;
     for (auto& [rev, text] : found) out.push_back(text);
     return out;

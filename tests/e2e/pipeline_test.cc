@@ -165,8 +165,10 @@ spec: {containers: [{name: nginx, image: nginx:1.14.2, ports: [{containerPort: 8
     CHECK(bad[0].second == "Pod \"bad\" is invalid: spec.containers[0].image: Required value");
     auto unknown = pipeline.Submit("apiVersion: v1\nkind: Pod\nmetadata: {name: typo}\n"
                                    "spec: {containers: [{name: app, image: nginx, imagePullPolcy: Always}]}\n");
-    CHECK(unknown[0].first == "Invalid");
-    CHECK(unknown[0].second.find("spec.containers[0].imagePullPolcy: unknown field") != std::string::npos);
+    // kube-apiserver's strict field validation: an unknown field is a BadRequest.
+    CHECK(unknown[0].first == "BadRequest");
+    CHECK(unknown[0].second == "Pod in version \"v1\" cannot be handled as a Pod: strict decoding error: "
+                               "unknown field \"spec.containers[0].imagePullPolcy\"");
     CHECK_FALSE(pipeline.Get(PodKey("bad")).has_value());
     CHECK_FALSE(pipeline.Get(PodKey("typo")).has_value());
     auto denied = pipeline.Submit(kNginx, "wrong-token");

@@ -31,7 +31,9 @@ bus::ReplyBody HandleWrite(EventLog& log, const msg::WriteRequest& request,
       }
     }
   }
-  Result<TxnResult> result = log.Txn(std::move(ops));
+  TxnOptions options;
+  if (request.writer()) options.writer = request.writer()->str();
+  Result<TxnResult> result = log.Txn(std::move(ops), std::move(options));
   if (!result.ok()) {
     auto status = ErrorStatus(fbb, result.status());
     msg::WriteReplyBuilder reply(fbb);
