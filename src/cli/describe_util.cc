@@ -131,10 +131,16 @@ void DescribeEvents(DescribeWriter& w, std::span<const std::string> events, Time
   w.Flush();
   std::vector<std::unique_ptr<api::EventT>> list;
   for (const std::string& bytes : events) list.push_back(model::Unpack<api::Event>(bytes));
-  std::stable_sort(list.begin(), list.end(), [](const auto& a, const auto& b) {
-    return ParseTime(EventLastTime(*a)).value_or(TimePoint()) <
-           ParseTime(EventLastTime(*b)).value_or(TimePoint());
-  });
+  // By time, as kubectl sorts them, but at whole seconds: kubelet's
+  // lastTimestamp has no finer precision while the scheduler's eventTime
+  // has microseconds, so finer comparison would put a Scheduled event after
+  // the Pulling that followed it. Ties keep the log's order, which is the
+  // order events were made in (their names grow with time).
+  auto seconds = [](const api::EventT& e) {
+    return std::chrono::floor<std::chrono::seconds>(ParseTime(EventLastTime(e)).value_or(TimePoint()));
+  };
+  std::stable_sort(list.begin(), list.end(),
+                   [&](const auto& a, const auto& b) { return seconds(*a) < seconds(*b); });
   w.Write(0, "Events:\n  Type\tReason\tAge\tFrom\tMessage\n");
   w.Write(1, "----\t------\t----\t----\t-------\n");
   for (const auto& e : list) {
