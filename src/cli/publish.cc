@@ -266,6 +266,10 @@ int RunPublish(const PublishOptions& options) {
     std::printf("%lld pods created\n", static_cast<long long>(created.size()));
   }
 
+  if (options.report != nullptr) {
+    options.report->created = created.size();
+    options.report->seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  }
   if (!options.wait) return failures == 0 ? 0 : 1;
 
   // Until every created pod is Running (or the timeout).
@@ -298,6 +302,11 @@ int RunPublish(const PublishOptions& options) {
               latency_ms.size(), submitted_at.size(), seconds, latency_ms.size() / std::max(seconds, 1e-9),
               Percentile(values, 50), Percentile(values, 90), Percentile(values, 99),
               values.empty() ? 0.0 : *std::max_element(values.begin(), values.end()));
+  if (options.report != nullptr) {
+    options.report->running = latency_ms.size();
+    options.report->seconds = seconds;
+    options.report->latency_ms = std::move(values);
+  }
   if (latency_ms.size() < submitted_at.size()) {
     std::fprintf(stderr, "error: timed out waiting for %zu pod(s) to reach Running\n",
                  submitted_at.size() - latency_ms.size());

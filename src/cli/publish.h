@@ -8,6 +8,14 @@
 
 namespace podflow::cli {
 
+// What a publish did, for callers that measure it (podflow-bench e2e).
+struct PublishReport {
+  size_t created = 0;                // objects created
+  size_t running = 0;                // with --wait: pods seen Running
+  double seconds = 0;                // first submit to the last pod Running (or the end)
+  std::vector<double> latency_ms;    // with --wait: submit -> Running, per pod
+};
+
 struct PublishOptions {
   std::vector<std::string> files;  // -f: files, directories, "-" for stdin
   std::string config_file;         // where the pipeline's endpoints and a default token come from
@@ -21,6 +29,7 @@ struct PublishOptions {
   bool wait = false;               // --wait: until every published pod is Running
   int batch = 100;                 // pods per submit request under --count
   int timeout_seconds = 300;       // --wait gives up after this long
+  PublishReport* report = nullptr; // filled in when set
 };
 
 // Returns the process exit code: 0 when every object was created (and, with

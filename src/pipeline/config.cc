@@ -157,7 +157,9 @@ Result<ClusterConfig> LoadConfig(const std::string& path) {
   Result<YAML::Node> root = LoadYaml(text, source);
   if (!root.ok()) return root.status();
   if (!root->IsMap()) return Bad(source, "expected a map");
-  static const std::set<std::string> kSections = {"admission", "scheduler", "runtime", "proxy", "status"};
+  // The stages that take settings; the others have none, so their names are
+  // unknown fields like any other.
+  static const std::set<std::string> kSections = {"admission", "scheduler", "runtime"};
   std::string pipeline = "single-process";
   for (const auto& entry : *root) {
     std::string key = entry.first.as<std::string>();

@@ -1,5 +1,6 @@
 // The seeds' story end to end, on a real pipeline: one process, and every
 // stage in its own process.
+#include <fstream>
 #include <set>
 
 #include <catch2/catch.hpp>
@@ -186,6 +187,42 @@ TEST_CASE("Multi-process pipeline: the seeds' story", "[e2e]") {
   Pipeline pipeline(true);
   pipeline.StartAll();
   SeedsStory(pipeline);
+}
+
+TEST_CASE("A Node created with the publisher is adopted; a pod naming it skips scheduling", "[e2e]") {
+  Pipeline pipeline(false);
+  pipeline.StartAll();
+  std::ifstream in(std::string(PODFLOW_SOURCE_DIR) + "/config/manifests/node-kwok.yaml");
+  std::string node_yaml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  REQUIRE_FALSE(node_yaml.empty());
+  REQUIRE(pipeline.Submit(node_yaml)[0].first.empty());
+  std::string node_bytes;
+  const api::Node* node = pipeline.WaitFor<api::Node>(
+      model::ObjectKey(model::Kind("Node"), "", "kwok-node-0"),
+      [](const api::Node& n) { return n.spec() && n.spec()->pod_cidr() && n.spec()->pod_cidr()->size() > 0; },
+      &node_bytes);
+  INFO(pipeline.Logs());
+  REQUIRE(node != nullptr);
+  const std::string cidr = node->spec()->pod_cidr()->str();  // the block after the three configured nodes'
+  CHECK(cidr == "10.244.3.0/24");
+
+  REQUIRE(pipeline.Submit(R"(apiVersion: v1
+kind: Pod
+metadata: {name: pinned}
+spec:
+  nodeName: kwok-node-0
+  containers: [{name: app, image: busybox:1.28}]
+)")[0].first.empty());
+  std::string bytes;
+  const api::Pod* pod = pipeline.WaitFor<api::Pod>(PodKey("pinned"), Running, &bytes);
+  REQUIRE(pod != nullptr);
+  CHECK(pod->status()->pod_ip()->str().rfind("10.244.3.", 0) == 0);
+  CHECK(pod->status()->host_ip()->str() == "10.0.0.10");
+  // The scheduler never saw it: no Scheduled event, the kubelet's only.
+  std::vector<std::string> events = pipeline.EventsFor("default", "pinned");
+  REQUIRE_FALSE(events.empty());
+  for (const std::string& e : events) CHECK(e.find("Scheduled") == std::string::npos);
+  CHECK(events[0].rfind("Normal Pulling", 0) == 0);
 }
 
 TEST_CASE("A pod published while the runtime is down runs once it is back", "[e2e]") {

@@ -18,6 +18,8 @@ struct Entry {
 constexpr Entry kBenchmarks[] = {
     {"log", podflow::bench::RunLogBench,
      "event log: durable writes/s and commit latency, watch latency, raw RocksDB baseline"},
+    {"e2e", podflow::bench::RunE2eBench,
+     "the pipeline on 1,000 simulated nodes: pods/s submit->Running and latency percentiles"},
 };
 
 int Usage() {

@@ -9,18 +9,29 @@ namespace podflow::binding {
 namespace {
 
 constexpr int64_t kEventTtlSeconds = 3600;  // Kubernetes' default --event-ttl
-constexpr uint32_t kEventNamerInstance = 2;
+constexpr uint32_t kEventNamerInstance = 200;  // + worker index
+constexpr size_t kWorkers = 8;
+
+}  // namespace
+
+struct BindingStage::Worker {
+  persistence::Client client;
+  status::EventNamer namer;
+};
+
+namespace {
 
 // Why a decision cannot be applied to the stored pod, or "" when it can.
-std::string Mismatch(const api::Pod& pod, const msg::Decision& decision, int64_t mod_revision) {
+template <typename D>
+std::string Mismatch(const api::Pod& pod, const D& decision, int64_t mod_revision) {
   const std::string uid = pod.metadata() && pod.metadata()->uid() ? pod.metadata()->uid()->str() : "";
-  if (decision.pod_uid() == nullptr || uid != decision.pod_uid()->str()) return "the pod was re-created";
+  if (uid != decision.pod_uid) return "the pod was re-created";
   if (pod.spec() && pod.spec()->node_name() && pod.spec()->node_name()->size() > 0) {
     return "already bound to " + pod.spec()->node_name()->str();
   }
-  if (mod_revision != decision.pod_mod_revision()) {
+  if (mod_revision != decision.pod_mod_revision) {
     return "the pod changed at revision " + std::to_string(mod_revision) + " after the decision on revision " +
-           std::to_string(decision.pod_mod_revision());
+           std::to_string(decision.pod_mod_revision);
   }
   return "";
 }
@@ -31,9 +42,19 @@ Result<std::unique_ptr<BindingStage>> BindingStage::Create(pipeline::StageContex
   return std::unique_ptr<BindingStage>(new BindingStage(context));
 }
 
+BindingStage::BindingStage(pipeline::StageContext& context) : context_(context) {}
+BindingStage::~BindingStage() = default;
+
 Status BindingStage::Start() {
   decisions_ = std::make_unique<bus::Puller>(context_.zmq, context_.Endpoint("decisions"));
   PODFLOW_RETURN_IF_ERROR(decisions_->Bind());
+  for (size_t i = 0; i < kWorkers; ++i) {
+    workers_.push_back(std::unique_ptr<Worker>(
+        new Worker{persistence::Client(context_.zmq, context_.Endpoint("api"), std::string(kName)),
+                   status::EventNamer(kEventNamerInstance + static_cast<uint32_t>(i))}));
+  }
+  lanes_ = std::make_unique<pipeline::ShardedWorkers<Decision>>(
+      kWorkers, [this](size_t worker, Decision& decision) { Bind(worker, decision); });
   thread_ = std::thread([this] { Loop(); });
   return Status::Ok();
 }
@@ -41,66 +62,74 @@ Status BindingStage::Start() {
 void BindingStage::Stop() {
   stopping_ = true;
   if (thread_.joinable()) thread_.join();
+  lanes_->Stop();
+  lanes_.reset();
+  workers_.clear();
   decisions_.reset();
 }
 
 void BindingStage::Loop() {
   auto log = Logger("stage.binding");
-  persistence::Client client(context_.zmq, context_.Endpoint("api"), std::string(kName));
-  status::EventNamer namer(kEventNamerInstance);
-
   while (!stopping_) {
     Result<bus::Frame> frame = decisions_->Pull(std::chrono::milliseconds(100));
     if (!frame.ok()) continue;
     const msg::Decision* decision = frame->envelope().body_as_Decision();
-    if (decision == nullptr || decision->pod_key() == nullptr || decision->node_name() == nullptr ||
-        decision->node_name()->size() == 0) {
+    if (decision == nullptr || decision->pod_key() == nullptr || decision->pod_uid() == nullptr ||
+        decision->node_name() == nullptr || decision->node_name()->size() == 0) {
       log->warn("dropped a frame on the decisions channel: not a decision with a pod and a node");
       continue;
     }
-    const std::string key = decision->pod_key()->str();
-    const std::string node = decision->node_name()->str();
-    Result<RangeResult> read = client.Read(RangeRequest{key});
-    if (!read.ok()) {
-      // Not bound: the scheduler's assumption expires and it decides again.
-      log->warn("binding {} to {}: reading the pod: {}", key, node, read.status().ToString());
-      continue;
-    }
-    if (read->kvs.empty()) {
-      log->info("binding {} to {}: the pod is gone", key, node);
-      continue;
-    }
-    const KeyValue& kv = read->kvs[0];
-    if (!model::VerifyObject(model::Kind("Pod"), kv.value).ok()) {
-      log->error("binding {}: the stored pod does not verify", key);
-      continue;
-    }
-    const api::Pod* stored = flatbuffers::GetRoot<api::Pod>(kv.value.data());
-    if (std::string why = Mismatch(*stored, *decision, kv.mod_revision.value()); !why.empty()) {
-      log->info("binding {} to {}: conflict: {}", key, node, why);
-      continue;
-    }
+    Decision d{decision->pod_key()->str(), decision->pod_uid()->str(), decision->pod_mod_revision(),
+               decision->node_name()->str()};
+    std::string key = d.pod_key;
+    lanes_->Submit(key, std::move(d));
+  }
+}
 
-    std::unique_ptr<api::PodT> pod(stored->UnPack());
-    if (!pod->metadata || !pod->spec) continue;
-    pod->spec->node_name = node;
-    if (!pod->status) pod->status = std::make_unique<api::PodStatusT>();
-    const runtime::SimTime now = runtime::WallClockNow();
-    status::SetCondition(*pod->status, {"PodScheduled", api::ConditionStatus::True, "", ""},
-                         runtime::FormatTime(now));
-    std::string scheduler = pod->spec->scheduler_name.empty() ? status::kDefaultScheduler : pod->spec->scheduler_name;
-    status::PackedEvent event = status::PackEvent(status::ScheduledEvent(*pod, node, now, namer, scheduler));
+void BindingStage::Bind(size_t index, const Decision& decision) {
+  static auto log = Logger("stage.binding");
+  Worker& w = *workers_[index];
+  const std::string& key = decision.pod_key;
+  const std::string& node = decision.node;
+  Result<RangeResult> read = w.client.Read(RangeRequest{key});
+  if (!read.ok()) {
+    // Not bound: the scheduler's assumption expires and it decides again.
+    log->warn("binding {} to {}: reading the pod: {}", key, node, read.status().ToString());
+    return;
+  }
+  if (read->kvs.empty()) {
+    log->info("binding {} to {}: the pod is gone", key, node);
+    return;
+  }
+  const KeyValue& kv = read->kvs[0];
+  if (!model::VerifyObject(model::Kind("Pod"), kv.value).ok()) {
+    log->error("binding {}: the stored pod does not verify", key);
+    return;
+  }
+  const api::Pod* stored = flatbuffers::GetRoot<api::Pod>(kv.value.data());
+  if (std::string why = Mismatch(*stored, decision, kv.mod_revision.value()); !why.empty()) {
+    log->info("binding {} to {}: conflict: {}", key, node, why);
+    return;
+  }
 
-    Result<persistence::WriteResult> written =
-        client.Write({PutOp{key, model::Pack(*pod), kv.mod_revision},
+  std::unique_ptr<api::PodT> pod(stored->UnPack());
+  if (!pod->metadata || !pod->spec) return;
+  pod->spec->node_name = node;
+  if (!pod->status) pod->status = std::make_unique<api::PodStatusT>();
+  const runtime::SimTime now = runtime::WallClockNow();
+  status::SetCondition(*pod->status, {"PodScheduled", api::ConditionStatus::True, "", ""}, runtime::FormatTime(now));
+  std::string scheduler = pod->spec->scheduler_name.empty() ? status::kDefaultScheduler : pod->spec->scheduler_name;
+  status::PackedEvent event = status::PackEvent(status::ScheduledEvent(*pod, node, now, w.namer, scheduler));
+
+  Result<persistence::WriteResult> written =
+      w.client.Write({PutOp{key, model::Pack(*pod), kv.mod_revision},
                       PutOp{std::move(event.key), std::move(event.bytes), std::nullopt, kEventTtlSeconds}});
-    if (!written.ok()) {
-      log->warn("binding {} to {}: {}", key, node, written.status().ToString());
-    } else if (!written->succeeded) {
-      log->info("binding {} to {}: conflict: the pod changed before the write", key, node);
-    } else {
-      log->debug("bound {} to {} at revision {}", key, node, written->revision.value());
-    }
+  if (!written.ok()) {
+    log->warn("binding {} to {}: {}", key, node, written.status().ToString());
+  } else if (!written->succeeded) {
+    log->info("binding {} to {}: conflict: the pod changed before the write", key, node);
+  } else {
+    log->debug("bound {} to {} at revision {}", key, node, written->revision.value());
   }
 }
 

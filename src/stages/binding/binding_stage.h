@@ -7,10 +7,13 @@
 
 #include <atomic>
 #include <memory>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "bus/bus.h"
 #include "pipeline/stage.h"
+#include "pipeline/workers.h"
 
 namespace podflow::binding {
 
@@ -19,16 +22,33 @@ class BindingStage {
   static constexpr std::string_view kName = "binding";
   static Result<std::unique_ptr<BindingStage>> Create(pipeline::StageContext& context);
 
+  ~BindingStage();  // out of line: Worker is complete only in the .cc
+
   // Binds the decisions channel before returning.
   Status Start();
   void Stop();
 
  private:
-  explicit BindingStage(pipeline::StageContext& context) : context_(context) {}
+  explicit BindingStage(pipeline::StageContext& context);
+  // A decision as it came off the bus.
+  struct Decision {
+    std::string pod_key;
+    std::string pod_uid;
+    int64_t pod_mod_revision = 0;
+    std::string node;
+  };
+  struct Worker;
+
   void Loop();
+  // Applies one decision with worker `worker`'s client.
+  void Bind(size_t worker, const Decision& decision);
 
   pipeline::StageContext& context_;
   std::unique_ptr<bus::Puller> decisions_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  // Decisions bound in parallel (their writes share group commits); one
+  // pod's decisions stay in order on one worker.
+  std::unique_ptr<pipeline::ShardedWorkers<Decision>> lanes_;
   std::atomic<bool> stopping_{false};
   std::thread thread_;
 };

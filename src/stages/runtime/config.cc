@@ -57,6 +57,7 @@ Result<std::vector<SimNode>> ResolveNodes(const RuntimeConfig& config) {
 
   std::set<std::string> names;
   std::set<Ipv4> claimed_blocks;
+  std::set<Ipv4> claimed_ips;
   std::vector<SimNode> out;
   out.reserve(defs.size());
   for (const auto& [def, path] : defs) {
@@ -88,6 +89,7 @@ Result<std::vector<SimNode>> ResolveNodes(const RuntimeConfig& config) {
       Result<Ipv4> ip = ParseIpv4(def.internal_ip);
       if (!ip.ok()) return Status::Invalid(path + ".internalIP: " + ip.status().message());
       node.internal_ip = *ip;
+      claimed_ips.insert(*ip);
     }
     out.push_back(std::move(node));
   }
@@ -112,6 +114,11 @@ Result<std::vector<SimNode>> ResolveNodes(const RuntimeConfig& config) {
       }
     }
     if (node.internal_ip == 0) {
+      // Skip addresses a node names for itself.
+      while (next_ip + 1 < node_range->size() &&
+             claimed_ips.contains(static_cast<Ipv4>(node_range->base + next_ip))) {
+        ++next_ip;
+      }
       if (next_ip + 1 >= node_range->size()) {
         return Status::Invalid(path + ": no InternalIP left in runtime.nodeIPRange " +
                                node_range->ToString());

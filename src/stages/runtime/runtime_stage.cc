@@ -1,11 +1,14 @@
 #include "stages/runtime/runtime_stage.h"
 
+#include <functional>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "base/logging.h"
 #include "bus/bus.h"
 #include "model/objects.h"
 #include "stages/persistence/informer.h"
+#include "stages/runtime/adopt.h"
 
 namespace podflow::runtime {
 namespace {
@@ -74,42 +77,83 @@ void RuntimeStage::Loop() {
     unregistered.pop_back();
   }
 
+  // Nodes created by others (the publisher) are adopted: this runtime
+  // becomes their kubelet.
+  std::vector<NodeDef> hosted_defs;
+  for (const SimNode& node : nodes_) hosted_defs.push_back(NodeDefFromSim(node));
+  std::unordered_map<std::string, std::string> node_names;  // node key -> name, for removals
+  // Pods bound to a node not hosted (yet): handed over if it is adopted.
+  std::unordered_map<std::string, KeyValue> unhosted;
+
   persistence::Informer pods(context_.zmq, context_.Endpoint("api"), context_.Endpoint("watch"),
                              model::KindPrefix(model::Kind("Pod")));
   std::unordered_set<std::string> hosted;  // pod keys handed to `agents`
-  persistence::Informer::Handlers handlers{
+  std::function<void(const KeyValue&)> upsert_pod = [&](const KeyValue& kv) {
+    if (!model::VerifyObject(model::Kind("Pod"), kv.value).ok()) {
+      log->warn("{}: not a valid Pod; ignored", kv.key);
+      return;
+    }
+    const api::Pod* pod = flatbuffers::GetRoot<api::Pod>(kv.value.data());
+    const std::string node = pod->spec() && pod->spec()->node_name() ? pod->spec()->node_name()->str() : "";
+    const bool deleting = pod->metadata() && pod->metadata()->deletion_timestamp() &&
+                          pod->metadata()->deletion_timestamp()->size() > 0;
+    unhosted.erase(kv.key);
+    if (node.empty() || !agents.HasNode(node) || deleting) {
+      if (hosted.erase(kv.key)) agents.RemovePod(kv.key);
+      if (!node.empty() && !deleting) unhosted[kv.key] = kv;
+      return;
+    }
+    const std::string uid = pod->metadata() && pod->metadata()->uid() ? pod->metadata()->uid()->str() : "";
+    Status status;
+    if (!hosted.contains(kv.key) && AlreadyUp(*pod)) {
+      const std::string ip = pod->status()->pod_ip() ? pod->status()->pod_ip()->str() : "";
+      status = agents.AdoptPod(node, kv.key, uid, ip);
+      log->info("{} is already up on {}: adopted", kv.key, node);
+    } else {
+      PodAssignment assignment{kv.key, kv.mod_revision.value(), std::shared_ptr<const api::PodT>(pod->UnPack())};
+      status = agents.AddPod(node, std::move(assignment), WallClockNow());
+    }
+    if (status.ok()) {
+      hosted.insert(kv.key);
+    } else {
+      log->warn("{}: {}", kv.key, status.ToString());
+    }
+  };
+  persistence::Informer::Handlers handlers{upsert_pod, [&](const std::string& key) {
+                                             unhosted.erase(key);
+                                             if (hosted.erase(key)) agents.RemovePod(key);
+                                           }};
+
+  persistence::Informer node_informer(context_.zmq, context_.Endpoint("api"), context_.Endpoint("watch"),
+                                      model::KindPrefix(model::Kind("Node")));
+  persistence::Informer::Handlers node_handlers{
       [&](const KeyValue& kv) {
-        if (!model::VerifyObject(model::Kind("Pod"), kv.value).ok()) {
-          log->warn("{}: not a valid Pod; ignored", kv.key);
+        if (!model::VerifyObject(model::Kind("Node"), kv.value).ok()) return;
+        const api::Node* stored = flatbuffers::GetRoot<api::Node>(kv.value.data());
+        NodeDef def = NodeDefFromNode(*stored);
+        if (def.name.empty() || agents.HasNode(def.name)) return;
+        Result<SimNode> node = ResolveAdopted(config_, hosted_defs, def);
+        if (!node.ok()) {
+          log->warn("{}", node.status().ToString());
           return;
         }
-        const api::Pod* pod = flatbuffers::GetRoot<api::Pod>(kv.value.data());
-        const std::string node = pod->spec() && pod->spec()->node_name() ? pod->spec()->node_name()->str() : "";
-        const bool deleting = pod->metadata() && pod->metadata()->deletion_timestamp() &&
-                              pod->metadata()->deletion_timestamp()->size() > 0;
-        if (node.empty() || !agents.HasNode(node) || deleting) {
-          if (hosted.erase(kv.key)) agents.RemovePod(kv.key);
-          return;
-        }
-        const std::string uid = pod->metadata() && pod->metadata()->uid() ? pod->metadata()->uid()->str() : "";
-        Status status;
-        if (!hosted.contains(kv.key) && AlreadyUp(*pod)) {
-          const std::string ip = pod->status()->pod_ip() ? pod->status()->pod_ip()->str() : "";
-          status = agents.AdoptPod(node, kv.key, uid, ip);
-          log->info("{} is already up on {}: adopted", kv.key, node);
-        } else {
-          PodAssignment assignment{kv.key, kv.mod_revision.value(),
-                                   std::shared_ptr<const api::PodT>(pod->UnPack())};
-          status = agents.AddPod(node, std::move(assignment), WallClockNow());
-        }
-        if (status.ok()) {
-          hosted.insert(kv.key);
-        } else {
-          log->warn("{}: {}", kv.key, status.ToString());
-        }
+        Result<persistence::WriteResult> written = client.Write(
+            {PutOp{kv.key, model::Pack(AdoptedNode(*stored, *node, catalog, WallClockNow())), kv.mod_revision}});
+        if (!written.ok() || !written->succeeded) return;  // changed meanwhile: the watch brings it again
+        hosted_defs.push_back(NodeDefFromSim(*node));
+        node_names[kv.key] = node->name;
+        (void)agents.AddNode(*node);
+        log->info("node {} adopted (podCIDR {})", node->name, node->pod_cidr.ToString());
+        std::vector<KeyValue> waiting;
+        for (const auto& [key, pod_kv] : unhosted) waiting.push_back(pod_kv);
+        for (const KeyValue& pod_kv : waiting) upsert_pod(pod_kv);
       },
       [&](const std::string& key) {
-        if (hosted.erase(key)) agents.RemovePod(key);
+        auto it = node_names.find(key);
+        if (it == node_names.end()) return;  // configured nodes stay: their kubelet is this process
+        std::erase_if(hosted_defs, [&](const NodeDef& d) { return d.name == it->second; });
+        agents.RemoveNode(it->second);
+        node_names.erase(it);
       }};
 
   while (!stopping_) {
@@ -119,7 +163,8 @@ void RuntimeStage::Loop() {
       wait = std::clamp(std::chrono::duration_cast<std::chrono::milliseconds>(*due - WallClockNow()),
                         std::chrono::milliseconds(0), wait);
     }
-    Status polled = pods.Poll(wait, handlers);
+    Status polled = node_informer.Poll(std::chrono::milliseconds(0), node_handlers);
+    if (polled.ok()) polled = pods.Poll(wait, handlers);
     if (!polled.ok()) {
       log->warn("following pods: {}", polled.ToString());
       std::this_thread::sleep_for(std::chrono::milliseconds(200));

@@ -151,6 +151,7 @@ std::optional<Result<SchedulerCore::Outcome>> SchedulerCore::Next(Clock::time_po
       state.assumed = true;
       state.assumed_on = state.mod_revision;
       state.assumed_at = now;
+      assumed_order_.emplace_back(now, *key);
       queue_.Remove(*key);
     } else {
       queue_.MarkUnschedulable(*key, now);
@@ -172,11 +173,13 @@ void SchedulerCore::OwnWrite(const std::string& key, Revision revision) {
 }
 
 void SchedulerCore::ExpireAssumed(Clock::time_point now) {
-  for (auto& [key, state] : pods_) {
-    if (state.assumed && state.assumed_at + kAssumeTimeout <= now) {
-      Uncount(state);
-      Requeue(key, state, now);
-    }
+  while (!assumed_order_.empty() && assumed_order_.front().first + kAssumeTimeout <= now) {
+    auto [at, key] = std::move(assumed_order_.front());
+    assumed_order_.pop_front();
+    auto it = pods_.find(key);
+    if (it == pods_.end() || !it->second.assumed || it->second.assumed_at != at) continue;
+    Uncount(it->second);
+    Requeue(key, it->second, now);
   }
 }
 

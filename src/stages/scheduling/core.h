@@ -12,6 +12,7 @@
 #pragma once
 
 #include <chrono>
+#include <deque>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -81,6 +82,10 @@ class SchedulerCore {
   SchedulingQueue queue_;
   std::unordered_map<std::string, PodState> pods_;
   std::unordered_map<std::string, std::string> node_keys_;  // node key -> name
+  // Assumptions in the order they were made (times only grow): ExpireAssumed
+  // looks at the front only. Entries whose pod was bound or re-assumed since
+  // are skipped (the time no longer matches).
+  std::deque<std::pair<Clock::time_point, std::string>> assumed_order_;
   size_t next_start_node_index_ = 0;
 };
 

@@ -11,7 +11,7 @@ namespace podflow::scheduling {
 namespace {
 
 constexpr int64_t kEventTtlSeconds = 3600;  // Kubernetes' default --event-ttl
-constexpr uint32_t kEventNamerInstance = 3;
+constexpr uint32_t kEventNamerInstance = 300;
 // Cycles run back to back before the informers are read again.
 constexpr int kCyclesPerPoll = 64;
 

@@ -13,17 +13,37 @@ constexpr int64_t kEventTtlSeconds = 3600;
 // Guarded writes lost to concurrent writers before a report is given up.
 constexpr int kMaxAttempts = 8;
 // Distinguishes this stage's event names from other stages' (EventNamer).
-constexpr uint32_t kEventNamerInstance = 1;
+constexpr uint32_t kEventNamerInstance = 100;  // + worker index
+// Reports folded in parallel (distinct pods); their writes share group commits.
+constexpr size_t kWorkers = 8;
 
 }  // namespace
+
+// What one worker owns: the log client is one-thread-at-a-time, and a pod's
+// reports (hence its ledger entries) always land on the same worker.
+struct StatusStage::Worker {
+  persistence::Client client;
+  EventNamer namer;
+  ReportLedger ledger;
+};
 
 Result<std::unique_ptr<StatusStage>> StatusStage::Create(pipeline::StageContext& context) {
   return std::unique_ptr<StatusStage>(new StatusStage(context));
 }
 
+StatusStage::StatusStage(pipeline::StageContext& context) : context_(context) {}
+StatusStage::~StatusStage() = default;
+
 Status StatusStage::Start() {
   reports_ = std::make_unique<bus::Puller>(context_.zmq, context_.Endpoint("reports"));
   PODFLOW_RETURN_IF_ERROR(reports_->Bind());
+  for (size_t i = 0; i < kWorkers; ++i) {
+    workers_.push_back(std::unique_ptr<Worker>(new Worker{
+        persistence::Client(context_.zmq, context_.Endpoint("api"), std::string(kName)),
+        EventNamer(kEventNamerInstance + static_cast<uint32_t>(i)), ReportLedger()}));
+  }
+  lanes_ = std::make_unique<pipeline::ShardedWorkers<runtime::Report>>(
+      kWorkers, [this](size_t worker, runtime::Report& report) { Apply(worker, report); });
   thread_ = std::thread([this] { Loop(); });
   return Status::Ok();
 }
@@ -31,15 +51,14 @@ Status StatusStage::Start() {
 void StatusStage::Stop() {
   stopping_ = true;
   if (thread_.joinable()) thread_.join();
+  lanes_->Stop();
+  lanes_.reset();
+  workers_.clear();
   reports_.reset();
 }
 
 void StatusStage::Loop() {
   auto log = Logger("stage.status");
-  persistence::Client client(context_.zmq, context_.Endpoint("api"), std::string(kName));
-  EventNamer namer(kEventNamerInstance);
-  ReportLedger ledger;
-
   while (!stopping_) {
     Result<bus::Frame> frame = reports_->Pull(std::chrono::milliseconds(100));
     if (!frame.ok()) continue;  // timeout; malformed frames were logged by the puller
@@ -48,45 +67,52 @@ void StatusStage::Loop() {
       log->warn("dropped a report frame: {}", report.status().ToString());
       continue;
     }
-    for (int attempt = 1; attempt <= kMaxAttempts && !stopping_; ++attempt) {
-      Result<RangeResult> read = client.Read(RangeRequest{report->pod_key});
-      if (!read.ok()) {
-        log->warn("reading {}: {}", report->pod_key, read.status().ToString());
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        continue;
-      }
-      if (read->kvs.empty()) {
-        ledger.Forget(report->pod_uid);  // deleted: nothing to report on
-        break;
-      }
-      const KeyValue& kv = read->kvs[0];
-      Status valid = model::VerifyObject(model::Kind("Pod"), kv.value);
-      if (!valid.ok()) {
-        log->error("{}: stored pod does not verify: {}", kv.key, valid.ToString());
-        break;
-      }
-      std::unique_ptr<api::PodT> pod = model::Unpack<api::Pod>(kv.value);
-      if (!pod->metadata || !pod->spec) break;
-      FoldResult folded = FoldReport(*pod, *report, runtime::WallClockNow(), namer, ledger);
-      if (folded.verdict != FoldVerdict::kApplied) {
-        log->debug("report for {} ignored ({}): {}", kv.key, FoldVerdictName(folded.verdict), folded.why);
-        break;
-      }
-      pod->status = std::make_unique<api::PodStatusT>(std::move(folded.status));
-      std::vector<TxnOp> ops;
-      ops.push_back(PutOp{kv.key, model::Pack(*pod), kv.mod_revision});
-      for (const api::EventT& event : folded.events) {
-        PackedEvent packed = PackEvent(event);
-        ops.push_back(PutOp{std::move(packed.key), std::move(packed.bytes), std::nullopt, kEventTtlSeconds});
-      }
-      Result<persistence::WriteResult> written = client.Write(ops);
-      if (written.ok() && written->succeeded) break;
-      if (!written.ok()) {
-        log->warn("writing the status of {}: {}", kv.key, written.status().ToString());
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      }
-      // Lost the race with another writer: read again and fold again.
+    std::string key = report->pod_key;
+    lanes_->Submit(key, std::move(*report));
+  }
+}
+
+void StatusStage::Apply(size_t index, const runtime::Report& report) {
+  static auto log = Logger("stage.status");
+  Worker& w = *workers_[index];
+  for (int attempt = 1; attempt <= kMaxAttempts && !stopping_; ++attempt) {
+    Result<RangeResult> read = w.client.Read(RangeRequest{report.pod_key});
+    if (!read.ok()) {
+      log->warn("reading {}: {}", report.pod_key, read.status().ToString());
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      continue;
     }
+    if (read->kvs.empty()) {
+      w.ledger.Forget(report.pod_uid);  // deleted: nothing to report on
+      return;
+    }
+    const KeyValue& kv = read->kvs[0];
+    Status valid = model::VerifyObject(model::Kind("Pod"), kv.value);
+    if (!valid.ok()) {
+      log->error("{}: stored pod does not verify: {}", kv.key, valid.ToString());
+      return;
+    }
+    std::unique_ptr<api::PodT> pod = model::Unpack<api::Pod>(kv.value);
+    if (!pod->metadata || !pod->spec) return;
+    FoldResult folded = FoldReport(*pod, report, runtime::WallClockNow(), w.namer, w.ledger);
+    if (folded.verdict != FoldVerdict::kApplied) {
+      log->debug("report for {} ignored ({}): {}", kv.key, FoldVerdictName(folded.verdict), folded.why);
+      return;
+    }
+    pod->status = std::make_unique<api::PodStatusT>(std::move(folded.status));
+    std::vector<TxnOp> ops;
+    ops.push_back(PutOp{kv.key, model::Pack(*pod), kv.mod_revision});
+    for (const api::EventT& event : folded.events) {
+      PackedEvent packed = PackEvent(event);
+      ops.push_back(PutOp{std::move(packed.key), std::move(packed.bytes), std::nullopt, kEventTtlSeconds});
+    }
+    Result<persistence::WriteResult> written = w.client.Write(ops);
+    if (written.ok() && written->succeeded) return;
+    if (!written.ok()) {
+      log->warn("writing the status of {}: {}", kv.key, written.status().ToString());
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    // Lost the race with another writer: read again and fold again.
   }
 }
 

@@ -7,9 +7,12 @@
 #include <atomic>
 #include <memory>
 #include <thread>
+#include <vector>
 
 #include "bus/bus.h"
 #include "pipeline/stage.h"
+#include "pipeline/workers.h"
+#include "stages/runtime/report.h"
 
 namespace podflow::status {
 
@@ -18,17 +21,25 @@ class StatusStage {
   static constexpr std::string_view kName = "status";
   static Result<std::unique_ptr<StatusStage>> Create(pipeline::StageContext& context);
 
+  ~StatusStage();  // out of line: Worker is complete only in the .cc
+
   // Binds the reports channel before returning, so no report is pushed
   // into the void.
   Status Start();
   void Stop();
 
  private:
-  explicit StatusStage(pipeline::StageContext& context) : context_(context) {}
+  explicit StatusStage(pipeline::StageContext& context);
   void Loop();
+  // Folds one report and writes it (worker `worker`'s client and state).
+  void Apply(size_t worker, const runtime::Report& report);
 
+  struct Worker;
   pipeline::StageContext& context_;
   std::unique_ptr<bus::Puller> reports_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  // Reports of one pod go to one worker, in order; pods in parallel.
+  std::unique_ptr<pipeline::ShardedWorkers<runtime::Report>> lanes_;
   std::atomic<bool> stopping_{false};
   std::thread thread_;
 };

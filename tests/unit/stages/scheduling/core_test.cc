@@ -1,0 +1,148 @@
+// SchedulerCore on plain values: the informers' deliveries in, decisions and
+// queue moves out. No bus, no log.
+#include "stages/scheduling/core.h"
+
+#include <catch2/catch.hpp>
+
+#include "model/codec.h"
+#include "model/objects.h"
+
+namespace podflow::scheduling {
+namespace {
+
+using Clock = SchedulerCore::Clock;
+using std::chrono::seconds;
+
+const Clock::time_point t0 = Clock::time_point(seconds(1000));
+
+KeyValue Stored(const std::string& yaml, int64_t revision) {
+  auto docs = model::DecodeManifests(yaml);
+  REQUIRE(docs.ok());
+  REQUIRE(docs->size() == 1);
+  const model::Decoded& d = (*docs)[0];
+  INFO(d.status.ToString());
+  REQUIRE(d.status.ok());
+  KeyValue kv;
+  kv.key = model::ObjectKey(*d.object.kind, d.object.namespace_, d.object.name);
+  kv.value = d.object.bytes;
+  kv.mod_revision = Revision(revision);
+  kv.create_revision = Revision(revision);
+  return kv;
+}
+
+KeyValue Node(const std::string& name, const std::string& cpu, int64_t revision) {
+  return Stored("apiVersion: v1\nkind: Node\nmetadata: {name: " + name + "}\n"
+                "status: {allocatable: {cpu: \"" + cpu + "\", memory: 8Gi, pods: \"110\"}}\n",
+                revision);
+}
+
+KeyValue Pod(const std::string& name, const std::string& cpu, int64_t revision, const std::string& node = "") {
+  return Stored("apiVersion: v1\nkind: Pod\nmetadata: {name: " + name + ", namespace: default, uid: uid-" + name +
+                    "}\nspec:\n" + (node.empty() ? "" : "  nodeName: " + node + "\n") +
+                    "  containers: [{name: c, image: nginx, resources: {requests: {cpu: \"" + cpu + "\"}}}]\n",
+                revision);
+}
+
+struct Fixture {
+  Fixture()
+      : registry(scheduler::plugins::NewInTreeRegistry().value()),
+        profile(scheduler::Profile::Build(registry, scheduler::DefaultProfileConfig()).value()),
+        core(profile) {}
+  scheduler::Registry registry;
+  scheduler::Profile profile;
+  SchedulerCore core;
+};
+
+TEST_CASE("a pending pod is decided, assumed on its node, and confirmed when bound", "[scheduling][core]") {
+  Fixture f;
+  f.core.UpsertNode(Node("small", "1", 2), t0);
+  f.core.UpsertNode(Node("big", "8", 3), t0);
+  f.core.UpsertPod(Pod("web", "2", 10), t0);
+  auto out = f.core.Next(t0);
+  REQUIRE(out.has_value());
+  REQUIRE(out->ok());
+  CHECK((*out)->key == "/registry/pods/default/web");
+  CHECK((*out)->mod_revision == Revision(10));
+  CHECK((*out)->decision.node == "big");
+  // Assumed: counted on "big" before binding writes anything.
+  CHECK(f.core.cache().FindNode("big")->requested().milli_cpu == 2000);
+  CHECK_FALSE(f.core.Next(t0).has_value());
+  // Binding's write comes back: still counted once, nothing queued.
+  f.core.UpsertPod(Pod("web", "2", 11, "big"), t0);
+  CHECK(f.core.cache().FindNode("big")->requested().milli_cpu == 2000);
+  CHECK_FALSE(f.core.queue().Contains("/registry/pods/default/web"));
+}
+
+TEST_CASE("a pod that fits nowhere waits until a node that fits arrives", "[scheduling][core]") {
+  Fixture f;
+  f.core.UpsertNode(Node("a", "1", 2), t0);
+  f.core.UpsertNode(Node("b", "2", 3), t0);
+  f.core.UpsertPod(Pod("huge", "4", 10), t0);
+  auto out = f.core.Next(t0);
+  REQUIRE(out.has_value());
+  REQUIRE(out->ok());
+  CHECK_FALSE((*out)->decision.scheduled());
+  CHECK((*out)->decision.message.rfind("0/2 nodes are available: 2 Insufficient cpu.", 0) == 0);
+  // The stage's own FailedScheduling write coming back changes nothing.
+  f.core.OwnWrite("/registry/pods/default/huge", Revision(12));
+  f.core.UpsertPod(Pod("huge", "4", 12), t0);
+  CHECK_FALSE(f.core.Next(t0 + seconds(2)).has_value());
+  // A big node: the pod moves, and is tried once its 1 s backoff is over.
+  f.core.UpsertNode(Node("c", "8", 13), t0 + seconds(2));
+  out = f.core.Next(t0 + seconds(2));
+  REQUIRE(out.has_value());
+  CHECK((*out)->decision.node == "c");
+}
+
+TEST_CASE("binding lost its compare-and-swap: the newer revision is decided again", "[scheduling][core]") {
+  Fixture f;
+  f.core.UpsertNode(Node("a", "4", 2), t0);
+  f.core.UpsertPod(Pod("p", "1", 10), t0);
+  REQUIRE(f.core.Next(t0)->ok());
+  CHECK(f.core.cache().FindNode("a")->requested().milli_cpu == 1000);
+  // The same revision again (a re-list): still assumed, not re-queued.
+  f.core.UpsertPod(Pod("p", "1", 10), t0);
+  CHECK_FALSE(f.core.Next(t0).has_value());
+  // Someone changed the pod before binding wrote: unassumed and decided anew.
+  f.core.UpsertPod(Pod("p", "1", 15), t0);
+  CHECK(f.core.cache().FindNode("a")->requested().milli_cpu == 0);
+  auto again = f.core.Next(t0);
+  REQUIRE(again.has_value());
+  CHECK((*again)->mod_revision == Revision(15));
+  CHECK(f.core.cache().FindNode("a")->requested().milli_cpu == 1000);
+}
+
+TEST_CASE("a lost decision expires and the pod is decided again", "[scheduling][core]") {
+  Fixture f;
+  f.core.UpsertNode(Node("a", "4", 2), t0);
+  f.core.UpsertPod(Pod("p", "1", 10), t0);
+  REQUIRE(f.core.Next(t0)->ok());
+  f.core.ExpireAssumed(t0 + SchedulerCore::kAssumeTimeout - seconds(1));
+  CHECK_FALSE(f.core.Next(t0 + SchedulerCore::kAssumeTimeout).has_value());
+  f.core.ExpireAssumed(t0 + SchedulerCore::kAssumeTimeout);
+  CHECK(f.core.cache().FindNode("a")->requested().milli_cpu == 0);
+  CHECK(f.core.Next(t0 + SchedulerCore::kAssumeTimeout).has_value());
+}
+
+TEST_CASE("pods published with nodeName are counted, never queued; deleting one makes room",
+          "[scheduling][core]") {
+  Fixture f;
+  // Bound before its node is known: counted once the node arrives.
+  f.core.UpsertPod(Pod("pinned", "3", 5, "a"), t0);
+  f.core.UpsertNode(Node("a", "4", 6), t0);
+  CHECK(f.core.cache().FindNode("a")->requested().milli_cpu == 3000);
+  CHECK_FALSE(f.core.Next(t0).has_value());
+
+  f.core.UpsertPod(Pod("second", "2", 10), t0);
+  auto out = f.core.Next(t0);
+  REQUIRE(out.has_value());
+  CHECK_FALSE((*out)->decision.scheduled());
+  f.core.RemovePod("/registry/pods/default/pinned", t0 + seconds(1));
+  CHECK(f.core.cache().FindNode("a")->requested().milli_cpu == 0);
+  out = f.core.Next(t0 + seconds(1));
+  REQUIRE(out.has_value());
+  CHECK((*out)->decision.node == "a");
+}
+
+}  // namespace
+}  // namespace podflow::scheduling

@@ -1,0 +1,88 @@
+#include "stages/scheduling/queue.h"
+
+#include <catch2/catch.hpp>
+
+namespace podflow::scheduling {
+namespace {
+
+using Clock = SchedulingQueue::Clock;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+const Clock::time_point t0 = Clock::time_point(seconds(1000));
+
+std::vector<std::string> Drain(SchedulingQueue& q, Clock::time_point now) {
+  std::vector<std::string> out;
+  while (auto key = q.Pop(now)) out.push_back(*key);
+  return out;
+}
+
+TEST_CASE("active pods come out by priority, then creation time, then arrival", "[scheduling][queue]") {
+  SchedulingQueue q;
+  q.Activate({"low-old", 0, "2025-01-01T00:00:00Z"}, t0);
+  q.Activate({"high", 1000, "2025-01-01T00:00:09Z"}, t0);
+  q.Activate({"low-new", 0, "2025-01-01T00:00:05Z"}, t0);
+  q.Activate({"low-old-2", 0, "2025-01-01T00:00:00Z"}, t0);
+  q.Activate({"negative", -5, "2024-01-01T00:00:00Z"}, t0);
+  CHECK(Drain(q, t0) == std::vector<std::string>{"high", "low-old", "low-old-2", "low-new", "negative"});
+}
+
+TEST_CASE("an unschedulable pod waits for a cluster event, then for its backoff", "[scheduling][queue]") {
+  SchedulingQueue q;
+  q.Activate({"p", 0, ""}, t0);
+  REQUIRE(q.Pop(t0) == "p");
+  q.MarkUnschedulable("p", t0);
+  CHECK(q.unschedulable_size() == 1);
+  // No event: it stays out, however long the backoff has been over.
+  CHECK_FALSE(q.Pop(t0 + seconds(30)).has_value());
+  // An event within the 1 s backoff: it waits in backoff until the second is up.
+  q.MoveAllUnschedulable(t0 + milliseconds(400));
+  CHECK(q.backoff_size() == 1);
+  CHECK_FALSE(q.Pop(t0 + milliseconds(999)).has_value());
+  CHECK(q.Pop(t0 + milliseconds(1000)) == "p");
+}
+
+TEST_CASE("backoff doubles per failed attempt from 1 s up to 10 s", "[scheduling][queue]") {
+  SchedulingQueue q;
+  q.Activate({"p", 0, ""}, t0);
+  Clock::time_point now = t0;
+  for (int64_t expected_ms : {1000, 2000, 4000, 8000, 10000, 10000}) {
+    REQUIRE(q.Pop(now) == "p");
+    q.MarkUnschedulable("p", now);
+    q.MoveAllUnschedulable(now);
+    INFO("attempt " << q.attempts("p"));
+    CHECK_FALSE(q.Pop(now + milliseconds(expected_ms - 1)).has_value());
+    now += milliseconds(expected_ms);
+  }
+  CHECK(q.Pop(now) == "p");
+}
+
+TEST_CASE("unschedulable pods are flushed back after 5 minutes without an event", "[scheduling][queue]") {
+  SchedulingQueue q;
+  q.Activate({"p", 0, ""}, t0);
+  REQUIRE(q.Pop(t0) == "p");
+  q.MarkUnschedulable("p", t0);
+  CHECK_FALSE(q.Pop(t0 + std::chrono::minutes(5) - milliseconds(1)).has_value());
+  CHECK(q.Pop(t0 + std::chrono::minutes(5)) == "p");
+}
+
+TEST_CASE("a changed pod is re-activated once; removal forgets its attempts", "[scheduling][queue]") {
+  SchedulingQueue q;
+  q.Activate({"p", 0, ""}, t0);
+  q.Activate({"p", 7, ""}, t0);  // updated while queued: one entry, new priority
+  q.Activate({"q", 5, ""}, t0);
+  CHECK(Drain(q, t0) == std::vector<std::string>{"p", "q"});
+  q.MarkUnschedulable("p", t0);
+  q.Activate({"p", 7, ""}, t0 + seconds(5));  // spec changed after its backoff ended
+  CHECK(q.Pop(t0 + seconds(5)) == "p");
+  q.MarkUnschedulable("p", t0 + seconds(5));
+  CHECK(q.attempts("p") == 2);
+  q.Remove("p");
+  CHECK_FALSE(q.Contains("p"));
+  CHECK(q.attempts("p") == 0);
+  q.MoveAllUnschedulable(t0 + seconds(60));
+  CHECK_FALSE(q.Pop(t0 + seconds(60)).has_value());
+}
+
+}  // namespace
+}  // namespace podflow::scheduling

@@ -1,0 +1,130 @@
+// podflow-bench e2e [--config FILE] [--count N]: the whole pipeline in this
+// process on the 1,000-node bench config (config/bench-1000.yaml; zero pull
+// time, durable log in a scratch directory), driven as podflow-publish
+// --count N --wait drives it:
+//  1. as fast as admission takes them: pods/s from the first submit to the
+//     last pod Running, and submit -> Running latency percentiles;
+//  2. N/2 more pods at half that rate: the latency percentiles a steady load
+//     sees (the target: p99 under 50 ms).
+// Prints key=value lines; the pipeline's own logs go to stderr (warn level).
+#include <stdlib.h>
+#include <sys/resource.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "bench.h"
+#include "base/logging.h"
+#include "cli/publish.h"
+#include "cli/stages.h"
+#include "model/objects.h"
+#include "pipeline/stage.h"
+#include "stages/persistence/persistence.h"
+
+namespace podflow::bench {
+namespace {
+
+constexpr const char* kTemplate = R"(apiVersion: v1
+kind: Pod
+metadata: {name: NAME, labels: {app: bench}}
+spec:
+  containers:
+  - name: app
+    image: nginx:1.14.2
+    resources:
+      requests: {cpu: 100m, memory: 64Mi}
+)";
+
+std::string WriteTemplate(const std::string& dir, const std::string& name) {
+  std::string text = kTemplate;
+  text.replace(text.find("NAME"), 4, name);
+  std::string path = dir + "/" + name + ".yaml";
+  std::ofstream(path) << text;
+  return path;
+}
+
+void EmitLatencies(const std::string& prefix, std::vector<double>* ms) {
+  Emit(prefix + "p50_ms", Percentile(ms, 50));
+  Emit(prefix + "p90_ms", Percentile(ms, 90));
+  Emit(prefix + "p99_ms", Percentile(ms, 99));
+  Emit(prefix + "max_ms", ms->empty() ? 0 : ms->back());
+}
+
+}  // namespace
+
+int RunE2eBench(const std::vector<std::string>& args) {
+  std::string config_file = std::string(PODFLOW_SOURCE_DIR) + "/config/bench-1000.yaml";
+  int64_t count = 20'000;
+  for (size_t i = 0; i + 1 < args.size(); i += 2) {
+    if (args[i] == "--config") config_file = args[i + 1];
+    else if (args[i] == "--count") count = std::stoll(args[i + 1]);
+    else {
+      std::fprintf(stderr, "usage: podflow-bench e2e [--config FILE] [--count N]\n");
+      return 2;
+    }
+  }
+  Result<pipeline::ClusterConfig> config = pipeline::LoadConfig(config_file);
+  if (!config.ok()) {
+    std::fprintf(stderr, "podflow-bench e2e: %s\n", config.status().ToString().c_str());
+    return 1;
+  }
+  std::string scratch = (std::filesystem::current_path() / "podflow-bench-XXXXXX").string();
+  if (mkdtemp(scratch.data()) == nullptr) return 1;
+  config->data_dir = scratch + "/data";
+  spdlog::set_level(spdlog::level::warn);
+
+  Result<pipeline::StageRegistry> registry = cli::AllStages();
+  if (!registry.ok()) return 1;
+  std::atomic<bool> stop{false};
+  Status run_status;
+  const std::string process = config->pipeline.processes.at(0).name;
+  std::thread pipeline([&] { run_status = pipeline::RunProcess(*config, *registry, process, stop); });
+
+  // Up when every node has registered.
+  zmq::context_t context;
+  persistence::Client api(context, config->pipeline.Endpoint("api"), "podflow-bench");
+  size_t nodes = 0;
+  for (int i = 0; i < 600 && nodes < 1000; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    Result<RangeResult> listed = api.List(model::KindPrefix(model::Kind("Node")));
+    if (listed.ok()) nodes = listed->kvs.size();
+  }
+  Emit("nodes", static_cast<double>(nodes));
+
+  cli::PublishReport fast;
+  cli::PublishOptions options;
+  options.config_file = config_file;
+  options.count = count;
+  options.wait = true;
+  options.template_file = WriteTemplate(scratch, "fast");
+  options.report = &fast;
+  int code = cli::RunPublish(options);
+  Emit("pods", static_cast<double>(fast.running));
+  Emit("pods_per_s", fast.seconds > 0 ? static_cast<double>(fast.running) / fast.seconds : 0);
+  EmitLatencies("", &fast.latency_ms);
+
+  cli::PublishReport steady;
+  const double rate = fast.seconds > 0 ? static_cast<double>(fast.running) / fast.seconds / 2 : 100;
+  options.count = count / 2;
+  options.rate = rate;
+  options.template_file = WriteTemplate(scratch, "steady");
+  options.report = &steady;
+  if (code == 0) code = cli::RunPublish(options);
+  Emit("half_rate_pods_per_s", rate);
+  EmitLatencies("half_rate_", &steady.latency_ms);
+
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  Emit("peak_rss_mb", static_cast<double>(usage.ru_maxrss) / 1024.0);
+
+  stop = true;
+  pipeline.join();
+  std::error_code ec;
+  std::filesystem::remove_all(scratch, ec);
+  if (!run_status.ok()) std::fprintf(stderr, "pipeline: %s\n", run_status.ToString().c_str());
+  return code;
+}
+
+}  // namespace podflow::bench
