@@ -96,6 +96,56 @@ Result<Endpoints> Resolve(const PublishOptions& options) {
   return e;
 }
 
+// Records when each pod is first seen Running, from a watch read on its
+// own thread while the submissions go on (reading it only afterwards would
+// time the reading, not the pods).
+class RunningTracker {
+ public:
+  explicit RunningTracker(std::unique_ptr<persistence::RemoteWatcher> watcher)
+      : watcher_(std::move(watcher)), thread_([this] { Loop(); }) {}
+  RunningTracker(const RunningTracker&) = delete;
+  RunningTracker& operator=(const RunningTracker&) = delete;
+  ~RunningTracker() {
+    stop_ = true;
+    thread_.join();
+  }
+
+  // "namespace/name" -> when it was first seen Running.
+  std::map<std::string, Clock::time_point> Snapshot() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return running_at_;
+  }
+  size_t CountOf(const std::map<std::string, Clock::time_point>& ids) {
+    std::lock_guard<std::mutex> lock(mu_);
+    size_t n = 0;
+    for (const auto& [id, at] : ids) n += running_at_.count(id);
+    return n;
+  }
+
+ private:
+  void Loop() {
+    while (!stop_) {
+      WatchBatch batch = watcher_->Next(std::chrono::milliseconds(100));
+      if (batch.kind != WatchBatch::Kind::kEvents) continue;
+      const auto now = Clock::now();
+      std::lock_guard<std::mutex> lock(mu_);
+      for (const WatchEvent& e : batch.events) {
+        if (e.type != ChangeType::kPut || !model::VerifyObject(model::Kind("Pod"), e.kv.value).ok()) continue;
+        const api::Pod* pod = flatbuffers::GetRoot<api::Pod>(e.kv.value.data());
+        if (!pod->status() || pod->status()->phase() != api::PodPhase::Running || !pod->metadata()) continue;
+        std::string ns = pod->metadata()->namespace_() ? pod->metadata()->namespace_()->str() : "default";
+        running_at_.try_emplace(ns + "/" + (pod->metadata()->name() ? pod->metadata()->name()->str() : ""), now);
+      }
+    }
+  }
+
+  std::unique_ptr<persistence::RemoteWatcher> watcher_;
+  std::atomic<bool> stop_{false};
+  std::mutex mu_;
+  std::map<std::string, Clock::time_point> running_at_;  // GUARDED_BY(mu_)
+  std::thread thread_;  // last: starts once the rest is built
+};
+
 // One submit request; prints each document's outcome as kubectl does.
 // Returns how many documents failed (or -1 when the request itself failed).
 int Submit(bus::RpcClient& client, const std::string& token, const std::string& manifest, bool quiet,
@@ -165,7 +215,7 @@ int RunPublish(const PublishOptions& options) {
   bus::RpcClient client(context, endpoints->submit);
 
   // Watching starts before anything is submitted, so no Running is missed.
-  std::unique_ptr<persistence::RemoteWatcher> watcher;
+  std::unique_ptr<RunningTracker> tracker;
   if (options.wait) {
     persistence::Client api(context, endpoints->api, "podflow-publish");
     RangeRequest probe = RangeRequest::Prefix("/registry/pods/");
@@ -185,7 +235,7 @@ int RunPublish(const PublishOptions& options) {
       std::fprintf(stderr, "error: %s\n", opened.status().message().c_str());
       return 1;
     }
-    watcher = std::move(*opened);
+    tracker = std::make_unique<RunningTracker>(std::move(*opened));
   }
 
   int failures = 0;
@@ -206,9 +256,10 @@ int RunPublish(const PublishOptions& options) {
       continue;
     }
     size_t before = created.size();
+    const auto sent_at = Clock::now();
     int failed = Submit(client, endpoints->token, *text, false, &created);
     if (failed != 0) ++failures;
-    for (size_t i = before; i < created.size(); ++i) submitted_at[created[i]] = Clock::now();
+    for (size_t i = before; i < created.size(); ++i) submitted_at[created[i]] = sent_at;
   }
 
   if (options.count > 0) {
@@ -236,6 +287,7 @@ int RunPublish(const PublishOptions& options) {
     }
     const std::string base = name->string_value();
     int64_t sent = 0;
+    Clock::time_point last_progress{};
     while (sent < options.count) {
       int64_t n = std::min<int64_t>(options.batch, options.count - sent);
       if (options.rate > 0) {
@@ -252,15 +304,19 @@ int RunPublish(const PublishOptions& options) {
         stream += "\n---\n";
       }
       size_t before = created.size();
+      const auto sent_at = Clock::now();
       int failed = Submit(client, endpoints->token, stream, true, &created);
       if (failed < 0) return 1;
       failures += failed;
       auto now = Clock::now();
-      for (size_t i = before; i < created.size(); ++i) submitted_at[created[i]] = now;
+      for (size_t i = before; i < created.size(); ++i) submitted_at[created[i]] = sent_at;
       sent += n;
-      double elapsed = std::chrono::duration<double>(now - start).count();
-      std::fprintf(stderr, "\rsubmitted %lld/%lld (%.0f pods/s)", static_cast<long long>(sent),
-                   static_cast<long long>(options.count), elapsed > 0 ? sent / elapsed : 0.0);
+      if (now - last_progress > std::chrono::milliseconds(500) || sent == options.count) {
+        last_progress = now;
+        double elapsed = std::chrono::duration<double>(now - start).count();
+        std::fprintf(stderr, "\rsubmitted %lld/%lld (%.0f pods/s)", static_cast<long long>(sent),
+                     static_cast<long long>(options.count), elapsed > 0 ? sent / elapsed : 0.0);
+      }
     }
     std::fprintf(stderr, "\n");
     std::printf("%lld pods created\n", static_cast<long long>(created.size()));
@@ -273,28 +329,25 @@ int RunPublish(const PublishOptions& options) {
   if (!options.wait) return failures == 0 ? 0 : 1;
 
   // Until every created pod is Running (or the timeout).
-  std::map<std::string, double> latency_ms;
   auto deadline = start + std::chrono::seconds(options.timeout_seconds);
-  while (latency_ms.size() < submitted_at.size() && Clock::now() < deadline) {
-    WatchBatch batch = watcher->Next(std::chrono::milliseconds(200));
-    if (batch.kind != WatchBatch::Kind::kEvents) continue;
-    auto now = Clock::now();
-    for (const WatchEvent& e : batch.events) {
-      if (e.type != ChangeType::kPut || !model::VerifyObject(model::Kind("Pod"), e.kv.value).ok()) continue;
-      const api::Pod* pod = flatbuffers::GetRoot<api::Pod>(e.kv.value.data());
-      if (!pod->status() || pod->status()->phase() != api::PodPhase::Running || !pod->metadata()) continue;
-      std::string ns = pod->metadata()->namespace_() ? pod->metadata()->namespace_()->str() : "default";
-      std::string id = ns + "/" + (pod->metadata()->name() ? pod->metadata()->name()->str() : "");
-      auto it = submitted_at.find(id);
-      if (it == submitted_at.end() || latency_ms.count(id)) continue;
-      latency_ms[id] = std::chrono::duration<double, std::milli>(now - it->second).count();
-    }
-    if (options.count > 0) {
-      std::fprintf(stderr, "\rrunning %zu/%zu", latency_ms.size(), submitted_at.size());
-    }
+  for (;;) {
+    size_t running = tracker->CountOf(submitted_at);
+    if (options.count > 0) std::fprintf(stderr, "\rrunning %zu/%zu", running, submitted_at.size());
+    if (running == submitted_at.size() || Clock::now() >= deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   if (options.count > 0) std::fprintf(stderr, "\n");
-  double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  std::map<std::string, Clock::time_point> running_at = tracker->Snapshot();
+  std::map<std::string, double> latency_ms;
+  Clock::time_point last_running = start;
+  for (const auto& [id, sent_at] : submitted_at) {
+    auto it = running_at.find(id);
+    if (it == running_at.end()) continue;
+    latency_ms[id] = std::chrono::duration<double, std::milli>(it->second - sent_at).count();
+    last_running = std::max(last_running, it->second);
+  }
+  // From the first submit to the last pod Running.
+  double seconds = std::chrono::duration<double>(last_running - start).count();
   std::vector<double> values;
   for (const auto& [id, ms] : latency_ms) values.push_back(ms);
   std::printf("%zu/%zu pods Running in %.2fs: %.0f pods/s; submit->Running latency p50=%.1fms p90=%.1fms "

@@ -510,16 +510,4 @@ Result<std::vector<Decoded>> DecodeManifests(std::string_view text) {
   return out;
 }
 
-Status VerifyObject(const KindInfo& kind, std::string_view bytes) {
-  const SchemaIndex& index = ApiSchema();
-  const TableInfo* table = index.FindTable(kind.table);
-  if (table == nullptr) return Status::Internal("no table for kind " + std::string(kind.kind));
-  if (!flatbuffers::Verify(index.schema(), *table->object,
-                           reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size())) {
-    return Status::Corruption(std::string(kind.kind) + " object failed FlatBuffers verification (" +
-                              std::to_string(bytes.size()) + " bytes)");
-  }
-  return Status::Ok();
-}
-
 }  // namespace podflow::model

@@ -160,6 +160,18 @@ spec: {containers: [{name: nginx, image: nginx:1.14.2, ports: [{containerPort: 8
     auto dup = pipeline.Submit(kNginx);
     CHECK(dup[0].first == "AlreadyExists");
     CHECK(dup[0].second == "pods \"nginx-pod\" already exists");
+    // Several documents are created together, yet each on its own: the one
+    // that exists fails, the others before and after it are created.
+    auto mixed = pipeline.Submit(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: first}\nspec: {containers: [{name: a, image: nginx}]}\n---\n" +
+        std::string(kNginx) +
+        "---\napiVersion: v1\nkind: Pod\nmetadata: {name: last}\nspec: {containers: [{name: a, image: nginx}]}\n");
+    REQUIRE(mixed.size() == 3);
+    CHECK(mixed[0].first.empty());
+    CHECK(mixed[1].first == "AlreadyExists");
+    CHECK(mixed[2].first.empty());
+    CHECK(pipeline.Get(PodKey("first")).has_value());
+    CHECK(pipeline.Get(PodKey("last")).has_value());
     auto bad = pipeline.Submit("apiVersion: v1\nkind: Pod\nmetadata: {name: bad}\n"
                                "spec: {containers: [{name: app}]}\n");
     CHECK(bad[0].first == "Invalid");

@@ -37,6 +37,54 @@ flatbuffers::Offset<msg::SubmitReply> FailureReply(flatbuffers::FlatBufferBuilde
   return msg::CreateSubmitReply(fbb, 0, written);
 }
 
+// etcd's default --max-txn-ops, and a byte budget under the log's limit.
+constexpr size_t kMaxOpsPerTxn = 128;
+constexpr size_t kMaxBytesPerTxn = 1 << 20;
+
+// Creates the admitted documents of one request with "must not exist",
+// several per transaction so that they share one durable commit. Each
+// document still succeeds or fails on its own, as kubectl create -f gives
+// them one by one: a failed guard names the document that exists, which
+// gets AlreadyExists, and the rest of its transaction is tried again.
+// Sets `revisions[i]` for each document created.
+void CreateAll(persistence::Client& client, std::vector<AdmissionOutcome>& outcomes, std::vector<int64_t>& revisions) {
+  static auto log = Logger("stage.admission");
+  std::vector<size_t> waiting;
+  for (size_t i = 0; i < outcomes.size(); ++i) {
+    if (outcomes[i].admitted()) waiting.push_back(i);
+  }
+  size_t next = 0;
+  while (next < waiting.size()) {
+    // The next chunk, within the op and byte budgets (at least one document).
+    std::vector<size_t> chunk;
+    size_t bytes = 0;
+    while (next < waiting.size() && chunk.size() < kMaxOpsPerTxn) {
+      const AdmissionOutcome& o = outcomes[waiting[next]];
+      const size_t size = o.key.size() + o.bytes.size();
+      if (!chunk.empty() && bytes + size > kMaxBytesPerTxn) break;
+      bytes += size;
+      chunk.push_back(waiting[next++]);
+    }
+    while (!chunk.empty()) {
+      std::vector<TxnOp> ops;
+      for (size_t i : chunk) ops.push_back(PutOp{outcomes[i].key, outcomes[i].bytes, Revision(0)});
+      Result<persistence::WriteResult> written = client.Write(ops);
+      if (!written.ok()) {
+        log->warn("creating {} object(s): {}", chunk.size(), written.status().ToString());
+        for (size_t i : chunk) outcomes[i].status = InternalErrorStatus(written.status().ToString());
+        break;
+      }
+      if (written->succeeded) {
+        for (size_t i : chunk) revisions[i] = written->revision.value();
+        break;
+      }
+      const size_t failed = chunk.at(written->failed_op);
+      outcomes[failed].status = AlreadyExistsStatus(*outcomes[failed].kind, outcomes[failed].name);
+      chunk.erase(chunk.begin() + static_cast<std::ptrdiff_t>(written->failed_op));
+    }
+  }
+}
+
 }  // namespace
 
 Result<std::unique_ptr<AdmissionStage>> AdmissionStage::Create(pipeline::StageContext& context) {
@@ -118,26 +166,16 @@ bus::ReplyBody AdmissionStage::Handle(const msg::Envelope& envelope, flatbuffers
     return {msg::Body::SubmitReply, FailureReply(fbb, *admitted.failure).Union()};
   }
 
+  std::vector<int64_t> revisions(admitted.results.size(), 0);
+  if (!request->dry_run()) CreateAll(worker->client, admitted.results, revisions);
+
   std::vector<flatbuffers::Offset<msg::SubmitResult>> results;
-  for (AdmissionOutcome& outcome : admitted.results) {
-    int64_t revision = 0;
-    if (outcome.admitted() && !request->dry_run()) {
-      Result<persistence::WriteResult> written =
-          worker->client.Write({PutOp{outcome.key, outcome.bytes, Revision(0)}});
-      if (!written.ok()) {
-        log->warn("creating {}: {}", outcome.key, written.status().ToString());
-        outcome.status = InternalErrorStatus(written.status().ToString());
-      } else if (!written->succeeded) {
-        outcome.status = AlreadyExistsStatus(*outcome.kind, outcome.name);
-      } else {
-        revision = written->revision.value();
-        log->debug("created {} at revision {}", outcome.key, revision);
-      }
-    }
+  for (size_t i = 0; i < admitted.results.size(); ++i) {
+    const AdmissionOutcome& outcome = admitted.results[i];
     std::string kind = outcome.kind ? std::string(outcome.kind->kind) : std::string();
     auto status = WriteApiStatus(fbb, outcome.status);
     results.push_back(msg::CreateSubmitResult(fbb, fbb.CreateString(kind), fbb.CreateString(outcome.namespace_),
-                                              fbb.CreateString(outcome.name), status, revision));
+                                              fbb.CreateString(outcome.name), status, revisions[i]));
   }
   Return(std::move(worker));
   auto reply = msg::CreateSubmitReply(fbb, fbb.CreateVector(results));

@@ -36,32 +36,53 @@ void ProxyStage::Loop() {
   auto log = Logger("stage.proxy");
   const std::string pods_prefix = model::KindPrefix(model::Kind("Pod"));
   const std::string services_prefix = model::KindPrefix(model::Kind("Service"));
-  persistence::Informer informer(context_.zmq, context_.Endpoint("api"), context_.Endpoint("watch"),
-                                 "/registry/");
+  persistence::Informer pod_informer(context_.zmq, context_.Endpoint("api"), context_.Endpoint("watch"), pods_prefix);
+  persistence::Informer service_informer(context_.zmq, context_.Endpoint("api"), context_.Endpoint("watch"),
+                                         services_prefix);
   persistence::Client client(context_.zmq, context_.Endpoint("api"), "proxy");
 
-  std::map<std::string, std::string> pods, services;  // key -> stored bytes
+  // Stored bytes, verified once on arrival.
+  std::map<std::string, std::string> pods, services;
+  std::map<std::string, size_t> services_per_ns;
   std::map<std::string, std::string> written;         // endpoints key -> bytes we wrote
   std::set<std::string> dirty;                         // namespaces to recompute
   std::vector<std::string> gone;                       // endpoints of deleted services
-  persistence::Informer::Handlers handlers{
+  persistence::Informer::Handlers pod_handlers{
       [&](const KeyValue& kv) {
-        if (kv.key.rfind(pods_prefix, 0) == 0) pods[kv.key] = kv.value;
-        else if (kv.key.rfind(services_prefix, 0) == 0) services[kv.key] = kv.value;
-        else return;
-        dirty.insert(NamespaceOf(kv.key));
+        if (!model::VerifyObject(model::Kind("Pod"), kv.value).ok()) {
+          log->warn("{}: not a valid Pod; ignored", kv.key);
+          return;
+        }
+        pods[kv.key] = kv.value;
+        // Only namespaces with Services have Endpoints to keep.
+        const std::string ns = NamespaceOf(kv.key);
+        if (services_per_ns.contains(ns)) dirty.insert(ns);
       },
       [&](const std::string& key) {
-        if (services.erase(key)) {
-          gone.push_back(model::ObjectKey(model::Kind("Endpoints"), NamespaceOf(key),
-                                          key.substr(key.rfind('/') + 1)));
-        } else if (pods.erase(key)) {
-          dirty.insert(NamespaceOf(key));
+        if (!pods.erase(key)) return;
+        const std::string ns = NamespaceOf(key);
+        if (services_per_ns.contains(ns)) dirty.insert(ns);
+      }};
+  persistence::Informer::Handlers service_handlers{
+      [&](const KeyValue& kv) {
+        if (!model::VerifyObject(model::Kind("Service"), kv.value).ok()) {
+          log->warn("{}: not a valid Service; ignored", kv.key);
+          return;
         }
+        const std::string ns = NamespaceOf(kv.key);
+        if (services.insert_or_assign(kv.key, kv.value).second) ++services_per_ns[ns];
+        dirty.insert(ns);
+      },
+      [&](const std::string& key) {
+        if (!services.erase(key)) return;
+        const std::string ns = NamespaceOf(key);
+        if (--services_per_ns[ns] == 0) services_per_ns.erase(ns);
+        gone.push_back(model::ObjectKey(model::Kind("Endpoints"), ns, key.substr(key.rfind('/') + 1)));
       }};
 
   while (!stopping_) {
-    Status polled = informer.Poll(std::chrono::milliseconds(100), handlers);
+    Status polled = service_informer.Poll(std::chrono::milliseconds(0), service_handlers);
+    if (polled.ok()) polled = pod_informer.Poll(std::chrono::milliseconds(100), pod_handlers);
     if (!polled.ok()) {
       log->warn("following the log: {}", polled.ToString());
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
@@ -71,14 +92,11 @@ void ProxyStage::Loop() {
       std::vector<const api::Pod*> candidates;
       const std::string ns_prefix = pods_prefix + ns + "/";
       for (auto it = pods.lower_bound(ns_prefix); it != pods.end() && it->first.rfind(ns_prefix, 0) == 0; ++it) {
-        if (model::VerifyObject(model::Kind("Pod"), it->second).ok()) {
-          candidates.push_back(flatbuffers::GetRoot<api::Pod>(it->second.data()));
-        }
+        candidates.push_back(flatbuffers::GetRoot<api::Pod>(it->second.data()));
       }
       const std::string svc_prefix = services_prefix + ns + "/";
       for (auto it = services.lower_bound(svc_prefix);
            it != services.end() && it->first.rfind(svc_prefix, 0) == 0; ++it) {
-        if (!model::VerifyObject(model::Kind("Service"), it->second).ok()) continue;
         const api::Service* service = flatbuffers::GetRoot<api::Service>(it->second.data());
         if (!service->spec() || !service->spec()->selector() || !service->metadata()) continue;
         std::string bytes = model::Pack(ComputeEndpoints(*service, candidates));
