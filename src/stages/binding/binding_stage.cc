@@ -80,7 +80,10 @@ void BindingStage::Loop() {
       continue;
     }
     Decision d{decision->pod_key()->str(), decision->pod_uid()->str(), decision->pod_mod_revision(),
-               decision->node_name()->str()};
+               decision->node_name()->str(),
+               decision->pod() ? std::string(reinterpret_cast<const char*>(decision->pod()->data()),
+                                             decision->pod()->size())
+                               : std::string()};
     std::string key = d.pod_key;
     lanes_->Submit(key, std::move(d));
   }
@@ -91,19 +94,28 @@ void BindingStage::Bind(size_t index, const Decision& decision) {
   Worker& w = *workers_[index];
   const std::string& key = decision.pod_key;
   const std::string& node = decision.node;
-  Result<RangeResult> read = w.client.Read(RangeRequest{key});
-  if (!read.ok()) {
-    // Not bound: the scheduler's assumption expires and it decides again.
-    log->warn("binding {} to {}: reading the pod: {}", key, node, read.status().ToString());
-    return;
+  // The pod as the decision saw it; read only when the decision did not
+  // carry it. Either way the write is guarded by the decided revision.
+  KeyValue kv;
+  if (!decision.pod.empty()) {
+    kv.key = key;
+    kv.value = decision.pod;
+    kv.mod_revision = Revision(decision.pod_mod_revision);
+  } else {
+    Result<RangeResult> read = w.client.Read(RangeRequest{key});
+    if (!read.ok()) {
+      // Not bound: the scheduler's assumption expires and it decides again.
+      log->warn("binding {} to {}: reading the pod: {}", key, node, read.status().ToString());
+      return;
+    }
+    if (read->kvs.empty()) {
+      log->info("binding {} to {}: the pod is gone", key, node);
+      return;
+    }
+    kv = std::move(read->kvs[0]);
   }
-  if (read->kvs.empty()) {
-    log->info("binding {} to {}: the pod is gone", key, node);
-    return;
-  }
-  const KeyValue& kv = read->kvs[0];
   if (!model::VerifyObject(model::Kind("Pod"), kv.value).ok()) {
-    log->error("binding {}: the stored pod does not verify", key);
+    log->error("binding {}: the pod does not verify", key);
     return;
   }
   const api::Pod* stored = flatbuffers::GetRoot<api::Pod>(kv.value.data());

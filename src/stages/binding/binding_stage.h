@@ -36,6 +36,7 @@ class BindingStage {
     std::string pod_uid;
     int64_t pod_mod_revision = 0;
     std::string node;
+    std::string pod;  // the stored pod at pod_mod_revision ("" = read it)
   };
   struct Worker;
 

@@ -139,9 +139,10 @@ void SchedulingStage::Loop() {
       // The per-node explanation is not sent yet: nothing downstream keeps it
       // (describe and replay will, with the scheduler's explained decisions).
       flatbuffers::FlatBufferBuilder fbb(512);
-      auto body = msg::CreateDecision(fbb, fbb.CreateString(outcome.key), fbb.CreateString(outcome.uid),
-                                      outcome.mod_revision.value(), fbb.CreateString(outcome.decision.node),
-                                      fbb.CreateString(profile_.scheduler_name()));
+      auto body = msg::CreateDecision(
+          fbb, fbb.CreateString(outcome.key), fbb.CreateString(outcome.uid), outcome.mod_revision.value(),
+          fbb.CreateString(outcome.decision.node), fbb.CreateString(profile_.scheduler_name()), 0,
+          fbb.CreateVector(reinterpret_cast<const uint8_t*>(outcome.pod_bytes.data()), outcome.pod_bytes.size()));
       Status pushed = decisions.Push(bus::FinishFrame(fbb, msg::Body::Decision, body.Union()));
       if (!pushed.ok()) {
         log->warn("handing {} to binding: {}", outcome.key, pushed.ToString());

@@ -1,5 +1,7 @@
 #include "stages/status/status_stage.h"
 
+#include <unordered_map>
+
 #include "base/logging.h"
 #include "model/objects.h"
 #include "stages/persistence/persistence.h"
@@ -25,7 +27,15 @@ struct StatusStage::Worker {
   persistence::Client client;
   EventNamer namer;
   ReportLedger ledger;
+  // The pods this worker wrote last, as written: the next report of the
+  // same pod folds into it without a read. A stale entry costs one failed
+  // guarded write (then it is read). Bounded by clearing.
+  std::unordered_map<std::string, KeyValue> written;
 };
+
+namespace {
+constexpr size_t kMaxRemembered = 50'000;
+}  // namespace
 
 Result<std::unique_ptr<StatusStage>> StatusStage::Create(pipeline::StageContext& context) {
   return std::unique_ptr<StatusStage>(new StatusStage(context));
@@ -76,40 +86,59 @@ void StatusStage::Apply(size_t index, const runtime::Report& report) {
   static auto log = Logger("stage.status");
   Worker& w = *workers_[index];
   for (int attempt = 1; attempt <= kMaxAttempts && !stopping_; ++attempt) {
-    Result<RangeResult> read = w.client.Read(RangeRequest{report.pod_key});
-    if (!read.ok()) {
-      log->warn("reading {}: {}", report.pod_key, read.status().ToString());
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      continue;
-    }
-    if (read->kvs.empty()) {
-      w.ledger.Forget(report.pod_uid);  // deleted: nothing to report on
-      return;
-    }
-    const KeyValue& kv = read->kvs[0];
-    Status valid = model::VerifyObject(model::Kind("Pod"), kv.value);
-    if (!valid.ok()) {
-      log->error("{}: stored pod does not verify: {}", kv.key, valid.ToString());
-      return;
+    KeyValue kv;
+    auto remembered = w.written.find(report.pod_key);
+    const bool from_memory = remembered != w.written.end();
+    if (from_memory) {
+      kv = remembered->second;
+    } else {
+      Result<RangeResult> read = w.client.Read(RangeRequest{report.pod_key});
+      if (!read.ok()) {
+        log->warn("reading {}: {}", report.pod_key, read.status().ToString());
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        continue;
+      }
+      if (read->kvs.empty()) {
+        w.ledger.Forget(report.pod_uid);  // deleted: nothing to report on
+        return;
+      }
+      kv = std::move(read->kvs[0]);
+      Status valid = model::VerifyObject(model::Kind("Pod"), kv.value);
+      if (!valid.ok()) {
+        log->error("{}: stored pod does not verify: {}", kv.key, valid.ToString());
+        return;
+      }
     }
     std::unique_ptr<api::PodT> pod = model::Unpack<api::Pod>(kv.value);
     if (!pod->metadata || !pod->spec) return;
     FoldResult folded = FoldReport(*pod, report, runtime::WallClockNow(), w.namer, w.ledger);
     if (folded.verdict != FoldVerdict::kApplied) {
+      if (from_memory) {  // perhaps only our memory is out of date: read it
+        w.written.erase(report.pod_key);
+        continue;
+      }
       log->debug("report for {} ignored ({}): {}", kv.key, FoldVerdictName(folded.verdict), folded.why);
       return;
     }
     pod->status = std::make_unique<api::PodStatusT>(std::move(folded.status));
+    std::string bytes = model::Pack(*pod);
     std::vector<TxnOp> ops;
-    ops.push_back(PutOp{kv.key, model::Pack(*pod), kv.mod_revision});
+    ops.push_back(PutOp{kv.key, bytes, kv.mod_revision});
     for (const api::EventT& event : folded.events) {
       PackedEvent packed = PackEvent(event);
       ops.push_back(PutOp{std::move(packed.key), std::move(packed.bytes), std::nullopt, kEventTtlSeconds});
     }
     Result<persistence::WriteResult> written = w.client.Write(ops);
-    if (written.ok() && written->succeeded) return;
+    if (written.ok() && written->succeeded) {
+      if (w.written.size() >= kMaxRemembered) w.written.clear();
+      kv.value = std::move(bytes);
+      kv.mod_revision = written->revision;
+      w.written[report.pod_key] = std::move(kv);
+      return;
+    }
+    w.written.erase(report.pod_key);
     if (!written.ok()) {
-      log->warn("writing the status of {}: {}", kv.key, written.status().ToString());
+      log->warn("writing the status of {}: {}", report.pod_key, written.status().ToString());
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
     // Lost the race with another writer: read again and fold again.
