@@ -1,5 +1,8 @@
 #include "stages/runtime/report.h"
 
+#include <algorithm>
+#include <unordered_map>
+
 #include <memory>
 
 #include "messages_generated.h"
@@ -45,6 +48,30 @@ Result<Report> DecodeReport(std::string_view frame) {
     }
   }
   return out;
+}
+
+void CoalesceReports(std::vector<Report>& reports) {
+  std::unordered_map<std::string, size_t> first;  // pod key -> index in `out`
+  std::vector<Report> out;
+  out.reserve(reports.size());
+  for (Report& r : reports) {
+    auto [it, inserted] = first.try_emplace(r.pod_key, out.size());
+    if (inserted) {
+      out.push_back(std::move(r));
+      continue;
+    }
+    Report& merged = out[it->second];
+    if (merged.pod_uid != r.pod_uid) {  // a different pod under the same name: keep both, the newer last
+      it->second = out.size();
+      out.push_back(std::move(r));
+      continue;
+    }
+    merged.node_name = std::move(r.node_name);
+    merged.observed_mod_revision = std::max(merged.observed_mod_revision, r.observed_mod_revision);
+    merged.status = std::move(r.status);
+    for (ReportEvent& e : r.events) merged.events.push_back(std::move(e));
+  }
+  reports = std::move(out);
 }
 
 }  // namespace podflow::runtime

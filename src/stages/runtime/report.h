@@ -35,6 +35,12 @@ struct Report {
   std::vector<ReportEvent> events;
 };
 
+// Merges the reports of one pod made by the same Advance() into one, in
+// place, keeping the order of first appearance: the last status stands,
+// the events are all kept in order. Kubelet's status manager does the same:
+// it writes a pod's latest status, not every intermediate one.
+void CoalesceReports(std::vector<Report>& reports);
+
 // One Report as an Envelope frame (Body::Report), ready to send.
 std::string EncodeReport(const Report& report, uint64_t envelope_id = 0);
 

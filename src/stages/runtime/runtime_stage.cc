@@ -169,7 +169,9 @@ void RuntimeStage::Loop() {
       log->warn("following pods: {}", polled.ToString());
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
-    for (const Report& report : agents.Advance(WallClockNow())) {
+    std::vector<Report> due = agents.Advance(WallClockNow());
+    CoalesceReports(due);
+    for (const Report& report : due) {
       std::string frame = EncodeReport(report);
       Status pushed = reports.Push(zmq::message_t(frame.data(), frame.size()));
       if (!pushed.ok()) log->warn("report for {}: {}", report.pod_key, pushed.ToString());
