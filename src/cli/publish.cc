@@ -211,6 +211,8 @@ int RunPublish(const PublishOptions& options) {
     std::fprintf(stderr, "error: must specify one of -f or --count\n");
     return 1;
   }
+  // A caller that takes the report keeps stdout for its own output.
+  FILE* summary = options.report != nullptr ? stderr : stdout;
   zmq::context_t context;
   bus::RpcClient client(context, endpoints->submit);
 
@@ -319,7 +321,7 @@ int RunPublish(const PublishOptions& options) {
       }
     }
     std::fprintf(stderr, "\n");
-    std::printf("%lld pods created\n", static_cast<long long>(created.size()));
+    std::fprintf(summary, "%lld pods created\n", static_cast<long long>(created.size()));
   }
 
   if (options.report != nullptr) {
@@ -350,7 +352,7 @@ int RunPublish(const PublishOptions& options) {
   double seconds = std::chrono::duration<double>(last_running - start).count();
   std::vector<double> values;
   for (const auto& [id, ms] : latency_ms) values.push_back(ms);
-  std::printf("%zu/%zu pods Running in %.2fs: %.0f pods/s; submit->Running latency p50=%.1fms p90=%.1fms "
+  std::fprintf(summary, "%zu/%zu pods Running in %.2fs: %.0f pods/s; submit->Running latency p50=%.1fms p90=%.1fms "
               "p99=%.1fms max=%.1fms\n",
               latency_ms.size(), submitted_at.size(), seconds, latency_ms.size() / std::max(seconds, 1e-9),
               Percentile(values, 50), Percentile(values, 90), Percentile(values, 99),
