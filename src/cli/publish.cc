@@ -115,6 +115,11 @@ class RunningTracker {
     std::lock_guard<std::mutex> lock(mu_);
     return running_at_;
   }
+  // Why the watch stopped ("" while it runs).
+  std::string failure() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return failure_;
+  }
   size_t CountOf(const std::map<std::string, Clock::time_point>& ids) {
     std::lock_guard<std::mutex> lock(mu_);
     size_t n = 0;
@@ -126,6 +131,15 @@ class RunningTracker {
   void Loop() {
     while (!stop_) {
       WatchBatch batch = watcher_->Next(std::chrono::milliseconds(100));
+      if (batch.kind == WatchBatch::Kind::kCompacted || batch.kind == WatchBatch::Kind::kClosed ||
+          batch.kind == WatchBatch::Kind::kError) {
+        // The watch is over: say so rather than wait for pods never seen.
+        std::lock_guard<std::mutex> lock(mu_);
+        failure_ = batch.kind == WatchBatch::Kind::kCompacted
+                       ? "the watch was compacted away at revision " + std::to_string(batch.revision.value())
+                       : "the watch ended: " + batch.status.ToString();
+        return;
+      }
       if (batch.kind != WatchBatch::Kind::kEvents) continue;
       const auto now = Clock::now();
       std::lock_guard<std::mutex> lock(mu_);
@@ -143,6 +157,7 @@ class RunningTracker {
   std::atomic<bool> stop_{false};
   std::mutex mu_;
   std::map<std::string, Clock::time_point> running_at_;  // GUARDED_BY(mu_)
+  std::string failure_;                                  // GUARDED_BY(mu_)
   std::thread thread_;  // last: starts once the rest is built
 };
 
@@ -336,6 +351,10 @@ int RunPublish(const PublishOptions& options) {
     size_t running = tracker->CountOf(submitted_at);
     if (options.count > 0) std::fprintf(stderr, "\rrunning %zu/%zu", running, submitted_at.size());
     if (running == submitted_at.size() || Clock::now() >= deadline) break;
+    if (std::string why = tracker->failure(); !why.empty()) {
+      std::fprintf(stderr, "\nerror: cannot follow the pods any more: %s\n", why.c_str());
+      return 1;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   if (options.count > 0) std::fprintf(stderr, "\n");

@@ -172,6 +172,13 @@ spec: {containers: [{name: nginx, image: nginx:1.14.2, ports: [{containerPort: 8
     CHECK(mixed[2].first.empty());
     CHECK(pipeline.Get(PodKey("first")).has_value());
     CHECK(pipeline.Get(PodKey("last")).has_value());
+    // The same object twice in one manifest: the first is created.
+    const std::string twice = "apiVersion: v1\nkind: Pod\nmetadata: {name: twice}\n"
+                              "spec: {containers: [{name: a, image: nginx}]}\n";
+    auto repeated = pipeline.Submit(twice + "---\n" + twice);
+    REQUIRE(repeated.size() == 2);
+    CHECK(repeated[0].first.empty());
+    CHECK(repeated[1].first == "AlreadyExists");
     auto bad = pipeline.Submit("apiVersion: v1\nkind: Pod\nmetadata: {name: bad}\n"
                                "spec: {containers: [{name: app}]}\n");
     CHECK(bad[0].first == "Invalid");

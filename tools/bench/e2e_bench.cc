@@ -22,6 +22,7 @@
 #include "model/objects.h"
 #include "pipeline/stage.h"
 #include "stages/persistence/persistence.h"
+#include "stages/runtime/runtime.h"
 
 namespace podflow::bench {
 namespace {
@@ -75,21 +76,49 @@ int RunE2eBench(const std::vector<std::string>& args) {
   config->data_dir = scratch + "/data";
   spdlog::set_level(spdlog::level::warn);
 
+  if (config->pipeline.processes.size() != 1) {
+    std::fprintf(stderr, "podflow-bench e2e: the config's pipeline must be a single process\n");
+    return 1;
+  }
+  Result<runtime::RuntimeConfig> runtime_config = runtime::ParseRuntimeConfig(config->Section("runtime"));
+  if (!runtime_config.ok()) {
+    std::fprintf(stderr, "podflow-bench e2e: %s\n", runtime_config.status().ToString().c_str());
+    return 1;
+  }
+  const size_t want_nodes = runtime::ResolveNodes(*runtime_config)->size();
+
   Result<pipeline::StageRegistry> registry = cli::AllStages();
   if (!registry.ok()) return 1;
   std::atomic<bool> stop{false};
+  std::atomic<bool> exited{false};
   Status run_status;
   const std::string process = config->pipeline.processes.at(0).name;
-  std::thread pipeline([&] { run_status = pipeline::RunProcess(*config, *registry, process, stop); });
+  std::thread pipeline([&] {
+    run_status = pipeline::RunProcess(*config, *registry, process, stop);
+    exited = true;
+  });
+  auto finish = [&](int code) {
+    stop = true;
+    pipeline.join();
+    std::error_code ec;
+    std::filesystem::remove_all(scratch, ec);
+    if (!run_status.ok()) std::fprintf(stderr, "pipeline: %s\n", run_status.ToString().c_str());
+    return code;
+  };
 
-  // Up when every node has registered.
+  // Up when every node has registered; a pipeline that could not start
+  // (e.g. its ports are taken by another podflow) ends the run.
   zmq::context_t context;
   persistence::Client api(context, config->pipeline.Endpoint("api"), "podflow-bench");
   size_t nodes = 0;
-  for (int i = 0; i < 600 && nodes < 1000; ++i) {
+  for (int i = 0; i < 600 && nodes < want_nodes && !exited; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     Result<RangeResult> listed = api.List(model::KindPrefix(model::Kind("Node")));
     if (listed.ok()) nodes = listed->kvs.size();
+  }
+  if (exited || nodes < want_nodes) {
+    std::fprintf(stderr, "podflow-bench e2e: the pipeline did not come up (%zu of %zu nodes)\n", nodes, want_nodes);
+    return finish(1);
   }
   Emit("nodes", static_cast<double>(nodes));
 
@@ -101,30 +130,33 @@ int RunE2eBench(const std::vector<std::string>& args) {
   options.template_file = WriteTemplate(scratch, "fast");
   options.report = &fast;
   int code = cli::RunPublish(options);
+  if (code != 0) {
+    std::fprintf(stderr, "podflow-bench e2e: the first phase failed (%zu of %lld pods Running)\n", fast.running,
+                 static_cast<long long>(count));
+    return finish(code);
+  }
   Emit("pods", static_cast<double>(fast.running));
   Emit("pods_per_s", fast.seconds > 0 ? static_cast<double>(fast.running) / fast.seconds : 0);
   EmitLatencies("", &fast.latency_ms);
 
   cli::PublishReport steady;
-  const double rate = fast.seconds > 0 ? static_cast<double>(fast.running) / fast.seconds / 2 : 100;
+  const double rate = static_cast<double>(fast.running) / std::max(fast.seconds, 1e-3) / 2;
   options.count = count / 2;
   options.rate = rate;
   options.template_file = WriteTemplate(scratch, "steady");
   options.report = &steady;
-  if (code == 0) code = cli::RunPublish(options);
+  code = cli::RunPublish(options);
+  if (code != 0) {
+    std::fprintf(stderr, "podflow-bench e2e: the half-rate phase failed\n");
+    return finish(code);
+  }
   Emit("half_rate_pods_per_s", rate);
   EmitLatencies("half_rate_", &steady.latency_ms);
 
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   Emit("peak_rss_mb", static_cast<double>(usage.ru_maxrss) / 1024.0);
-
-  stop = true;
-  pipeline.join();
-  std::error_code ec;
-  std::filesystem::remove_all(scratch, ec);
-  if (!run_status.ok()) std::fprintf(stderr, "pipeline: %s\n", run_status.ToString().c_str());
-  return code;
+  return finish(0);
 }
 
 }  // namespace podflow::bench

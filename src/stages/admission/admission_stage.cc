@@ -1,7 +1,10 @@
 #include "stages/admission/admission_stage.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <random>
+#include <set>
+#include <string_view>
 
 #include "base/logging.h"
 #include "model/objects.h"
@@ -56,13 +59,18 @@ void CreateAll(persistence::Client& client, std::vector<AdmissionOutcome>& outco
   size_t next = 0;
   while (next < waiting.size()) {
     // The next chunk, within the op and byte budgets (at least one document).
+    // A key already in the chunk (the same object twice in one manifest)
+    // ends it: the second copy is tried after the first, and fails
+    // AlreadyExists as kubectl would report it.
     std::vector<size_t> chunk;
+    std::set<std::string_view> keys;
     size_t bytes = 0;
     while (next < waiting.size() && chunk.size() < kMaxOpsPerTxn) {
       const AdmissionOutcome& o = outcomes[waiting[next]];
       const size_t size = o.key.size() + o.bytes.size();
-      if (!chunk.empty() && bytes + size > kMaxBytesPerTxn) break;
+      if (!chunk.empty() && (bytes + size > kMaxBytesPerTxn || keys.contains(o.key))) break;
       bytes += size;
+      keys.insert(o.key);
       chunk.push_back(waiting[next++]);
     }
     while (!chunk.empty()) {
@@ -146,21 +154,24 @@ bus::ReplyBody AdmissionStage::Handle(const msg::Envelope& envelope, flatbuffers
   }
 
   std::unique_ptr<Worker> worker = Borrow();
-  // Only a manifest that can hold a Service needs the cluster IPs in use;
-  // "kind: Service" cannot be written without the word.
+  // Services need the cluster IPs in use, read under a lock so that two
+  // requests never hand out one address. Most requests hold no Service: they
+  // are admitted without it, and only if one turns out to hold a Service
+  // is it admitted again (nothing was written yet) with the lock taken.
   std::unique_lock<std::mutex> ip_lock(cluster_ip_mu_, std::defer_lock);
-  std::set<std::string> taken;
-  if (text.find("Service") != std::string_view::npos) {
+  AdmitReply admitted = worker->admission.Admit(token, text);
+  const bool has_service = std::any_of(admitted.results.begin(), admitted.results.end(), [](const auto& o) {
+    return o.admitted() && o.kind != nullptr && o.kind->kind == "Service";
+  });
+  if (has_service) {
     ip_lock.lock();
     Result<std::set<std::string>> ips = TakenClusterIps(worker->client);
     if (!ips.ok()) {
       Return(std::move(worker));
       return {msg::Body::SubmitReply, FailureReply(fbb, InternalErrorStatus(ips.status().ToString())).Union()};
     }
-    taken = std::move(*ips);
+    admitted = worker->admission.Admit(token, text, *ips);
   }
-
-  AdmitReply admitted = worker->admission.Admit(token, text, taken);
   if (admitted.failure) {
     Return(std::move(worker));
     return {msg::Body::SubmitReply, FailureReply(fbb, *admitted.failure).Union()};

@@ -91,7 +91,7 @@ void NodeAgentSet::RemovePod(const std::string& pod_key) {
 }
 
 void NodeAgentSet::Schedule(const std::string& pod_key, Hosted& hosted) {
-  ++hosted.generation;
+  hosted.generation = ++next_generation_;
   if (std::optional<SimTime> at = hosted.runner->due()) {
     queue_.push(Due{*at, seq_++, pod_key, hosted.generation});
   }

@@ -71,7 +71,10 @@ class NodeAgentSet {
     std::string node_name;
     std::string uid;
     std::unique_ptr<PodRunner> runner;
-    uint64_t generation = 0;  // bumps on every (re)schedule; older queue entries are stale
+    // Set anew from the set-wide counter on every (re)schedule, so a number
+    // is never reused for a key: queue entries of an earlier pod under the
+    // same key can never look current.
+    uint64_t generation = 0;
   };
   struct Due {
     SimTime at;
@@ -97,6 +100,7 @@ class NodeAgentSet {
   std::unordered_map<std::string, Adopted> adopted_;
   std::priority_queue<Due, std::vector<Due>, std::greater<Due>> queue_;
   uint64_t seq_ = 0;
+  uint64_t next_generation_ = 0;
 };
 
 }  // namespace podflow::runtime

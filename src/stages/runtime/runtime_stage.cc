@@ -16,17 +16,31 @@ namespace {
 // Whether a pod first seen by this process was already brought up by an
 // earlier one: kubelet would find its containers running (or exited) and
 // would not start them again.
+// Running counts only once Ready: a pod whose containers run but whose
+// readiness is still to come has steps left, and is run again instead.
 bool AlreadyUp(const api::Pod& pod) {
   if (pod.status() == nullptr) return false;
   switch (pod.status()->phase()) {
-    case api::PodPhase::Running:
     case api::PodPhase::Succeeded:
     case api::PodPhase::Failed:
       return true;
+    case api::PodPhase::Running:
+      if (pod.status()->conditions() == nullptr) return false;
+      for (const api::PodCondition* c : *pod.status()->conditions()) {
+        if (c->type() && c->type()->str() == "Ready") return c->status() == api::ConditionStatus::True;
+      }
+      return false;
     default:
       return false;
   }
 }
+
+// How long a push may wait for the status stage before the reports are kept
+// for the next round.
+constexpr std::chrono::milliseconds kPushTimeout{200};
+// Reports kept while the status stage does not take them (merged per pod,
+// so this bounds pods, not steps).
+constexpr size_t kMaxUnsent = 100'000;
 
 }  // namespace
 
@@ -84,6 +98,9 @@ void RuntimeStage::Loop() {
   std::unordered_map<std::string, std::string> node_names;  // node key -> name, for removals
   // Pods bound to a node not hosted (yet): handed over if it is adopted.
   std::unordered_map<std::string, KeyValue> unhosted;
+  std::vector<Report> unsent;                              // reports the status stage did not take yet
+  std::unordered_map<std::string, KeyValue> adopt_retry;  // node key -> the Node to adopt again
+  SimTime adopt_retry_at{};
 
   persistence::Informer pods(context_.zmq, context_.Endpoint("api"), context_.Endpoint("watch"),
                              model::KindPrefix(model::Kind("Pod")));
@@ -139,7 +156,12 @@ void RuntimeStage::Loop() {
         }
         Result<persistence::WriteResult> written = client.Write(
             {PutOp{kv.key, model::Pack(AdoptedNode(*stored, *node, catalog, WallClockNow())), kv.mod_revision}});
-        if (!written.ok() || !written->succeeded) return;  // changed meanwhile: the watch brings it again
+        if (!written.ok()) {
+          log->warn("adopting node {}: {}; will retry", def.name, written.status().ToString());
+          adopt_retry[kv.key] = kv;
+          return;
+        }
+        if (!written->succeeded) return;  // changed meanwhile: the watch brings it again
         hosted_defs.push_back(NodeDefFromSim(*node));
         node_names[kv.key] = node->name;
         (void)agents.AddNode(*node);
@@ -169,12 +191,31 @@ void RuntimeStage::Loop() {
       log->warn("following pods: {}", polled.ToString());
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
-    std::vector<Report> due = agents.Advance(WallClockNow());
+    // Reports not taken last time go first; a pod's are merged into one.
+    std::vector<Report> due = std::move(unsent);
+    unsent.clear();
+    for (Report& r : agents.Advance(WallClockNow())) due.push_back(std::move(r));
     CoalesceReports(due);
-    for (const Report& report : due) {
-      std::string frame = EncodeReport(report);
-      Status pushed = reports.Push(zmq::message_t(frame.data(), frame.size()));
-      if (!pushed.ok()) log->warn("report for {}: {}", report.pod_key, pushed.ToString());
+    for (size_t i = 0; i < due.size(); ++i) {
+      std::string frame = EncodeReport(due[i]);
+      Status pushed = reports.Push(zmq::message_t(frame.data(), frame.size()), kPushTimeout);
+      if (!pushed.ok()) {
+        log->warn("status stage not taking reports ({}); keeping {} for later", pushed.ToString(), due.size() - i);
+        unsent.assign(std::make_move_iterator(due.begin() + static_cast<std::ptrdiff_t>(i)),
+                      std::make_move_iterator(due.end()));
+        if (unsent.size() > kMaxUnsent) {
+          log->error("dropping {} reports: the status stage has not taken any for too long", unsent.size());
+          unsent.clear();
+        }
+        break;
+      }
+    }
+    // Nodes whose adoption failed on an error (not a conflict) are tried again.
+    if (!adopt_retry.empty() && WallClockNow() >= adopt_retry_at) {
+      auto retry = std::move(adopt_retry);
+      adopt_retry.clear();
+      for (const auto& [key, kv] : retry) node_handlers.upsert(kv);
+      adopt_retry_at = WallClockNow() + SimDuration(1000);
     }
   }
 }

@@ -130,7 +130,12 @@ void StatusStage::Apply(size_t index, const runtime::Report& report) {
     }
     Result<persistence::WriteResult> written = w.client.Write(ops);
     if (written.ok() && written->succeeded) {
-      if (w.written.size() >= kMaxRemembered) w.written.clear();
+      if (w.written.size() >= kMaxRemembered) {
+        // Bounded memory: forget both what was written and which report
+        // revisions were folded (as after a restart).
+        w.written.clear();
+        w.ledger = ReportLedger();
+      }
       kv.value = std::move(bytes);
       kv.mod_revision = written->revision;
       w.written[report.pod_key] = std::move(kv);
@@ -142,6 +147,10 @@ void StatusStage::Apply(size_t index, const runtime::Report& report) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
     // Lost the race with another writer: read again and fold again.
+  }
+  if (!stopping_) {
+    log->error("gave up on a report for {} after {} attempts; the pod's status waits for its next report",
+               report.pod_key, kMaxAttempts);
   }
 }
 

@@ -120,3 +120,38 @@ registry:
 
 }  // namespace
 }  // namespace podflow::runtime
+
+namespace podflow::runtime {
+namespace {
+
+// A pod removed while waiting out an image backoff leaves its queue entry
+// behind; a new pod under the same key that has already finished must not
+// be stepped by it (that stepped a runner with nothing due).
+TEST_CASE("agent set: an old pod's pending step never runs the new pod of that name") {
+  ImageCatalog catalog(testing::TestRegistry());
+  NodeAgentSet agents(&catalog, RuntimeTiming{});
+  testing::FakeClock clock;
+  REQUIRE(agents.AddNode(testing::TestNode()).ok());
+  REQUIRE(agents.AddPod("node-1", testing::Assign(testing::PodBuilder("a").Container("c", "nginx:nope")), clock.now)
+              .ok());
+  // Through ErrImagePull into the backoff: the next retry is seconds away.
+  agents.Advance(clock.now);
+  agents.Advance(clock.now + SimDuration(1000));
+  REQUIRE(agents.NextDue().has_value());
+  agents.RemovePod("/registry/pods/default/a");
+
+  // Same name, a pod that comes up at once and has nothing left to do.
+  int steps = 0;
+  REQUIRE(agents.AddPod("node-1", testing::Assign(testing::PodBuilder("a").Container("c", "busybox:1.28")),
+                        clock.now + SimDuration(2000))
+              .ok());
+  for (int i = 0; i < 10 && agents.NextDue(); ++i) steps += agents.Advance(*agents.NextDue()).size();
+  CHECK(steps > 0);
+  CHECK_FALSE(agents.NextDue().has_value());
+  CHECK(agents.Advance(clock.now + SimDuration(3'600'000)).empty());
+  REQUIRE(agents.FindPod("/registry/pods/default/a") != nullptr);
+  CHECK(agents.FindPod("/registry/pods/default/a")->status().phase == api::PodPhase::Running);
+}
+
+}  // namespace
+}  // namespace podflow::runtime
