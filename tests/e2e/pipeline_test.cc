@@ -237,6 +237,12 @@ spec:
   REQUIRE(pod != nullptr);
   CHECK(pod->status()->pod_ip()->str().rfind("10.244.3.", 0) == 0);
   CHECK(pod->status()->host_ip()->str() == "10.0.0.10");
+  // kubelet reports PodScheduled for a pod it runs that no scheduler placed.
+  bool scheduled = false;
+  for (const api::PodCondition* c : *pod->status()->conditions()) {
+    if (c->type()->str() == "PodScheduled") scheduled = c->status() == api::ConditionStatus::True;
+  }
+  CHECK(scheduled);
   // The scheduler never saw it: no Scheduled event, the kubelet's only.
   std::vector<std::string> events = pipeline.EventsFor("default", "pinned");
   REQUIRE_FALSE(events.empty());

@@ -146,6 +146,11 @@ FoldResult FoldReport(const api::PodT& current_pod, const runtime::Report& repor
                                    [&](const auto& mine) { return mine->type == c->type; });
     if (!owned) conditions.push_back(std::make_unique<api::PodConditionT>(*c));
   }
+  // A pod the scheduler never saw (created with spec.nodeName) has no
+  // PodScheduled yet: kubelet reports it True, as it runs there.
+  if (FindCondition(before, "PodScheduled") == nullptr) {
+    conditions.push_back(Stamp({"PodScheduled", api::ConditionStatus::True, "", ""}, before, now_text));
+  }
   next.conditions = std::move(conditions);
 
   const PodRef ref = RefOf(current_pod);
