@@ -343,7 +343,8 @@ int RunPublish(const PublishOptions& options) {
     options.report->created = created.size();
     options.report->seconds = std::chrono::duration<double>(Clock::now() - start).count();
   }
-  if (!options.wait) return failures == 0 ? 0 : 1;
+  // Nothing to wait for when no pod was created.
+  if (!options.wait || submitted_at.empty()) return failures == 0 ? 0 : 1;
 
   // Until every created pod is Running (or the timeout).
   auto deadline = start + std::chrono::seconds(options.timeout_seconds);
