@@ -1,7 +1,9 @@
 // ShardedWorkers: a fixed set of threads, each draining its own FIFO. Items
 // with the same shard key always go to the same thread, so their order is
 // kept (a pod's reports), while different keys proceed in parallel (their
-// writes share the log's group commits).
+// writes share the log's group commits). A worker takes everything queued
+// on its lane at once (up to kMaxBatch), so that a handler can write a
+// batch in one transaction when the load is high.
 //
 // Thread safety: Submit() from any thread; Stop() once, from the owner.
 // Not copyable. The handler runs on the worker threads and gets the worker's
@@ -23,7 +25,9 @@ namespace podflow::pipeline {
 template <typename Item>
 class ShardedWorkers {
  public:
-  using Handler = std::function<void(size_t worker, Item& item)>;
+  // Gets the items in the order they were submitted; never an empty batch.
+  using Handler = std::function<void(size_t worker, std::vector<Item>& batch)>;
+  static constexpr size_t kMaxBatch = 64;
   // A lane holding this many items makes Submit() wait: back-pressure on the
   // producer instead of unbounded memory.
   static constexpr size_t kMaxQueued = 4096;
@@ -47,7 +51,7 @@ class ShardedWorkers {
     lane.ready.notify_one();
   }
 
-  // Finishes the item each worker is on, drops the rest, joins the threads.
+  // Finishes the batch each worker is on, drops the rest, joins the threads.
   void Stop() {
     for (auto& lane : lanes_) {
       std::lock_guard<std::mutex> lock(lane->mu);
@@ -72,17 +76,20 @@ class ShardedWorkers {
 
   void Run(size_t index) {
     Lane& lane = *lanes_[index];
+    std::vector<Item> batch;
     for (;;) {
-      Item item;
+      batch.clear();
       {
         std::unique_lock<std::mutex> lock(lane.mu);
         lane.ready.wait(lock, [&] { return lane.stopping || !lane.queue.empty(); });
         if (lane.stopping) return;
-        item = std::move(lane.queue.front());
-        lane.queue.pop_front();
-        lane.space.notify_one();
+        while (!lane.queue.empty() && batch.size() < kMaxBatch) {
+          batch.push_back(std::move(lane.queue.front()));
+          lane.queue.pop_front();
+        }
+        lane.space.notify_all();
       }
-      handler_(index, item);
+      handler_(index, batch);
     }
   }
 

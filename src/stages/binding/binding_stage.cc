@@ -1,5 +1,9 @@
 #include "stages/binding/binding_stage.h"
 
+#include <algorithm>
+#include <string_view>
+#include <unordered_map>
+
 #include "base/logging.h"
 #include "model/objects.h"
 #include "stages/persistence/persistence.h"
@@ -54,7 +58,7 @@ Status BindingStage::Start() {
                    status::EventNamer(kEventNamerInstance + static_cast<uint32_t>(i))}));
   }
   lanes_ = std::make_unique<pipeline::ShardedWorkers<Decision>>(
-      kWorkers, [this](size_t worker, Decision& decision) { Bind(worker, decision); });
+      kWorkers, [this](size_t worker, std::vector<Decision>& batch) { Bind(worker, batch); });
   thread_ = std::thread([this] { Loop(); });
   return Status::Ok();
 }
@@ -89,59 +93,95 @@ void BindingStage::Loop() {
   }
 }
 
-void BindingStage::Bind(size_t index, const Decision& decision) {
+void BindingStage::Bind(size_t index, std::vector<Decision>& decisions) {
   static auto log = Logger("stage.binding");
   Worker& w = *workers_[index];
-  const std::string& key = decision.pod_key;
-  const std::string& node = decision.node;
-  // The pod as the decision saw it; read only when the decision did not
-  // carry it. Either way the write is guarded by the decided revision.
-  KeyValue kv;
-  if (!decision.pod.empty()) {
-    kv.key = key;
-    kv.value = decision.pod;
-    kv.mod_revision = Revision(decision.pod_mod_revision);
-  } else {
-    Result<RangeResult> read = w.client.Read(RangeRequest{key});
-    if (!read.ok()) {
-      // Not bound: the scheduler's assumption expires and it decides again.
-      log->warn("binding {} to {}: reading the pod: {}", key, node, read.status().ToString());
-      return;
-    }
-    if (read->kvs.empty()) {
-      log->info("binding {} to {}: the pod is gone", key, node);
-      return;
-    }
-    kv = std::move(read->kvs[0]);
-  }
-  if (!model::VerifyObject(model::Kind("Pod"), kv.value).ok()) {
-    log->error("binding {}: the pod does not verify", key);
-    return;
-  }
-  const api::Pod* stored = flatbuffers::GetRoot<api::Pod>(kv.value.data());
-  if (std::string why = Mismatch(*stored, decision, kv.mod_revision.value()); !why.empty()) {
-    log->info("binding {} to {}: conflict: {}", key, node, why);
-    return;
-  }
-
-  std::unique_ptr<api::PodT> pod(stored->UnPack());
-  if (!pod->metadata || !pod->spec) return;
-  pod->spec->node_name = node;
-  if (!pod->status) pod->status = std::make_unique<api::PodStatusT>();
+  // One pod's part of the transaction.
+  struct Binding {
+    const Decision* decision;
+    size_t op;  // index of the pod's put in `ops`
+  };
+  std::vector<Binding> bindings;
+  std::vector<TxnOp> ops;
   const runtime::SimTime now = runtime::WallClockNow();
-  status::SetCondition(*pod->status, {"PodScheduled", api::ConditionStatus::True, "", ""}, runtime::FormatTime(now));
-  std::string scheduler = pod->spec->scheduler_name.empty() ? status::kDefaultScheduler : pod->spec->scheduler_name;
-  status::PackedEvent event = status::PackEvent(status::ScheduledEvent(*pod, node, now, w.namer, scheduler));
+  // Two decisions for one pod in a batch: the later one was made on a newer
+  // revision (the scheduler decided again), so it is the one that stands.
+  std::unordered_map<std::string_view, size_t> last;
+  for (size_t i = 0; i < decisions.size(); ++i) last[decisions[i].pod_key] = i;
+  for (size_t i = 0; i < decisions.size(); ++i) {
+    const Decision& decision = decisions[i];
+    const std::string& key = decision.pod_key;
+    const std::string& node = decision.node;
+    if (last.at(key) != i) continue;
+    // The pod as the decision saw it; read only when the decision did not
+    // carry it. Either way the write is guarded by the decided revision.
+    KeyValue kv;
+    if (!decision.pod.empty()) {
+      kv.key = key;
+      kv.value = decision.pod;
+      kv.mod_revision = Revision(decision.pod_mod_revision);
+    } else {
+      Result<RangeResult> read = w.client.Read(RangeRequest{key});
+      if (!read.ok()) {
+        // Not bound: the scheduler's assumption expires and it decides again.
+        log->warn("binding {} to {}: reading the pod: {}", key, node, read.status().ToString());
+        continue;
+      }
+      if (read->kvs.empty()) {
+        log->info("binding {} to {}: the pod is gone", key, node);
+        continue;
+      }
+      kv = std::move(read->kvs[0]);
+    }
+    if (!model::VerifyObject(model::Kind("Pod"), kv.value).ok()) {
+      log->error("binding {}: the pod does not verify", key);
+      continue;
+    }
+    const api::Pod* stored = flatbuffers::GetRoot<api::Pod>(kv.value.data());
+    if (std::string why = Mismatch(*stored, decision, kv.mod_revision.value()); !why.empty()) {
+      log->info("binding {} to {}: conflict: {}", key, node, why);
+      continue;
+    }
+    std::unique_ptr<api::PodT> pod(stored->UnPack());
+    if (!pod->metadata || !pod->spec) continue;
+    pod->spec->node_name = node;
+    if (!pod->status) pod->status = std::make_unique<api::PodStatusT>();
+    status::SetCondition(*pod->status, {"PodScheduled", api::ConditionStatus::True, "", ""}, runtime::FormatTime(now));
+    std::string scheduler = pod->spec->scheduler_name.empty() ? status::kDefaultScheduler : pod->spec->scheduler_name;
+    status::PackedEvent event = status::PackEvent(status::ScheduledEvent(*pod, node, now, w.namer, scheduler));
+    bindings.push_back(Binding{&decision, ops.size()});
+    ops.push_back(PutOp{key, model::Pack(*pod), kv.mod_revision});
+    ops.push_back(PutOp{std::move(event.key), std::move(event.bytes), std::nullopt, kEventTtlSeconds});
+  }
 
-  Result<persistence::WriteResult> written =
-      w.client.Write({PutOp{key, model::Pack(*pod), kv.mod_revision},
-                      PutOp{std::move(event.key), std::move(event.bytes), std::nullopt, kEventTtlSeconds}});
-  if (!written.ok()) {
-    log->warn("binding {} to {}: {}", key, node, written.status().ToString());
-  } else if (!written->succeeded) {
-    log->info("binding {} to {}: conflict: the pod changed before the write", key, node);
-  } else {
-    log->debug("bound {} to {} at revision {}", key, node, written->revision.value());
+  // A failed guard names a pod that changed since its decision: that one is
+  // a conflict (the scheduler decides again on the newer revision); the
+  // others are written without it.
+  while (!bindings.empty() && !stopping_) {
+    Result<persistence::WriteResult> written = w.client.Write(ops);
+    if (!written.ok()) {
+      log->warn("binding {} pod(s): {}", bindings.size(), written.status().ToString());
+      return;  // not bound: the scheduler's assumptions expire and it decides again
+    }
+    if (written->succeeded) {
+      log->debug("bound {} pod(s) at revision {}", bindings.size(), written->revision.value());
+      return;
+    }
+    auto failed = std::find_if(bindings.begin(), bindings.end(),
+                               [&](const Binding& b) { return b.op == written->failed_op; });
+    if (failed == bindings.end()) {
+      log->error("binding: the log named op {} as failed, which is no pod", written->failed_op);
+      return;
+    }
+    log->info("binding {} to {}: conflict: the pod changed before the write", failed->decision->pod_key,
+              failed->decision->node);
+    // Drop its two ops (the pod and its event) and renumber the rest.
+    const size_t op = failed->op;
+    ops.erase(ops.begin() + static_cast<std::ptrdiff_t>(op), ops.begin() + static_cast<std::ptrdiff_t>(op) + 2);
+    bindings.erase(failed);
+    for (Binding& b : bindings) {
+      if (b.op > op) b.op -= 2;
+    }
   }
 }
 

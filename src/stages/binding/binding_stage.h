@@ -41,8 +41,9 @@ class BindingStage {
   struct Worker;
 
   void Loop();
-  // Applies one decision with worker `worker`'s client.
-  void Bind(size_t worker, const Decision& decision);
+  // Applies a batch of decisions with worker `worker`'s client: every pod's
+  // binding in one transaction, each guarded by its decided revision.
+  void Bind(size_t worker, std::vector<Decision>& decisions);
 
   pipeline::StageContext& context_;
   std::unique_ptr<bus::Puller> decisions_;

@@ -1,5 +1,7 @@
 #include "stages/status/status_stage.h"
 
+#include <set>
+#include <string_view>
 #include <unordered_map>
 
 #include "base/logging.h"
@@ -53,7 +55,7 @@ Status StatusStage::Start() {
         EventNamer(kEventNamerInstance + static_cast<uint32_t>(i)), ReportLedger()}));
   }
   lanes_ = std::make_unique<pipeline::ShardedWorkers<runtime::Report>>(
-      kWorkers, [this](size_t worker, runtime::Report& report) { Apply(worker, report); });
+      kWorkers, [this](size_t worker, std::vector<runtime::Report>& batch) { Apply(worker, batch); });
   thread_ = std::thread([this] { Loop(); });
   return Status::Ok();
 }
@@ -82,75 +84,109 @@ void StatusStage::Loop() {
   }
 }
 
-void StatusStage::Apply(size_t index, const runtime::Report& report) {
+void StatusStage::Apply(size_t index, std::vector<runtime::Report>& reports) {
   static auto log = Logger("stage.status");
   Worker& w = *workers_[index];
-  for (int attempt = 1; attempt <= kMaxAttempts && !stopping_; ++attempt) {
-    KeyValue kv;
-    auto remembered = w.written.find(report.pod_key);
-    const bool from_memory = remembered != w.written.end();
-    if (from_memory) {
-      kv = remembered->second;
-    } else {
-      Result<RangeResult> read = w.client.Read(RangeRequest{report.pod_key});
-      if (!read.ok()) {
-        log->warn("reading {}: {}", report.pod_key, read.status().ToString());
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        continue;
-      }
-      if (read->kvs.empty()) {
-        w.ledger.Forget(report.pod_uid);  // deleted: nothing to report on
-        return;
-      }
-      kv = std::move(read->kvs[0]);
-      Status valid = model::VerifyObject(model::Kind("Pod"), kv.value);
-      if (!valid.ok()) {
-        log->error("{}: stored pod does not verify: {}", kv.key, valid.ToString());
-        return;
-      }
-    }
-    std::unique_ptr<api::PodT> pod = model::Unpack<api::Pod>(kv.value);
-    if (!pod->metadata || !pod->spec) return;
-    FoldResult folded = FoldReport(*pod, report, runtime::WallClockNow(), w.namer, w.ledger);
-    if (folded.verdict != FoldVerdict::kApplied) {
-      if (from_memory) {  // perhaps only our memory is out of date: read it
-        w.written.erase(report.pod_key);
-        continue;
-      }
-      log->debug("report for {} ignored ({}): {}", kv.key, FoldVerdictName(folded.verdict), folded.why);
-      return;
-    }
-    pod->status = std::make_unique<api::PodStatusT>(std::move(folded.status));
-    std::string bytes = model::Pack(*pod);
+  runtime::CoalesceReports(reports);
+  std::vector<const runtime::Report*> todo;
+  for (const runtime::Report& r : reports) todo.push_back(&r);
+
+  // One pod's part of the transaction being built.
+  struct Folded {
+    const runtime::Report* report;
+    KeyValue kv;  // the new stored pod (value) and the guard (mod_revision)
+  };
+  for (int attempt = 1; attempt <= kMaxAttempts && !todo.empty() && !stopping_; ++attempt) {
+    std::vector<const runtime::Report*> later;  // to fold again in the next round
+    std::vector<Folded> folded;
     std::vector<TxnOp> ops;
-    ops.push_back(PutOp{kv.key, bytes, kv.mod_revision});
-    for (const api::EventT& event : folded.events) {
-      PackedEvent packed = PackEvent(event);
-      ops.push_back(PutOp{std::move(packed.key), std::move(packed.bytes), std::nullopt, kEventTtlSeconds});
+    std::set<std::string_view> keys;  // a key once per transaction
+    for (const runtime::Report* report : todo) {
+      if (keys.contains(report->pod_key)) {  // the same name, another pod: next round
+        later.push_back(report);
+        continue;
+      }
+      KeyValue kv;
+      auto remembered = w.written.find(report->pod_key);
+      const bool from_memory = remembered != w.written.end();
+      if (from_memory) {
+        kv = remembered->second;
+      } else {
+        Result<RangeResult> read = w.client.Read(RangeRequest{report->pod_key});
+        if (!read.ok()) {
+          log->warn("reading {}: {}", report->pod_key, read.status().ToString());
+          later.push_back(report);
+          continue;
+        }
+        if (read->kvs.empty()) {
+          w.ledger.Forget(report->pod_uid);  // deleted: nothing to report on
+          continue;
+        }
+        kv = std::move(read->kvs[0]);
+        Status valid = model::VerifyObject(model::Kind("Pod"), kv.value);
+        if (!valid.ok()) {
+          log->error("{}: stored pod does not verify: {}", kv.key, valid.ToString());
+          continue;
+        }
+      }
+      std::unique_ptr<api::PodT> pod = model::Unpack<api::Pod>(kv.value);
+      if (!pod->metadata || !pod->spec) continue;
+      FoldResult result = FoldReport(*pod, *report, runtime::WallClockNow(), w.namer, w.ledger);
+      if (result.verdict != FoldVerdict::kApplied) {
+        if (from_memory) {  // perhaps only our memory is out of date: read it
+          w.written.erase(report->pod_key);
+          later.push_back(report);
+        } else {
+          log->debug("report for {} ignored ({}): {}", kv.key, FoldVerdictName(result.verdict), result.why);
+        }
+        continue;
+      }
+      pod->status = std::make_unique<api::PodStatusT>(std::move(result.status));
+      kv.value = model::Pack(*pod);
+      ops.push_back(PutOp{kv.key, kv.value, kv.mod_revision});
+      for (const api::EventT& event : result.events) {
+        PackedEvent packed = PackEvent(event);
+        ops.push_back(PutOp{std::move(packed.key), std::move(packed.bytes), std::nullopt, kEventTtlSeconds});
+      }
+      keys.insert(report->pod_key);
+      folded.push_back(Folded{report, std::move(kv)});
     }
+    if (folded.empty()) {
+      todo = std::move(later);
+      continue;
+    }
+
     Result<persistence::WriteResult> written = w.client.Write(ops);
     if (written.ok() && written->succeeded) {
-      if (w.written.size() >= kMaxRemembered) {
+      if (w.written.size() + folded.size() > kMaxRemembered) {
         // Bounded memory: forget both what was written and which report
         // revisions were folded (as after a restart).
         w.written.clear();
         w.ledger = ReportLedger();
       }
-      kv.value = std::move(bytes);
-      kv.mod_revision = written->revision;
-      w.written[report.pod_key] = std::move(kv);
-      return;
+      for (Folded& f : folded) {
+        f.kv.mod_revision = written->revision;
+        w.written[f.report->pod_key] = std::move(f.kv);
+      }
+      todo = std::move(later);
+      continue;
     }
-    w.written.erase(report.pod_key);
+    // Nothing was written. A failed guard names the pod someone else wrote
+    // meanwhile: it is read again; the others fold again as they were.
     if (!written.ok()) {
-      log->warn("writing the status of {}: {}", report.pod_key, written.status().ToString());
+      log->warn("writing the status of {} pod(s): {}", folded.size(), written.status().ToString());
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    } else if (written->failed_op < ops.size()) {
+      const std::string& failed_key = std::get<PutOp>(ops[written->failed_op]).key;
+      w.written.erase(failed_key);
     }
-    // Lost the race with another writer: read again and fold again.
+    todo.clear();
+    for (const Folded& f : folded) todo.push_back(f.report);
+    for (const runtime::Report* r : later) todo.push_back(r);
   }
-  if (!stopping_) {
-    log->error("gave up on a report for {} after {} attempts; the pod's status waits for its next report",
-               report.pod_key, kMaxAttempts);
+  if (!todo.empty() && !stopping_) {
+    log->error("gave up on the reports of {} pod(s) after {} attempts; their status waits for the next report",
+               todo.size(), kMaxAttempts);
   }
 }
 

@@ -31,8 +31,10 @@ class StatusStage {
  private:
   explicit StatusStage(pipeline::StageContext& context);
   void Loop();
-  // Folds one report and writes it (worker `worker`'s client and state).
-  void Apply(size_t worker, const runtime::Report& report);
+  // Folds a batch of reports (a pod's merged into one) and writes every
+  // pod's new status and events in one transaction, each pod guarded by its
+  // revision; uses worker `worker`'s client and state.
+  void Apply(size_t worker, std::vector<runtime::Report>& reports);
 
   struct Worker;
   pipeline::StageContext& context_;
