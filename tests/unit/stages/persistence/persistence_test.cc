@@ -201,9 +201,12 @@ TEST_CASE("A paused remote watcher gets 100,000 events exactly once, in order") 
   options.key = "/w/";
   options.prefix = true;
   options.credits = 64;
+  // From an explicit revision: the server sets the watch up asynchronously,
+  // and "from the next revision" would race with the writers below.
+  const int64_t first = f.log->CurrentRevision().value() + 1;
+  options.start_revision = Revision(first);
   auto watcher = RemoteWatcher::Open(f.context, f.watch, options);
   REQUIRE(watcher.ok());
-  const int64_t first = f.log->CurrentRevision().value() + 1;
 
   std::vector<std::thread> writers;
   for (int t = 0; t < kWriters; ++t) {
