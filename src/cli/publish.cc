@@ -26,19 +26,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr const char* kDefaultTemplate = R"(apiVersion: v1
-kind: Pod
-metadata:
-  name: load
-  labels: {app: load}
-spec:
-  containers:
-  - name: app
-    image: nginx:1.14.2
-    resources:
-      requests: {cpu: 100m, memory: 64Mi}
-)";
-
 Result<std::string> ReadAll(const std::string& path) {
   if (path == "-") {
     std::stringstream s;
@@ -216,6 +203,21 @@ double Percentile(std::vector<double> values, double p) {
 
 std::string GeneratedName(const std::string& base, int64_t index) { return base + "-" + std::to_string(index); }
 
+std::string LoadTemplate(const std::string& name) {
+  return R"(apiVersion: v1
+kind: Pod
+metadata:
+  name: )" + name + R"(
+  labels: {app: load}
+spec:
+  containers:
+  - name: app
+    image: nginx:1.14.2
+    resources:
+      requests: {cpu: 100m, memory: 64Mi}
+)";
+}
+
 int RunPublish(const PublishOptions& options) {
   Result<Endpoints> endpoints = Resolve(options);
   if (!endpoints.ok()) {
@@ -280,7 +282,7 @@ int RunPublish(const PublishOptions& options) {
   }
 
   if (options.count > 0) {
-    std::string template_text = kDefaultTemplate;
+    std::string template_text = LoadTemplate("load");
     if (!options.template_file.empty()) {
       Result<std::string> text = ReadAll(options.template_file);
       if (!text.ok()) {

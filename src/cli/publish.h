@@ -36,6 +36,10 @@ struct PublishOptions {
 // --wait, every pod reached Running).
 int RunPublish(const PublishOptions& options);
 
+// The pod --count copies when no --template is given (a small nginx pod
+// asking 100m cpu and 64Mi), named `name`.
+std::string LoadTemplate(const std::string& name);
+
 // The generated name of pod `index` from a template named `base`: base-<index>.
 std::string GeneratedName(const std::string& base, int64_t index);
 

@@ -27,22 +27,9 @@
 namespace podflow::bench {
 namespace {
 
-constexpr const char* kTemplate = R"(apiVersion: v1
-kind: Pod
-metadata: {name: NAME, labels: {app: bench}}
-spec:
-  containers:
-  - name: app
-    image: nginx:1.14.2
-    resources:
-      requests: {cpu: 100m, memory: 64Mi}
-)";
-
 std::string WriteTemplate(const std::string& dir, const std::string& name) {
-  std::string text = kTemplate;
-  text.replace(text.find("NAME"), 4, name);
   std::string path = dir + "/" + name + ".yaml";
-  std::ofstream(path) << text;
+  std::ofstream(path) << cli::LoadTemplate(name);
   return path;
 }
 

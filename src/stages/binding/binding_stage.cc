@@ -12,7 +12,6 @@
 namespace podflow::binding {
 namespace {
 
-constexpr int64_t kEventTtlSeconds = 3600;  // Kubernetes' default --event-ttl
 constexpr uint32_t kEventNamerInstance = 200;  // + worker index
 constexpr size_t kWorkers = 8;
 
@@ -147,11 +146,11 @@ void BindingStage::Bind(size_t index, std::vector<Decision>& decisions) {
     pod->spec->node_name = node;
     if (!pod->status) pod->status = std::make_unique<api::PodStatusT>();
     status::SetCondition(*pod->status, {"PodScheduled", api::ConditionStatus::True, "", ""}, runtime::FormatTime(now));
-    std::string scheduler = pod->spec->scheduler_name.empty() ? status::kDefaultScheduler : pod->spec->scheduler_name;
-    status::PackedEvent event = status::PackEvent(status::ScheduledEvent(*pod, node, now, w.namer, scheduler));
+    status::PackedEvent event =
+        status::PackEvent(status::ScheduledEvent(*pod, node, now, w.namer, status::SchedulerOf(*pod)));
     bindings.push_back(Binding{&decision, ops.size()});
     ops.push_back(PutOp{key, model::Pack(*pod), kv.mod_revision});
-    ops.push_back(PutOp{std::move(event.key), std::move(event.bytes), std::nullopt, kEventTtlSeconds});
+    ops.push_back(PutOp{std::move(event.key), std::move(event.bytes), std::nullopt, status::kEventTtlSeconds});
   }
 
   // A failed guard names a pod that changed since its decision: that one is

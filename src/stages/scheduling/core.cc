@@ -64,23 +64,23 @@ void SchedulerCore::Requeue(const std::string& key, const PodState& state, Clock
 void SchedulerCore::UpsertPod(const KeyValue& kv, Clock::time_point now) {
   const api::Pod* pod = VerifiedPod(kv.value);
   if (pod == nullptr || pod->metadata() == nullptr || pod->spec() == nullptr) return;
-  Result<scheduler::PodInfo> info = scheduler::PodInfoFromPod(*pod);
-  if (!info.ok()) return;
+  const std::string uid = pod->metadata()->uid() ? pod->metadata()->uid()->str() : "";
+  const std::string node = pod->spec()->node_name() ? pod->spec()->node_name()->str() : "";
 
   PodState& state = pods_[kv.key];
-  if (!state.uid.empty() && state.uid != info->uid) {  // deleted and re-created under the same name
+  if (!state.uid.empty() && state.uid != uid) {  // deleted and re-created under the same name
     Uncount(state);
     queue_.Remove(kv.key);
     state = PodState{};
   }
-  state.uid = info->uid;
+  state.uid = uid;
   state.mod_revision = kv.mod_revision;
   state.bytes = kv.value;
-  state.bound_node = info->node_name;
+  state.bound_node = node;
   const api::PodPhase phase = pod->status() ? pod->status()->phase() : api::PodPhase::Pending;
   state.terminal = phase == api::PodPhase::Succeeded || phase == api::PodPhase::Failed;
 
-  if (!info->node_name.empty()) {
+  if (!node.empty()) {
     // Bound (by binding, or published with spec.nodeName): count it where it is.
     queue_.Remove(kv.key);
     if (state.terminal) {
@@ -90,12 +90,18 @@ void SchedulerCore::UpsertPod(const KeyValue& kv, Clock::time_point now) {
       return;
     }
     state.assumed = false;
-    if (state.node == info->node_name) return;
+    // Most updates of a bound pod are its status: it is counted there already,
+    // and its PodInfo (quantities parsed) is not needed again.
+    if (state.node == node) return;
+    Result<scheduler::PodInfo> info = scheduler::PodInfoFromPod(*pod);
+    if (!info.ok()) return;
     Uncount(state);
-    if (cache_.AddPod(std::move(*info)).ok()) state.node = state.bound_node;
+    if (cache_.AddPod(std::move(*info)).ok()) state.node = node;
     return;
   }
 
+  Result<scheduler::PodInfo> info = scheduler::PodInfoFromPod(*pod);
+  if (!info.ok()) return;
   const bool deleting = pod->metadata()->deletion_timestamp() && pod->metadata()->deletion_timestamp()->size() > 0;
   if (deleting || state.terminal || !profile_.Handles(*info)) {
     Uncount(state);

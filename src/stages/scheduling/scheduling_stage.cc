@@ -10,7 +10,6 @@
 namespace podflow::scheduling {
 namespace {
 
-constexpr int64_t kEventTtlSeconds = 3600;  // Kubernetes' default --event-ttl
 constexpr uint32_t kEventNamerInstance = 300;
 // Cycles run back to back before the informers are read again.
 constexpr int kCyclesPerPoll = 64;
@@ -88,12 +87,11 @@ void SchedulingStage::Loop() {
     status::SetCondition(*pod->status,
                          {"PodScheduled", api::ConditionStatus::False, "Unschedulable", outcome.decision.message},
                          runtime::FormatTime(now));
-    std::string scheduler = pod->spec->scheduler_name.empty() ? status::kDefaultScheduler : pod->spec->scheduler_name;
     status::PackedEvent event = status::PackEvent(
-        status::FailedSchedulingEvent(*pod, outcome.decision.message, now, namer, scheduler));
+        status::FailedSchedulingEvent(*pod, outcome.decision.message, now, namer, status::SchedulerOf(*pod)));
     Result<persistence::WriteResult> written =
         client.Write({PutOp{outcome.key, model::Pack(*pod), outcome.mod_revision},
-                      PutOp{std::move(event.key), std::move(event.bytes), std::nullopt, kEventTtlSeconds}});
+                      PutOp{std::move(event.key), std::move(event.bytes), std::nullopt, status::kEventTtlSeconds}});
     if (!written.ok()) {
       log->warn("recording FailedScheduling for {}: {}", outcome.key, written.status().ToString());
     } else if (written->succeeded) {

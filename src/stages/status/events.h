@@ -55,6 +55,13 @@ api::EventT KubeletEvent(const PodRef& pod, std::string_view node,
 
 inline constexpr char kDefaultScheduler[] = "default-scheduler";
 
+// The scheduler that reports about `pod`: its spec.schedulerName, or the
+// default one when unset.
+inline std::string_view SchedulerOf(const api::PodT& pod) {
+  return pod.spec && !pod.spec->scheduler_name.empty() ? std::string_view(pod.spec->scheduler_name)
+                                                       : std::string_view(kDefaultScheduler);
+}
+
 // "Successfully assigned default/nginx-pod to node-2"
 std::string ScheduledMessage(std::string_view namespace_, std::string_view pod,
                              std::string_view node);
@@ -69,8 +76,11 @@ api::EventT FailedSchedulingEvent(const api::PodT& pod, std::string message, Sim
                                   EventNamer& namer,
                                   std::string_view scheduler = kDefaultScheduler);
 
-// An event ready to write: its log key (/registry/events/<ns>/<name>) and
-// its packed bytes.
+// How long Events live in the log: kube-apiserver's default --event-ttl.
+inline constexpr int64_t kEventTtlSeconds = 3600;
+
+// An event ready to write (with TTL kEventTtlSeconds): its log key
+// (/registry/events/<ns>/<name>) and its packed bytes.
 struct PackedEvent {
   std::string key;
   std::string bytes;

@@ -13,7 +13,6 @@ namespace podflow::status {
 namespace {
 
 // Kubernetes' default --event-ttl.
-constexpr int64_t kEventTtlSeconds = 3600;
 // Guarded writes lost to concurrent writers before a report is given up.
 constexpr int kMaxAttempts = 8;
 // Distinguishes this stage's event names from other stages' (EventNamer).
