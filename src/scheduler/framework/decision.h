@@ -53,6 +53,11 @@ struct Decision {
   // nextStartNodeIndex); pass it back in ScheduleOptions.
   size_t next_start_node_index = 0;
 
+  // When !scheduled() and a PostFilter plugin (preemption) found room: the
+  // node the pod is nominated to once `victims` (pod uids) are gone.
+  std::string nominated_node;
+  std::vector<std::string> victims;
+
   // When !scheduled(): the FailedScheduling event message, as kube-scheduler
   // words it ("0/3 nodes are available: 3 Insufficient cpu. preemption: ...").
   std::string message;

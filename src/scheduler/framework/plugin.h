@@ -4,9 +4,10 @@
 // whichever it models). No plugin logs, times itself or touches the bus:
 // the runner owns that (kubernetes framework/interface.go).
 //
-// Extension points run by the runner today: Filter, Score (+ NormalizeScore).
-// Declared for the next issue, not yet run: PreFilter, PreScore, Reserve,
-// PostFilter.
+// Extension points the runner calls, in cycle order: PreFilter (for plugins
+// of the profile's filter list), Filter, PostFilter (when no node is
+// feasible), PreScore (for plugins of the score list), Score (+
+// NormalizeScore). Reserve / Unreserve are declared for volume binding.
 #pragma once
 
 #include <concepts>
@@ -58,8 +59,6 @@ concept NormalizeScorePlugin =
       { p.NormalizeScore(pod, scores) } -> std::same_as<void>;
     };
 
-// ---- Declared for the next issue; the runner does not call them yet. ----
-
 struct PreFilterResult {
   PluginStatus status;
   // When set, only these nodes can fit (e.g. NodeAffinity on metadata.name).
@@ -73,11 +72,14 @@ concept PreFilterPlugin = Plugin<P> && requires(const P& p, CycleState& state, c
   { p.PreFilter(state, pod, snapshot) } -> std::same_as<PreFilterResult>;
 };
 
-// PreScore: once per cycle over the feasible nodes before any Score.
+// PreScore: once per cycle over the feasible nodes before any Score; the
+// snapshot is there for plugins that count pods on every node (topology
+// domains), feasible or not.
 template <typename P>
 concept PreScorePlugin = Plugin<P> && requires(const P& p, CycleState& state, const PodInfo& pod,
+                                                const Snapshot& snapshot,
                                                 std::span<const NodeInfo* const> feasible) {
-  { p.PreScore(state, pod, feasible) } -> std::same_as<PluginStatus>;
+  { p.PreScore(state, pod, snapshot, feasible) } -> std::same_as<PluginStatus>;
 };
 
 // Reserve / Unreserve: claim (and give back) per-node resources the cache
@@ -92,6 +94,7 @@ concept ReservePlugin = Plugin<P> && requires(const P& p, CycleState& state, con
 struct PostFilterResult {
   PluginStatus status;
   std::string nominated_node;  // preemption: where the pod will fit once victims are gone
+  std::vector<std::string> victims;  // uids of the pods to evict from nominated_node
 };
 
 // PostFilter: runs when no node is feasible (preemption).
@@ -113,7 +116,7 @@ struct PluginInstance {
   int64_t (*score)(const void*, const CycleState&, const PodInfo&, const NodeInfo&) = nullptr;
   void (*normalize_score)(const void*, const PodInfo&, std::span<int64_t>) = nullptr;
   PreFilterResult (*pre_filter)(const void*, CycleState&, const PodInfo&, const Snapshot&) = nullptr;
-  PluginStatus (*pre_score)(const void*, CycleState&, const PodInfo&,
+  PluginStatus (*pre_score)(const void*, CycleState&, const PodInfo&, const Snapshot&,
                             std::span<const NodeInfo* const>) = nullptr;
   PluginStatus (*reserve)(const void*, CycleState&, const PodInfo&, std::string_view) = nullptr;
   void (*unreserve)(const void*, CycleState&, const PodInfo&, std::string_view) = nullptr;
@@ -148,9 +151,9 @@ PluginInstance MakePluginInstance(P plugin) {
     };
   }
   if constexpr (PreScorePlugin<P>) {
-    out.pre_score = [](const void* s, CycleState& st, const PodInfo& pod,
+    out.pre_score = [](const void* s, CycleState& st, const PodInfo& pod, const Snapshot& snap,
                        std::span<const NodeInfo* const> feasible) {
-      return static_cast<const P*>(s)->PreScore(st, pod, feasible);
+      return static_cast<const P*>(s)->PreScore(st, pod, snap, feasible);
     };
   }
   if constexpr (ReservePlugin<P>) {

@@ -47,7 +47,8 @@ Result<Profile> Profile::Build(const Registry& registry, const ProfileConfig& co
       return Status::Invalid(where + point + " plugin " + Quoted(name) +
                              ": unknown plugin (known: " + Known(registry) + ")");
     }
-    auto made = (*factory)();
+    auto args_it = config.plugin_args.find(name);
+    auto made = (*factory)(args_it != config.plugin_args.end() ? args_it->second : YAML::Node());
     if (!made.ok()) {
       return Status::Invalid(where + point + " plugin " + Quoted(name) + ": " +
                              made.status().message());
@@ -69,6 +70,22 @@ Result<Profile> Profile::Build(const Registry& registry, const ProfileConfig& co
       return Status::Invalid(where + "filter plugin " + Quoted(name) + " does not implement Filter");
     }
     profile.filter_.push_back(*plugin);
+    if ((*plugin)->pre_filter != nullptr) profile.pre_filter_.push_back(*plugin);
+  }
+
+  for (size_t i = 0; i < config.post_filter.size(); ++i) {
+    const std::string& name = config.post_filter[i];
+    if (std::find(config.post_filter.begin(), config.post_filter.begin() + i, name) !=
+        config.post_filter.begin() + i) {
+      return Status::Invalid(where + "postFilter plugin " + Quoted(name) + " is listed twice");
+    }
+    auto plugin = instance("postFilter", name);
+    if (!plugin.ok()) return plugin.status();
+    if ((*plugin)->post_filter == nullptr) {
+      return Status::Invalid(where + "postFilter plugin " + Quoted(name) +
+                             " does not implement PostFilter");
+    }
+    profile.post_filter_.push_back(*plugin);
   }
 
   for (size_t i = 0; i < config.score.size(); ++i) {
@@ -92,6 +109,15 @@ Result<Profile> Profile::Build(const Registry& registry, const ProfileConfig& co
                              ": weight must be positive, got " + std::to_string(*entry.weight));
     }
     profile.score_.push_back(ScoreEntry{*plugin, *entry.weight});
+    if ((*plugin)->pre_score != nullptr) profile.pre_score_.push_back(*plugin);
+  }
+  // Args of a plugin no extension point enables are ignored, as
+  // kube-scheduler does; args of a plugin nobody knows are a typo.
+  for (const auto& [name, args] : config.plugin_args) {
+    if (registry.Find(name) == nullptr) {
+      return Status::Invalid(where + "pluginConfig " + Quoted(name) + ": unknown plugin (known: " +
+                             Known(registry) + ")");
+    }
   }
   return profile;
 }

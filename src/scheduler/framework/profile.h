@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,8 +25,17 @@ struct ProfileConfig {
   // Pods whose spec.schedulerName is this (empty counts as
   // "default-scheduler") are scheduled by this profile.
   std::string scheduler_name{kDefaultSchedulerName};
-  std::vector<std::string> filter;        // run in this order; the first rejection wins
+  // Run in this order; the first rejection wins. A filter plugin that also
+  // implements PreFilter has it run once per cycle before any Filter.
+  std::vector<std::string> filter;
+  // A score plugin that also implements PreScore has it run once per cycle
+  // over the feasible nodes before any Score.
   std::vector<ScorePluginConfig> score;
+  // Run in order when no node is feasible, until one nominates a node
+  // (DefaultPreemption).
+  std::vector<std::string> post_filter;
+  // pluginConfig: args by plugin name, handed to the plugin's factory.
+  std::map<std::string, YAML::Node, std::less<>> plugin_args;
   // kube-scheduler's percentageOfNodesToScore: 0 is adaptive (50% minus
   // 1% per 125 nodes, at least 5%); clusters under 100 nodes are always
   // filtered whole. 1..100 fixes the percentage.
@@ -62,6 +72,11 @@ class Profile {
   const std::string& scheduler_name() const { return config_.scheduler_name; }
   const ProfileConfig& config() const { return config_; }
   const std::vector<const PluginInstance*>& filter_plugins() const { return filter_; }
+  // The filter plugins that implement PreFilter, in filter order.
+  const std::vector<const PluginInstance*>& pre_filter_plugins() const { return pre_filter_; }
+  const std::vector<const PluginInstance*>& post_filter_plugins() const { return post_filter_; }
+  // The score plugins that implement PreScore, in score order.
+  const std::vector<const PluginInstance*>& pre_score_plugins() const { return pre_score_; }
   const std::vector<ScoreEntry>& score_plugins() const { return score_; }
 
   // Whether this profile schedules `pod` (by spec.schedulerName).
@@ -74,6 +89,9 @@ class Profile {
   // Heap-held so that names and plugin pointers stay put when a Profile moves.
   std::vector<std::unique_ptr<PluginInstance>> instances_;
   std::vector<const PluginInstance*> filter_;
+  std::vector<const PluginInstance*> pre_filter_;
+  std::vector<const PluginInstance*> post_filter_;
+  std::vector<const PluginInstance*> pre_score_;
   std::vector<ScoreEntry> score_;
 };
 

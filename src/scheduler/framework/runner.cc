@@ -1,5 +1,8 @@
 #include "scheduler/framework/runner.h"
 
+#include <algorithm>
+#include <iterator>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -14,6 +17,33 @@ constexpr size_t kMinFeasibleNodesToFind = 100;
 constexpr int32_t kMinFeasibleNodesPercentageToFind = 5;
 
 std::string Quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
+
+// No node is feasible: the PostFilter plugins run in order until one
+// nominates a node (preemption). Their outcome completes the message:
+// nothing when a node was nominated, else " <the plugin's reason>". A
+// profile without PostFilter plugins still says, as kube-scheduler's default
+// profile would, why preemption could not help.
+void RunPostFilter(const Profile& profile, CycleState& state, const PodInfo& pod,
+                   const Snapshot& snapshot, Decision& d) {
+  if (profile.post_filter_plugins().empty()) {
+    d.message += " preemption: " + PreemptionMessage(pod, d.num_all_nodes, d.verdicts) + ".";
+    return;
+  }
+  std::string said;
+  for (const PluginInstance* plugin : profile.post_filter_plugins()) {
+    PostFilterResult r = plugin->post_filter(plugin->self.get(), state, pod, snapshot, d.verdicts);
+    if (r.status.IsSuccess() && !r.nominated_node.empty()) {
+      d.nominated_node = std::move(r.nominated_node);
+      d.victims = std::move(r.victims);
+      return;
+    }
+    for (const std::string& reason : r.status.reasons()) {
+      if (!said.empty()) said += " ";
+      said += reason;
+    }
+  }
+  if (!said.empty()) d.message += " " + said;
+}
 
 }  // namespace
 
@@ -50,6 +80,44 @@ Result<Decision> Schedule(const Profile& profile, const PodInfo& pod, const Snap
   const size_t start = options.start_node_index % n;
   CycleState state;
 
+  // 0. PreFilter: a rejection rejects every node; a plugin may narrow the
+  // nodes worth visiting (the intersection of all such answers).
+  std::optional<std::vector<std::string>> only;
+  for (const PluginInstance* plugin : profile.pre_filter_plugins()) {
+    PreFilterResult r = plugin->pre_filter(plugin->self.get(), state, pod, snapshot);
+    if (r.status.IsSuccess()) {
+      if (r.node_names.has_value()) {
+        std::sort(r.node_names->begin(), r.node_names->end());
+        if (!only.has_value()) {
+          only = std::move(r.node_names);
+        } else {
+          std::vector<std::string> both;
+          std::set_intersection(only->begin(), only->end(), r.node_names->begin(),
+                                r.node_names->end(), std::back_inserter(both));
+          only = std::move(both);
+        }
+      }
+      continue;
+    }
+    r.status.set_plugin(plugin->name);
+    if (r.status.code() == PluginCode::kError) {
+      return Status::Internal("running " + Quoted(plugin->name) + " prefilter plugin: " +
+                              r.status.ToString());
+    }
+    // kube-scheduler words this "0/N nodes are available: <reason>." and
+    // counts the status for every node (preemption reads it).
+    d.verdicts.reserve(n);
+    for (const NodeInfo& node : nodes) d.verdicts.push_back(NodeVerdict{node.name, r.status});
+    std::string reasons;
+    for (const std::string& reason : r.status.reasons()) {
+      if (!reasons.empty()) reasons += ", ";
+      reasons += reason;
+    }
+    d.message = "0/" + std::to_string(n) + " nodes are available: " + reasons + ".";
+    RunPostFilter(profile, state, pod, snapshot, d);
+    return d;
+  }
+
   // 1. Filter.
   const size_t to_find = NumFeasibleNodesToFind(profile.config().percentage_of_nodes_to_score, n);
   std::vector<const NodeInfo*> feasible;
@@ -57,6 +125,7 @@ Result<Decision> Schedule(const Profile& profile, const PodInfo& pod, const Snap
   size_t visited = 0;
   for (; visited < n && feasible.size() < to_find; ++visited) {
     const NodeInfo& node = nodes[(start + visited) % n];
+    if (only.has_value() && !std::binary_search(only->begin(), only->end(), node.name)) continue;
     PluginStatus verdict;
     for (const PluginInstance* plugin : profile.filter_plugins()) {
       PluginStatus s = plugin->filter(plugin->self.get(), state, pod, node);
@@ -77,7 +146,8 @@ Result<Decision> Schedule(const Profile& profile, const PodInfo& pod, const Snap
 
   // 2. None or one.
   if (feasible.empty()) {
-    d.message = FailedSchedulingMessage(pod, n, d.verdicts);
+    d.message = FitErrorMessage(n, d.verdicts);
+    RunPostFilter(profile, state, pod, snapshot, d);
     return d;
   }
   if (feasible.size() == 1) {
@@ -86,7 +156,15 @@ Result<Decision> Schedule(const Profile& profile, const PodInfo& pod, const Snap
     return d;
   }
 
-  // 3. Score.
+  // 3. PreScore, then Score.
+  for (const PluginInstance* plugin : profile.pre_score_plugins()) {
+    PluginStatus s = plugin->pre_score(plugin->self.get(), state, pod, snapshot, feasible);
+    if (!s.IsSuccess()) {
+      s.set_plugin(plugin->name);
+      return Status::Internal("running " + Quoted(plugin->name) + " prescore plugin: " +
+                              s.ToString());
+    }
+  }
   const auto& score_plugins = profile.score_plugins();
   d.scores.resize(feasible.size());
   for (size_t i = 0; i < feasible.size(); ++i) {

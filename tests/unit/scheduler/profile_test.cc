@@ -40,7 +40,7 @@ TEST_CASE("registry refuses a duplicate name") {
   Status again = r.Register<OnlyScore>();
   CHECK(again.code() == Code::kAlreadyExists);
   CHECK_THAT(again.message(), Catch::Contains("\"OnlyScore\" is already registered"));
-  CHECK(r.Register("", [] { return Result<PluginInstance>(MakePluginInstance(OnlyScore{})); }).code() ==
+  CHECK(r.Register("", [](const YAML::Node&) { return Result<PluginInstance>(MakePluginInstance(OnlyScore{})); }).code() ==
         Code::kInvalid);
 }
 
@@ -144,7 +144,7 @@ TEST_CASE("custom plugins: NormalizeScore runs, weights multiply") {
 
 TEST_CASE("a score out of range after normalizing is an error, not a verdict") {
   Registry r;
-  REQUIRE(r.Register("Raw", [] { return Result<PluginInstance>(MakePluginInstance(Raw{})); }).ok());
+  REQUIRE(r.Register("Raw", [](const YAML::Node&) { return Result<PluginInstance>(MakePluginInstance(Raw{})); }).ok());
   ProfileConfig config;
   config.score = {{"Raw", 1}};
   auto profile = Profile::Build(r, config);
