@@ -29,6 +29,135 @@ Labels LabelsFromEntries(
   return out;
 }
 
+LabelSelector LabelSelector::Everything() {
+  LabelSelector s;
+  s.nothing_ = false;
+  return s;
+}
+
+namespace {
+
+std::string_view OperatorName(api::LabelSelectorOperator op) {
+  switch (op) {
+    case api::LabelSelectorOperator::In: return "In";
+    case api::LabelSelectorOperator::NotIn: return "NotIn";
+    case api::LabelSelectorOperator::Exists: return "Exists";
+    case api::LabelSelectorOperator::DoesNotExist: return "DoesNotExist";
+    case api::LabelSelectorOperator::Unset: break;
+  }
+  return "";
+}
+
+bool RequirementLess(const LabelSelectorRequirement& a, const LabelSelectorRequirement& b) {
+  if (a.key != b.key) return a.key < b.key;
+  if (a.op != b.op) return a.op < b.op;
+  return a.values < b.values;
+}
+
+}  // namespace
+
+Result<LabelSelector> LabelSelector::FromApi(const api::LabelSelector* selector) {
+  if (selector == nullptr) return Nothing();
+  LabelSelector out = Everything();
+  if (selector->match_labels() != nullptr) {
+    for (const api::StringEntry* e : *selector->match_labels()) {
+      if (e->key() == nullptr) continue;
+      out.Add({e->key()->str(), api::LabelSelectorOperator::In,
+               {e->value() != nullptr ? e->value()->str() : std::string()}});
+    }
+  }
+  if (selector->match_expressions() != nullptr) {
+    for (flatbuffers::uoffset_t i = 0; i < selector->match_expressions()->size(); ++i) {
+      const api::LabelSelectorRequirement* e = selector->match_expressions()->Get(i);
+      LabelSelectorRequirement r;
+      r.key = e->key() != nullptr ? e->key()->str() : std::string();
+      r.op = e->operator_();
+      if (e->values() != nullptr) {
+        for (const flatbuffers::String* v : *e->values()) r.values.push_back(v->str());
+      }
+      const std::string where = "matchExpressions[" + std::to_string(i) + "]: ";
+      switch (r.op) {
+        case api::LabelSelectorOperator::In:
+        case api::LabelSelectorOperator::NotIn:
+          if (r.values.empty()) {
+            return Status::Invalid(where + "values must be non-empty for operator " +
+                                   std::string(OperatorName(r.op)));
+          }
+          break;
+        case api::LabelSelectorOperator::Exists:
+        case api::LabelSelectorOperator::DoesNotExist:
+          if (!r.values.empty()) {
+            return Status::Invalid(where + "values must be empty for operator " +
+                                   std::string(OperatorName(r.op)));
+          }
+          break;
+        case api::LabelSelectorOperator::Unset:
+          return Status::Invalid(where + "operator is not one of In, NotIn, Exists, DoesNotExist");
+      }
+      out.Add(std::move(r));
+    }
+  }
+  return out;
+}
+
+void LabelSelector::Add(LabelSelectorRequirement r) {
+  if (nothing_) return;
+  std::sort(r.values.begin(), r.values.end());
+  r.values.erase(std::unique(r.values.begin(), r.values.end()), r.values.end());
+  auto at = std::upper_bound(requirements_.begin(), requirements_.end(), r, RequirementLess);
+  requirements_.insert(at, std::move(r));
+}
+
+bool Matches(const LabelSelectorRequirement& r, const Labels& labels) {
+  const std::string* value = FindLabel(labels, r.key);
+  switch (r.op) {
+    case api::LabelSelectorOperator::In:
+      return value != nullptr && std::binary_search(r.values.begin(), r.values.end(), *value);
+    case api::LabelSelectorOperator::NotIn:
+      return value == nullptr || !std::binary_search(r.values.begin(), r.values.end(), *value);
+    case api::LabelSelectorOperator::Exists:
+      return value != nullptr;
+    case api::LabelSelectorOperator::DoesNotExist:
+      return value == nullptr;
+    case api::LabelSelectorOperator::Unset:
+      break;
+  }
+  return false;
+}
+
+bool LabelSelector::Matches(const Labels& labels) const {
+  if (nothing_) return false;
+  for (const LabelSelectorRequirement& r : requirements_) {
+    if (!scheduler::Matches(r, labels)) return false;
+  }
+  return true;
+}
+
+std::string LabelSelector::String() const {
+  if (nothing_) return "<none>";
+  std::string out;
+  for (const LabelSelectorRequirement& r : requirements_) {
+    if (!out.empty()) out += ",";
+    auto list = [&] {
+      std::string l = "(";
+      for (size_t i = 0; i < r.values.size(); ++i) l += (i ? "," : "") + r.values[i];
+      return l + ")";
+    };
+    switch (r.op) {
+      case api::LabelSelectorOperator::In:
+        out += r.values.size() == 1 ? r.key + "=" + r.values[0] : r.key + " in " + list();
+        break;
+      case api::LabelSelectorOperator::NotIn:
+        out += r.values.size() == 1 ? r.key + "!=" + r.values[0] : r.key + " notin " + list();
+        break;
+      case api::LabelSelectorOperator::Exists: out += r.key; break;
+      case api::LabelSelectorOperator::DoesNotExist: out += "!" + r.key; break;
+      case api::LabelSelectorOperator::Unset: break;
+    }
+  }
+  return out;
+}
+
 bool ToleratesTaint(const Toleration& t, const Taint& taint) {
   if (t.effect != api::TaintEffect::Unset && t.effect != taint.effect) return false;
   if (!t.key.empty() && t.key != taint.key) return false;
