@@ -18,6 +18,7 @@
 //   }
 #pragma once
 
+#include "scheduler/framework/config.h"
 #include "scheduler/framework/cycle_state.h"
 #include "scheduler/framework/decision.h"
 #include "scheduler/framework/fit_error.h"

@@ -7,8 +7,18 @@ namespace podflow::scheduler {
 ProfileConfig DefaultProfileConfig() {
   ProfileConfig config;
   config.filter = {"NodeUnschedulable", "NodeName",  "TaintToleration",
-                   "NodeAffinity",      "NodePorts", "NodeResourcesFit"};
-  config.score = {{"NodeResourcesFit", 1}, {"NodeResourcesBalancedAllocation", 1}};
+                   "NodeAffinity",      "NodePorts", "NodeResourcesFit",
+                   "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone", "NodePressure",
+                   "PodTopologySpread", "InterPodAffinity"};
+  config.score = {{"TaintToleration", 3},
+                  {"NodeAffinity", 2},
+                  {"NodeResourcesFit", 1},
+                  {"PodTopologySpread", 2},
+                  {"InterPodAffinity", 2},
+                  {"NodeResourcesBalancedAllocation", 1},
+                  {"ImageLocality", 1},
+                  {"NodePreferAvoidPods", 10000}};
+  config.post_filter = {"DefaultPreemption"};
   return config;
 }
 
@@ -70,7 +80,7 @@ Result<Profile> Profile::Build(const Registry& registry, const ProfileConfig& co
       return Status::Invalid(where + "filter plugin " + Quoted(name) + " does not implement Filter");
     }
     profile.filter_.push_back(*plugin);
-    if ((*plugin)->pre_filter != nullptr) profile.pre_filter_.push_back(*plugin);
+    if (!config.pre_filter && (*plugin)->pre_filter != nullptr) profile.pre_filter_.push_back(*plugin);
   }
 
   for (size_t i = 0; i < config.post_filter.size(); ++i) {
@@ -109,8 +119,29 @@ Result<Profile> Profile::Build(const Registry& registry, const ProfileConfig& co
                              ": weight must be positive, got " + std::to_string(*entry.weight));
     }
     profile.score_.push_back(ScoreEntry{*plugin, *entry.weight});
-    if ((*plugin)->pre_score != nullptr) profile.pre_score_.push_back(*plugin);
+    if (!config.pre_score && (*plugin)->pre_score != nullptr) profile.pre_score_.push_back(*plugin);
   }
+  // Explicit PreFilter / PreScore lists.
+  auto explicit_list = [&](const std::optional<std::vector<std::string>>& names, const std::string& point,
+                           bool want_pre_filter, std::vector<const PluginInstance*>& out) -> Status {
+    if (!names) return Status::Ok();
+    for (size_t i = 0; i < names->size(); ++i) {
+      const std::string& name = (*names)[i];
+      if (std::find(names->begin(), names->begin() + i, name) != names->begin() + i) {
+        return Status::Invalid(where + point + " plugin " + Quoted(name) + " is listed twice");
+      }
+      auto plugin = instance(point, name);
+      if (!plugin.ok()) return plugin.status();
+      if ((want_pre_filter ? (*plugin)->pre_filter == nullptr : (*plugin)->pre_score == nullptr)) {
+        return Status::Invalid(where + point + " plugin " + Quoted(name) + " does not implement " +
+                               (want_pre_filter ? "PreFilter" : "PreScore"));
+      }
+      out.push_back(*plugin);
+    }
+    return Status::Ok();
+  };
+  PODFLOW_RETURN_IF_ERROR(explicit_list(config.pre_filter, "preFilter", true, profile.pre_filter_));
+  PODFLOW_RETURN_IF_ERROR(explicit_list(config.pre_score, "preScore", false, profile.pre_score_));
   // Args of a plugin no extension point enables are ignored, as
   // kube-scheduler does; args of a plugin nobody knows are a typo.
   for (const auto& [name, args] : config.plugin_args) {

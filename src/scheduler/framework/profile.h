@@ -31,6 +31,12 @@ struct ProfileConfig {
   // A score plugin that also implements PreScore has it run once per cycle
   // over the feasible nodes before any Score.
   std::vector<ScorePluginConfig> score;
+  // When set, exactly these plugins run PreFilter / PreScore (each must
+  // implement it); unset: every filter (score) plugin that implements
+  // PreFilter (PreScore). Disabling a PreFilter its Filter needs is the
+  // configuration's mistake; the plugin then reports an Error.
+  std::optional<std::vector<std::string>> pre_filter;
+  std::optional<std::vector<std::string>> pre_score;
   // Run in order when no node is feasible, until one nominates a node
   // (DefaultPreemption).
   std::vector<std::string> post_filter;
@@ -44,10 +50,13 @@ struct ProfileConfig {
   uint64_t seed = 0;
 };
 
-// kube-scheduler's default profile restricted to the plugins podflow has:
-// filters NodeUnschedulable, NodeName, TaintToleration, NodeAffinity,
-// NodePorts, NodeResourcesFit; scores NodeResourcesFit (1),
-// NodeResourcesBalancedAllocation (1).
+// kube-scheduler's default profile restricted to the plugins podflow has, in
+// its order and with its weights (TaintToleration 3, NodeAffinity 2,
+// NodeResourcesFit 1, PodTopologySpread 2, NodeResourcesBalancedAllocation 1,
+// ImageLocality 1; postFilter DefaultPreemption), plus two of the seeds'
+// checks kube-scheduler dropped: the NodePressure filter (node conditions,
+// after the volume filters) and the NodePreferAvoidPods score (weight 10000).
+// The lists themselves are in profile.cc.
 ProfileConfig DefaultProfileConfig();
 
 class Profile {
