@@ -93,17 +93,70 @@ std::optional<NodeSelector> RequiredNodeAffinity(const api::PodSpec& spec) {
   const api::NodeSelector* required =
       spec.affinity()->node_affinity()->required_during_scheduling_ignored_during_execution();
   if (required == nullptr) return std::nullopt;
+  return NodeSelectorFromApi(*required);
+}
+
+// spec.volumes as the volume plugins compare them.
+std::vector<PodVolume> Volumes(const api::PodSpec& spec, const std::string& pod_name) {
+  std::vector<PodVolume> out;
+  if (spec.volumes() == nullptr) return out;
+  out.reserve(spec.volumes()->size());
+  for (const api::Volume* v : *spec.volumes()) {
+    PodVolume pv;
+    pv.name = Str(v->name());
+    if (const auto* gce = v->gce_persistent_disk(); gce != nullptr) {
+      pv.kind = VolumeSourceKind::kGcePersistentDisk;
+      pv.id = Str(gce->pd_name());
+      pv.read_only = gce->read_only();
+    } else if (const auto* ebs = v->aws_elastic_block_store(); ebs != nullptr) {
+      pv.kind = VolumeSourceKind::kAwsElasticBlockStore;
+      pv.id = Str(ebs->volume_id());
+      pv.read_only = ebs->read_only();
+    } else if (const auto* rbd = v->rbd(); rbd != nullptr) {
+      pv.kind = VolumeSourceKind::kRbd;
+      pv.id = Str(rbd->image());
+      pv.rbd_pool = Str(rbd->pool());
+      if (rbd->monitors() != nullptr) {
+        for (const flatbuffers::String* m : *rbd->monitors()) pv.rbd_monitors.push_back(m->str());
+      }
+      pv.read_only = rbd->read_only();
+    } else if (const auto* iscsi = v->iscsi(); iscsi != nullptr) {
+      pv.kind = VolumeSourceKind::kIscsi;
+      pv.id = Str(iscsi->iqn());
+      pv.read_only = iscsi->read_only();
+    } else if (const auto* azure = v->azure_disk(); azure != nullptr) {
+      pv.kind = VolumeSourceKind::kAzureDisk;
+      pv.id = Str(azure->disk_name());
+      pv.read_only = azure->read_only().value_or(false);
+    } else if (const auto* cinder = v->cinder(); cinder != nullptr) {
+      pv.kind = VolumeSourceKind::kCinder;
+      pv.id = Str(cinder->volume_id());
+      pv.read_only = cinder->read_only();
+    } else if (const auto* claim = v->persistent_volume_claim(); claim != nullptr) {
+      pv.kind = VolumeSourceKind::kPersistentVolumeClaim;
+      pv.claim_name = Str(claim->claim_name());
+      pv.read_only = claim->read_only();
+    } else if (v->ephemeral() != nullptr) {
+      pv.kind = VolumeSourceKind::kEphemeral;
+      pv.claim_name = pod_name + "-" + pv.name;
+    }
+    out.push_back(std::move(pv));
+  }
+  return out;
+}
+
+}  // namespace
+
+NodeSelector NodeSelectorFromApi(const api::NodeSelector& selector) {
   NodeSelector out;
-  if (required->node_selector_terms() != nullptr) {
-    for (const api::NodeSelectorTerm* t : *required->node_selector_terms()) {
+  if (selector.node_selector_terms() != nullptr) {
+    for (const api::NodeSelectorTerm* t : *selector.node_selector_terms()) {
       out.terms.push_back(NodeSelectorTerm{Requirements_(t->match_expressions()),
                                            Requirements_(t->match_fields())});
     }
   }
   return out;
 }
-
-}  // namespace
 
 Result<PodInfo> PodInfoFromPod(const api::Pod& pod) {
   PodInfo info;
@@ -122,6 +175,7 @@ Result<PodInfo> PodInfoFromPod(const api::Pod& pod) {
   info.preemption_policy = spec->preemption_policy();
   info.node_selector = LabelsFromEntries(spec->node_selector());
   info.required_node_affinity = RequiredNodeAffinity(*spec);
+  info.volumes = Volumes(*spec, info.name);
 
   if (spec->tolerations() != nullptr) {
     for (const api::Toleration* t : *spec->tolerations()) {

@@ -45,6 +45,37 @@ struct NodeSelector {
   std::vector<NodeSelectorTerm> terms;
 };
 
+// What a pod volume's data is, as far as the volume plugins tell sources
+// apart (VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone).
+// kCsi occurs for persistent volumes only.
+enum class VolumeSourceKind {
+  kOther,
+  kGcePersistentDisk,
+  kAwsElasticBlockStore,
+  kAzureDisk,
+  kCinder,
+  kRbd,
+  kIscsi,
+  kCsi,
+  kPersistentVolumeClaim,
+  kEphemeral,
+};
+
+// One entry of spec.volumes, reduced to what the volume plugins compare.
+struct PodVolume {
+  std::string name;
+  VolumeSourceKind kind = VolumeSourceKind::kOther;
+  // The disk's identity: GCE pdName, EBS volumeID, Azure diskName, Cinder
+  // volumeID, RBD image, iSCSI IQN; empty for other kinds.
+  std::string id;
+  std::string rbd_pool;
+  std::vector<std::string> rbd_monitors;
+  bool read_only = false;
+  // The claim a kPersistentVolumeClaim volume names; for kEphemeral the
+  // claim the ephemeral volume controller creates, "<pod name>-<volume name>".
+  std::string claim_name;
+};
+
 struct PodInfo {
   std::string namespace_;
   std::string name;
@@ -70,8 +101,13 @@ struct PodInfo {
   int64_t non_zero_milli_cpu = 0;
   int64_t non_zero_memory = 0;
 
+  std::vector<PodVolume> volumes;  // spec.volumes in order
+
   std::string FullName() const { return namespace_ + "/" + name; }
 };
+
+// A stored NodeSelector (terms ORed, requirements ANDed) as a plain value.
+NodeSelector NodeSelectorFromApi(const api::NodeSelector& selector);
 
 // Builds the PodInfo of a verified stored pod. Returns Invalid naming the
 // field when a quantity does not parse (admission should have refused it).

@@ -15,6 +15,7 @@
 #include "base/result.h"
 #include "scheduler/framework/node_info.h"
 #include "scheduler/framework/pod_info.h"
+#include "scheduler/framework/volumes.h"
 
 namespace podflow::scheduler {
 
@@ -32,6 +33,17 @@ class Snapshot {
   // Uncounts the pod of that uid (forget / delete). NotFound when absent.
   Status RemovePod(std::string_view uid);
 
+  // PersistentVolumes and claims the volume plugins read (volumes.h).
+  void UpsertPersistentVolume(PersistentVolumeInfo pv) { volumes_.UpsertPersistentVolume(std::move(pv)); }
+  Status RemovePersistentVolume(std::string_view name) { return volumes_.RemovePersistentVolume(name); }
+  void UpsertPersistentVolumeClaim(PersistentVolumeClaimInfo pvc) {
+    volumes_.UpsertPersistentVolumeClaim(std::move(pvc));
+  }
+  Status RemovePersistentVolumeClaim(std::string_view namespace_, std::string_view name) {
+    return volumes_.RemovePersistentVolumeClaim(namespace_, name);
+  }
+  const VolumeCatalog& volumes() const { return volumes_; }
+
   // Nodes in insertion order: the order filters visit them in.
   const std::vector<NodeInfo>& nodes() const { return nodes_; }
   size_t NumNodes() const { return nodes_.size(); }
@@ -43,6 +55,7 @@ class Snapshot {
   std::vector<NodeInfo> nodes_;
   std::unordered_map<std::string, size_t> node_index_;  // name -> index in nodes_
   std::unordered_map<std::string, size_t> pod_node_;    // uid -> index in nodes_
+  VolumeCatalog volumes_;
 };
 
 }  // namespace podflow::scheduler

@@ -6,7 +6,11 @@
 #include "scheduler/plugins/node_resources_balanced_allocation/balanced_allocation.h"
 #include "scheduler/plugins/node_resources_fit/fit.h"
 #include "scheduler/plugins/node_unschedulable/node_unschedulable.h"
+#include "scheduler/plugins/node_volume_limits/node_volume_limits.h"
 #include "scheduler/plugins/taint_toleration/taint_toleration.h"
+#include "scheduler/plugins/volume_binding/volume_binding.h"
+#include "scheduler/plugins/volume_restrictions/volume_restrictions.h"
+#include "scheduler/plugins/volume_zone/volume_zone.h"
 
 namespace podflow::scheduler::plugins {
 
@@ -19,6 +23,10 @@ Result<Registry> NewInTreeRegistry() {
   PODFLOW_RETURN_IF_ERROR(r.Register<NodePorts>());
   PODFLOW_RETURN_IF_ERROR(r.Register<NodeResourcesFit>());
   PODFLOW_RETURN_IF_ERROR(r.Register<NodeResourcesBalancedAllocation>());
+  PODFLOW_RETURN_IF_ERROR(r.Register<VolumeRestrictions>());
+  PODFLOW_RETURN_IF_ERROR(r.Register<NodeVolumeLimits>());
+  PODFLOW_RETURN_IF_ERROR(r.Register<VolumeBinding>());
+  PODFLOW_RETURN_IF_ERROR(r.Register<VolumeZone>());
   return r;
 }
 

@@ -189,4 +189,36 @@ void SchedulerCore::ExpireAssumed(Clock::time_point now) {
   }
 }
 
+void SchedulerCore::UpsertPersistentVolume(const KeyValue& kv, Clock::time_point now) {
+  if (!model::VerifyObject(model::Kind("PersistentVolume"), kv.value).ok()) return;
+  scheduler::PersistentVolumeInfo info =
+      scheduler::PersistentVolumeInfoFromPv(*flatbuffers::GetRoot<api::PersistentVolume>(kv.value.data()));
+  pv_keys_[kv.key] = info.name;
+  cache_.UpsertPersistentVolume(std::move(info));
+  queue_.MoveAllUnschedulable(now);
+}
+
+void SchedulerCore::RemovePersistentVolume(const std::string& key) {
+  auto it = pv_keys_.find(key);
+  if (it == pv_keys_.end()) return;
+  (void)cache_.RemovePersistentVolume(it->second);
+  pv_keys_.erase(it);
+}
+
+void SchedulerCore::UpsertPersistentVolumeClaim(const KeyValue& kv, Clock::time_point now) {
+  if (!model::VerifyObject(model::Kind("PersistentVolumeClaim"), kv.value).ok()) return;
+  scheduler::PersistentVolumeClaimInfo info =
+      scheduler::ClaimInfoFromPvc(*flatbuffers::GetRoot<api::PersistentVolumeClaim>(kv.value.data()));
+  pvc_keys_[kv.key] = {info.namespace_, info.name};
+  cache_.UpsertPersistentVolumeClaim(std::move(info));
+  queue_.MoveAllUnschedulable(now);
+}
+
+void SchedulerCore::RemovePersistentVolumeClaim(const std::string& key) {
+  auto it = pvc_keys_.find(key);
+  if (it == pvc_keys_.end()) return;
+  (void)cache_.RemovePersistentVolumeClaim(it->second.first, it->second.second);
+  pvc_keys_.erase(it);
+}
+
 }  // namespace podflow::scheduling

@@ -35,6 +35,13 @@ class SchedulerCore {
   void RemoveNode(const std::string& key);
   void UpsertPod(const KeyValue& kv, Clock::time_point now);
   void RemovePod(const std::string& key, Clock::time_point now);
+  // PersistentVolumes and claims the volume plugins read. A change may let
+  // a pod waiting on its volumes schedule (kube-scheduler: PV / PVC add and
+  // update events).
+  void UpsertPersistentVolume(const KeyValue& kv, Clock::time_point now);
+  void RemovePersistentVolume(const std::string& key);
+  void UpsertPersistentVolumeClaim(const KeyValue& kv, Clock::time_point now);
+  void RemovePersistentVolumeClaim(const std::string& key);
 
   struct Outcome {
     std::string key;
@@ -82,6 +89,8 @@ class SchedulerCore {
   SchedulingQueue queue_;
   std::unordered_map<std::string, PodState> pods_;
   std::unordered_map<std::string, std::string> node_keys_;  // node key -> name
+  std::unordered_map<std::string, std::string> pv_keys_;                             // key -> name
+  std::unordered_map<std::string, std::pair<std::string, std::string>> pvc_keys_;  // key -> ns, name
   // Assumptions in the order they were made (times only grow): ExpireAssumed
   // looks at the front only. Entries whose pod was bound or re-assumed since
   // are skipped (the time no longer matches).

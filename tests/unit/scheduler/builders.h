@@ -115,6 +115,11 @@ class PodBuilder {
     First().ports.push_back(std::move(p));
     return *this;
   }
+  // Adds a volume (any source) to spec.volumes.
+  PodBuilder& Volume(std::unique_ptr<api::VolumeT> volume) {
+    pod_.spec->volumes.push_back(std::move(volume));
+    return *this;
+  }
   PodBuilder& NodeSelector(const std::string& k, const std::string& v) {
     PutString(pod_.spec->node_selector, k, v);
     return *this;

@@ -144,5 +144,50 @@ TEST_CASE("pods published with nodeName are counted, never queued; deleting one 
   CHECK((*out)->decision.node == "a");
 }
 
+TEST_CASE("volumes and claims feed the cache; binding a claim lets its pod schedule", "[scheduling][core][volumes]") {
+  Fixture f;
+  for (const char* name : {"a", "b"}) {
+    f.core.UpsertNode(Stored(std::string("apiVersion: v1\nkind: Node\nmetadata: {name: ") + name +
+                                 ", labels: {kubernetes.io/hostname: " + name +
+                                 "}}\nstatus: {allocatable: {cpu: \"4\", memory: 8Gi, pods: \"110\"}}\n",
+                             2),
+                      t0);
+  }
+  const std::string claim = "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data, namespace: default}\n"
+                            "spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}";
+  f.core.UpsertPersistentVolumeClaim(Stored(claim + "}\n", 3), t0);
+  f.core.UpsertPod(Stored("apiVersion: v1\nkind: Pod\nmetadata: {name: db, namespace: default, uid: uid-db}\n"
+                          "spec:\n  containers: [{name: c, image: postgres}]\n"
+                          "  volumes: [{name: data, persistentVolumeClaim: {claimName: data}}]\n",
+                          10),
+                   t0);
+  auto out = f.core.Next(t0);
+  REQUIRE(out.has_value());
+  REQUIRE(out->ok());
+  CHECK_FALSE((*out)->decision.scheduled());
+  CHECK((*out)->decision.message.rfind("0/2 nodes are available: pod has unbound immediate PersistentVolumeClaims.", 0) == 0);
+
+  // A local volume on b, and the claim bound to it: the pod moves and lands on b.
+  f.core.UpsertPersistentVolume(
+      Stored("apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: local-b}\n"
+             "spec:\n  capacity: {storage: 1Gi}\n  accessModes: [ReadWriteOnce]\n  local: {path: /mnt/disk}\n"
+             "  claimRef: {namespace: default, name: data}\n"
+             "  nodeAffinity: {required: {nodeSelectorTerms: [{matchExpressions: "
+             "[{key: kubernetes.io/hostname, operator: In, values: [b]}]}]}}\n",
+             11),
+      t0 + seconds(2));
+  f.core.UpsertPersistentVolumeClaim(Stored(claim + ", volumeName: local-b}\n", 12), t0 + seconds(2));
+  CHECK(f.core.cache().volumes().NumPersistentVolumes() == 1);
+  out = f.core.Next(t0 + seconds(2));
+  REQUIRE(out.has_value());
+  REQUIRE(out->ok());
+  CHECK((*out)->decision.node == "b");
+
+  f.core.RemovePersistentVolume("/registry/persistentvolumes/local-b");
+  f.core.RemovePersistentVolumeClaim("/registry/persistentvolumeclaims/default/data");
+  CHECK(f.core.cache().volumes().NumPersistentVolumes() == 0);
+  CHECK(f.core.cache().volumes().NumPersistentVolumeClaims() == 0);
+}
+
 }  // namespace
 }  // namespace podflow::scheduling
