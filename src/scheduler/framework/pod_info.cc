@@ -158,6 +158,80 @@ NodeSelector NodeSelectorFromApi(const api::NodeSelector& selector) {
   return out;
 }
 
+namespace {
+
+void PreferredNodeAffinity(const api::PodSpec& spec, std::vector<PreferredSchedulingTerm>& out) {
+  if (spec.affinity() == nullptr || spec.affinity()->node_affinity() == nullptr) return;
+  const auto* terms =
+      spec.affinity()->node_affinity()->preferred_during_scheduling_ignored_during_execution();
+  if (terms == nullptr) return;
+  for (const api::PreferredSchedulingTerm* t : *terms) {
+    if (t->weight() == 0) continue;
+    PreferredSchedulingTerm term;
+    term.weight = t->weight();
+    if (const api::NodeSelectorTerm* p = t->preference(); p != nullptr) {
+      term.preference = NodeSelectorTerm{Requirements_(p->match_expressions()),
+                                         Requirements_(p->match_fields())};
+    }
+    out.push_back(std::move(term));
+  }
+}
+
+// Adds the containers' images; counts them; false when one names a cpu or
+// memory request or limit above 0. Invalid names a limit that does not parse.
+Result<bool> ImagesAndQos(const Containers* containers, std::string_view field, PodInfo& info) {
+  bool best_effort = true;
+  if (containers == nullptr) return best_effort;
+  for (flatbuffers::uoffset_t i = 0; i < containers->size(); ++i) {
+    const api::Container* c = containers->Get(i);
+    ++info.num_containers;
+    if (c->image() != nullptr && c->image()->size() > 0) {
+      info.images.push_back(NormalizedImageName(c->image()->string_view()));
+    }
+    if (c->resources() == nullptr) continue;
+    for (const auto& [list, name] : {std::pair{c->resources()->requests(), "requests"},
+                                     std::pair{c->resources()->limits(), "limits"}}) {
+      auto parsed = ResourcesFromList(list);
+      if (!parsed.ok()) {
+        return Status::Invalid("spec." + std::string(field) + "[" + std::to_string(i) + "].resources." +
+                               name + ": " + parsed.status().message());
+      }
+      if (parsed->milli_cpu > 0 || parsed->memory > 0) best_effort = false;
+    }
+  }
+  return best_effort;
+}
+
+}  // namespace
+
+std::string NormalizedImageName(std::string_view image) {
+  if (image.empty()) return std::string();
+  std::string out;
+  const size_t slash = image.find('/');
+  std::string_view first = slash == std::string_view::npos ? std::string_view() : image.substr(0, slash);
+  // The first component is a registry host when it has a dot or a port, or
+  // is localhost (the docker reference rules).
+  const bool has_host = slash != std::string_view::npos &&
+                        (first.find('.') != std::string_view::npos ||
+                         first.find(':') != std::string_view::npos || first == "localhost");
+  std::string_view rest = image;
+  if (has_host) {
+    rest = image.substr(slash + 1);
+    out = first == "index.docker.io" ? "docker.io" : std::string(first);
+  } else {
+    out = "docker.io";
+  }
+  out += '/';
+  if (out == "docker.io/" && rest.find('/') == std::string_view::npos) out += "library/";
+  out += rest;
+  // A tag is a ':' after the last '/'; a digest is '@'.
+  const size_t last_slash = out.rfind('/');
+  const size_t colon = out.rfind(':');
+  const bool tagged = colon != std::string::npos && colon > last_slash;
+  if (!tagged && out.find('@') == std::string::npos) out += ":latest";
+  return out;
+}
+
 Result<PodInfo> PodInfoFromPod(const api::Pod& pod) {
   PodInfo info;
   if (const api::ObjectMeta* m = pod.metadata(); m != nullptr) {
@@ -165,6 +239,19 @@ Result<PodInfo> PodInfoFromPod(const api::Pod& pod) {
     info.name = Str(m->name());
     info.uid = Str(m->uid());
     info.labels = LabelsFromEntries(m->labels());
+    if (m->owner_references() != nullptr) {
+      for (const api::OwnerReference* o : *m->owner_references()) {
+        if (!o->controller().value_or(false)) continue;
+        info.controller_kind = Str(o->kind());
+        info.controller_uid = Str(o->uid());
+        break;
+      }
+    }
+    info.deleting = m->deletion_timestamp() != nullptr && m->deletion_timestamp()->size() > 0;
+  }
+  if (const api::PodStatus* status = pod.status(); status != nullptr) {
+    info.nominated_node_name = Str(status->nominated_node_name());
+    info.start_time = Str(status->start_time());
   }
   const api::PodSpec* spec = pod.spec();
   if (spec == nullptr) return info;
@@ -175,7 +262,21 @@ Result<PodInfo> PodInfoFromPod(const api::Pod& pod) {
   info.preemption_policy = spec->preemption_policy();
   info.node_selector = LabelsFromEntries(spec->node_selector());
   info.required_node_affinity = RequiredNodeAffinity(*spec);
+  PreferredNodeAffinity(*spec, info.preferred_node_affinity);
+  {
+    auto init_be = ImagesAndQos(spec->init_containers(), "initContainers", info);
+    if (!init_be.ok()) return init_be.status();
+    auto be = ImagesAndQos(spec->containers(), "containers", info);
+    if (!be.ok()) return be.status();
+    info.best_effort = *init_be && *be;
+  }
   info.volumes = Volumes(*spec, info.name);
+  auto spread = TopologySpreadConstraintsFromApi(spec->topology_spread_constraints(), info.labels);
+  if (!spread.ok()) return spread.status();
+  info.topology_spread_constraints = std::move(spread).value();
+  auto pod_affinity = PodAffinityTermsFromApi(spec->affinity(), info.namespace_, info.labels);
+  if (!pod_affinity.ok()) return pod_affinity.status();
+  info.pod_affinity = std::move(pod_affinity).value();
 
   if (spec->tolerations() != nullptr) {
     for (const api::Toleration* t : *spec->tolerations()) {

@@ -10,6 +10,7 @@
 #include "base/result.h"
 #include "pod_generated.h"
 #include "scheduler/framework/labels.h"
+#include "scheduler/framework/pod_affinity.h"
 #include "scheduler/framework/resources.h"
 
 namespace podflow::scheduler {
@@ -45,6 +46,12 @@ struct NodeSelector {
   std::vector<NodeSelectorTerm> terms;
 };
 
+// One preferredDuringSchedulingIgnoredDuringExecution term.
+struct PreferredSchedulingTerm {
+  int32_t weight = 0;
+  NodeSelectorTerm preference;
+};
+
 // What a pod volume's data is, as far as the volume plugins tell sources
 // apart (VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone).
 // kCsi occurs for persistent volumes only.
@@ -76,6 +83,30 @@ struct PodVolume {
   std::string claim_name;
 };
 
+// One entry of spec.topologySpreadConstraints with Kubernetes' defaults
+// applied (PodTopologySpread reads it; nothing is parsed per cycle).
+struct TopologySpreadConstraint {
+  int32_t max_skew = 1;
+  std::string topology_key;
+  // Unset counts as DoNotSchedule, the API's documented default.
+  api::UnsatisfiableConstraintAction when_unsatisfiable = api::UnsatisfiableConstraintAction::DoNotSchedule;
+  // labelSelector (null: matches nothing) ANDed with "key In (value)" for
+  // each matchLabelKeys key the pod has a label for; with such keys a null
+  // labelSelector becomes just those requirements.
+  LabelSelector selector;
+  int32_t min_domains = 1;  // unset: 1
+  api::NodeInclusionPolicy node_affinity_policy = api::NodeInclusionPolicy::Honor;  // unset: Honor
+  api::NodeInclusionPolicy node_taints_policy = api::NodeInclusionPolicy::Ignore;   // unset: Ignore
+  std::vector<std::string> match_label_keys;
+};
+
+// Parses spec.topologySpreadConstraints (nullptr: none) of a pod with
+// `pod_labels`. Invalid, naming the entry, when a labelSelector is malformed
+// (admission should have refused it). Defined in spread_constraints.cc.
+Result<std::vector<TopologySpreadConstraint>> TopologySpreadConstraintsFromApi(
+    const flatbuffers::Vector<flatbuffers::Offset<api::TopologySpreadConstraint>>* constraints,
+    const Labels& pod_labels);
+
 struct PodInfo {
   std::string namespace_;
   std::string name;
@@ -85,10 +116,18 @@ struct PodInfo {
   std::string scheduler_name;  // empty means kDefaultSchedulerName
   int32_t priority = 0;
   api::PreemptionPolicy preemption_policy = api::PreemptionPolicy::Unset;
+  // status.nominatedNodeName: the node preemption made room on.
+  std::string nominated_node_name;
+  // status.startTime (RFC 3339 at second precision, so it sorts as text);
+  // empty until the pod starts. Preemption's tie rules read it.
+  std::string start_time;
 
   Labels node_selector;
   // requiredDuringSchedulingIgnoredDuringExecution; nullopt when the pod has none.
   std::optional<NodeSelector> required_node_affinity;
+  // preferredDuringSchedulingIgnoredDuringExecution, terms of weight 0 left
+  // out (they never add to a score).
+  std::vector<PreferredSchedulingTerm> preferred_node_affinity;
   std::vector<Toleration> tolerations;
   std::vector<HostPort> host_ports;  // regular containers only, as Kubernetes counts them
 
@@ -103,6 +142,26 @@ struct PodInfo {
 
   std::vector<PodVolume> volumes;  // spec.volumes in order
 
+  // metadata.deletionTimestamp is set: topology spreading does not count it.
+  bool deleting = false;
+  std::vector<TopologySpreadConstraint> topology_spread_constraints;
+
+  // Container images, init containers first, as NormalizedImageName gives
+  // them (containers naming no image are left out); num_containers counts
+  // init and regular containers (ImageLocality's per-container bound).
+  std::vector<std::string> images;
+  int32_t num_containers = 0;
+  // The controller ownerReference (controller: true), if any:
+  // NodePreferAvoidPods compares it with a node's preferAvoidPods.
+  std::string controller_kind;
+  std::string controller_uid;
+  // QoS class BestEffort: no init or regular container names a cpu or
+  // memory request or limit above 0 (v1qos.GetPodQOS).
+  bool best_effort = false;
+
+  // spec.affinity.podAffinity / podAntiAffinity, parsed (InterPodAffinity).
+  PodAffinityTerms pod_affinity;
+
   std::string FullName() const { return namespace_ + "/" + name; }
 };
 
@@ -112,5 +171,14 @@ NodeSelector NodeSelectorFromApi(const api::NodeSelector& selector);
 // Builds the PodInfo of a verified stored pod. Returns Invalid naming the
 // field when a quantity does not parse (admission should have refused it).
 Result<PodInfo> PodInfoFromPod(const api::Pod& pod);
+
+// An image reference in full: the registry docker.io when the first path
+// component names no host ("nginx", "library/nginx", "bitnami/redis";
+// index.docker.io is docker.io too), "library/" for a one-component
+// docker.io name, and ":latest" when there is neither tag nor digest:
+// "nginx" -> "docker.io/library/nginx:latest", "quay.io/a/b" ->
+// "quay.io/a/b:latest", "registry:5000/x@sha256:..." unchanged. Applied to
+// pod images and to the names nodes report alike. "" stays "".
+std::string NormalizedImageName(std::string_view image);
 
 }  // namespace podflow::scheduler

@@ -7,14 +7,17 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "base/result.h"
+#include "scheduler/framework/affinity_index.h"
 #include "scheduler/framework/node_info.h"
 #include "scheduler/framework/pod_info.h"
+#include "scheduler/framework/service_info.h"
 #include "scheduler/framework/volumes.h"
 
 namespace podflow::scheduler {
@@ -33,6 +36,20 @@ class Snapshot {
   // Uncounts the pod of that uid (forget / delete). NotFound when absent.
   Status RemovePod(std::string_view uid);
 
+  // Nominated pods (kube-scheduler's nominator): pods that preemption
+  // nominated to pod.nominated_node_name and that wait for their victims to
+  // go. They are not counted on the node; the runner adds those of equal or
+  // higher priority when it filters another pod there, so that pod cannot
+  // take the room preemption made. A new nomination of a uid replaces the
+  // old one; AddPod of the uid (assumed or bound) ends it. No-op when
+  // nominated_node_name is empty.
+  void AddNominatedPod(PodInfo pod);
+  void RemoveNominatedPod(std::string_view uid);
+  // The pods nominated to `node`, in nomination order.
+  std::span<const std::shared_ptr<const PodInfo>> NominatedPods(std::string_view node) const;
+  // The node the pod of that uid is nominated to; "" when none.
+  std::string_view NominatedNodeOf(std::string_view uid) const;
+
   // PersistentVolumes and claims the volume plugins read (volumes.h).
   void UpsertPersistentVolume(PersistentVolumeInfo pv) { volumes_.UpsertPersistentVolume(std::move(pv)); }
   Status RemovePersistentVolume(std::string_view name) { return volumes_.RemovePersistentVolume(name); }
@@ -44,9 +61,32 @@ class Snapshot {
   }
   const VolumeCatalog& volumes() const { return volumes_; }
 
+  // Services (namespace, name, selector), for default topology spreading.
+  // Upsert adds or replaces by namespace/name (Invalid when the name is
+  // empty); Remove is NotFound when absent.
+  Status UpsertService(ServiceInfo service);
+  Status RemoveService(std::string_view namespace_, std::string_view name);
+  // The services of a namespace, in insertion order (a replaced service
+  // keeps its place).
+  std::span<const ServiceInfo> Services(std::string_view namespace_) const;
+
+  // Namespaces and their labels, for namespaceSelector of pod affinity
+  // terms. Upsert adds or replaces (Invalid when the name is empty); Remove
+  // is NotFound when absent. Pods may name namespaces not (yet) here.
+  Status UpsertNamespace(std::string name, Labels labels);
+  Status RemoveNamespace(std::string_view name);
+  // The labels of that namespace, nullptr when unknown.
+  const Labels* NamespaceLabels(std::string_view name) const;
+
+  // Inter-pod affinity counts over the counted pods (affinity_index.h).
+  const AffinityIndex& affinity() const { return affinity_; }
+
   // Nodes in insertion order: the order filters visit them in.
   const std::vector<NodeInfo>& nodes() const { return nodes_; }
   size_t NumNodes() const { return nodes_.size(); }
+  // How many nodes hold the image of that normalized name (ImageLocality's
+  // spread); kept up to date by UpsertNode / RemoveNode.
+  int64_t ImageNumNodes(std::string_view image) const;
   const NodeInfo* FindNode(std::string_view name) const;
   // The pod of that uid, if counted on some node.
   const PodInfo* FindPod(std::string_view uid) const;
@@ -55,7 +95,15 @@ class Snapshot {
   std::vector<NodeInfo> nodes_;
   std::unordered_map<std::string, size_t> node_index_;  // name -> index in nodes_
   std::unordered_map<std::string, size_t> pod_node_;    // uid -> index in nodes_
+  std::unordered_map<std::string, int64_t> image_nodes_;  // image name -> nodes holding it
+  void CountImages(const NodeInfo& node, int64_t delta);
   VolumeCatalog volumes_;
+  std::unordered_map<std::string, std::vector<ServiceInfo>> services_;  // namespace -> services
+  // node name -> pods nominated there; uid -> node name.
+  std::unordered_map<std::string, std::vector<std::shared_ptr<const PodInfo>>> nominated_;
+  std::unordered_map<std::string, std::string> nominated_node_;
+  std::unordered_map<std::string, Labels, StringHash, std::equal_to<>> namespaces_;
+  AffinityIndex affinity_;
 };
 
 }  // namespace podflow::scheduler

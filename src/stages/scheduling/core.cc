@@ -13,6 +13,29 @@ const api::Pod* VerifiedPod(const std::string& bytes) {
 
 }  // namespace
 
+std::vector<SchedulerCore::Feed> SchedulerCore::Feeds() {
+  std::vector<Feed> feeds;
+  feeds.push_back({model::KindPrefix(model::Kind("Node")),
+                   [this](const KeyValue& kv, Clock::time_point now) { UpsertNode(kv, now); },
+                   [this](const std::string& key, Clock::time_point) { RemoveNode(key); }});
+  // Services: default topology spreading groups pods by them.
+  feeds.push_back({model::KindPrefix(model::Kind("Service")),
+                   [this](const KeyValue& kv, Clock::time_point) { UpsertService(kv); },
+                   [this](const std::string& key, Clock::time_point) { RemoveService(key); }});
+  // Volumes and claims: the volume plugins read them.
+  feeds.push_back({model::KindPrefix(model::Kind("PersistentVolume")),
+                   [this](const KeyValue& kv, Clock::time_point now) { UpsertPersistentVolume(kv, now); },
+                   [this](const std::string& key, Clock::time_point) { RemovePersistentVolume(key); }});
+  feeds.push_back({model::KindPrefix(model::Kind("PersistentVolumeClaim")),
+                   [this](const KeyValue& kv, Clock::time_point now) { UpsertPersistentVolumeClaim(kv, now); },
+                   [this](const std::string& key, Clock::time_point) { RemovePersistentVolumeClaim(key); }});
+  // Pods last: the nodes they are bound to are known by then.
+  feeds.push_back({model::KindPrefix(model::Kind("Pod")),
+                   [this](const KeyValue& kv, Clock::time_point now) { UpsertPod(kv, now); },
+                   [this](const std::string& key, Clock::time_point now) { RemovePod(key, now); }});
+  return feeds;
+}
+
 void SchedulerCore::UpsertNode(const KeyValue& kv, Clock::time_point now) {
   if (!model::VerifyObject(model::Kind("Node"), kv.value).ok()) return;
   Result<scheduler::NodeInfo> info = scheduler::NodeInfoFromNode(*flatbuffers::GetRoot<api::Node>(kv.value.data()));
@@ -48,6 +71,7 @@ void SchedulerCore::RemoveNode(const std::string& key) {
 void SchedulerCore::Uncount(PodState& state) {
   if (!state.node.empty()) (void)cache_.RemovePod(state.uid);
   state.node.clear();
+  if (state.assumed) --assumed_pods_;
   state.assumed = false;
 }
 
@@ -70,6 +94,7 @@ void SchedulerCore::UpsertPod(const KeyValue& kv, Clock::time_point now) {
   PodState& state = pods_[kv.key];
   if (!state.uid.empty() && state.uid != uid) {  // deleted and re-created under the same name
     Uncount(state);
+    cache_.RemoveNominatedPod(state.uid);
     queue_.Remove(kv.key);
     state = PodState{};
   }
@@ -89,6 +114,7 @@ void SchedulerCore::UpsertPod(const KeyValue& kv, Clock::time_point now) {
       if (was_counted) queue_.MoveAllUnschedulable(now);  // its resources are free
       return;
     }
+    if (state.assumed) --assumed_pods_;
     state.assumed = false;
     // Most updates of a bound pod are its status: it is counted there already,
     // and its PodInfo (quantities parsed) is not needed again.
@@ -103,11 +129,15 @@ void SchedulerCore::UpsertPod(const KeyValue& kv, Clock::time_point now) {
   Result<scheduler::PodInfo> info = scheduler::PodInfoFromPod(*pod);
   if (!info.ok()) return;
   const bool deleting = pod->metadata()->deletion_timestamp() && pod->metadata()->deletion_timestamp()->size() > 0;
-  if (deleting || state.terminal || !profile_.Handles(*info)) {
+  if (deleting || state.terminal || ProfileFor(*info) == nullptr) {
     Uncount(state);
+    cache_.RemoveNominatedPod(uid);
     queue_.Remove(kv.key);
     return;
   }
+  // kube-scheduler's nominator: a pending pod's status.nominatedNodeName
+  // holds its room there against pods of lower or equal priority.
+  if (!state.assumed && !info->nominated_node_name.empty()) cache_.AddNominatedPod(*info);
   if (state.assumed) {
     // Still unbound after our decision: binding lost its compare-and-swap
     // if the pod changed since the revision we decided on.
@@ -119,11 +149,19 @@ void SchedulerCore::UpsertPod(const KeyValue& kv, Clock::time_point now) {
   Requeue(kv.key, state, now);
 }
 
+const scheduler::Profile* SchedulerCore::ProfileFor(const scheduler::PodInfo& pod) const {
+  for (const scheduler::Profile* p : profiles_) {
+    if (p->Handles(pod)) return p;
+  }
+  return nullptr;
+}
+
 void SchedulerCore::RemovePod(const std::string& key, Clock::time_point now) {
   auto it = pods_.find(key);
   if (it == pods_.end()) return;
   const bool was_counted = !it->second.node.empty();
   Uncount(it->second);
+  cache_.RemoveNominatedPod(it->second.uid);
   queue_.Remove(key);
   pods_.erase(it);
   // A pod that held resources is gone (kube-scheduler: AssignedPodDelete).
@@ -134,36 +172,68 @@ std::optional<Result<SchedulerCore::Outcome>> SchedulerCore::Next(Clock::time_po
   for (;;) {
     std::optional<std::string> key = queue_.Pop(now);
     if (!key) return std::nullopt;
-    auto it = pods_.find(*key);
-    const api::Pod* pod = it == pods_.end() ? nullptr : VerifiedPod(it->second.bytes);
-    Result<scheduler::PodInfo> info = pod ? scheduler::PodInfoFromPod(*pod) : Status::NotFound(*key);
-    if (!info.ok()) {
-      queue_.Remove(*key);
-      continue;
-    }
-    PodState& state = it->second;
-    scheduler::ScheduleOptions options;
-    options.start_node_index = next_start_node_index_;
-    Result<scheduler::Decision> decision = scheduler::Schedule(profile_, *info, cache_, options);
-    if (!decision.ok()) {
-      queue_.MarkUnschedulable(*key, now);
-      return Result<Outcome>(decision.status());
-    }
-    next_start_node_index_ = decision->next_start_node_index;
-    Outcome outcome{*key, state.uid, state.mod_revision, state.bytes, std::move(*decision)};
-    if (outcome.decision.scheduled()) {
-      info->node_name = outcome.decision.node;
-      if (cache_.AddPod(std::move(*info)).ok()) state.node = outcome.decision.node;
-      state.assumed = true;
-      state.assumed_on = state.mod_revision;
-      state.assumed_at = now;
-      assumed_order_.emplace_back(now, *key);
-      queue_.Remove(*key);
-    } else {
-      queue_.MarkUnschedulable(*key, now);
-    }
-    return Result<Outcome>(std::move(outcome));
+    std::optional<Result<Outcome>> outcome = Cycle(*key, now);
+    if (outcome) return outcome;
   }
+}
+
+std::optional<Result<SchedulerCore::Outcome>> SchedulerCore::Cycle(const std::string& key, Clock::time_point now) {
+  auto it = pods_.find(key);
+  const api::Pod* pod = it == pods_.end() ? nullptr : VerifiedPod(it->second.bytes);
+  Result<scheduler::PodInfo> info = pod ? scheduler::PodInfoFromPod(*pod) : Status::NotFound(key);
+  if (!info.ok()) {
+    queue_.Remove(key);
+    return std::nullopt;
+  }
+  PodState& state = it->second;
+  // A nomination the stored pod does not show yet (our write of it may still
+  // be on its way): the pod tries that node first all the same.
+  if (info->nominated_node_name.empty()) {
+    info->nominated_node_name = std::string(cache_.NominatedNodeOf(state.uid));
+  }
+  scheduler::ScheduleOptions options;
+  options.start_node_index = next_start_node_index_;
+  const scheduler::Profile* profile = ProfileFor(*info);
+  if (profile == nullptr) {  // its schedulerName changed to one we do not run
+    queue_.Remove(key);
+    return std::nullopt;
+  }
+  Result<scheduler::Decision> decision = scheduler::Schedule(*profile, *info, cache_, options);
+  if (!decision.ok()) {
+    queue_.MarkUnschedulable(key, now);
+    return Result<Outcome>(decision.status());
+  }
+  next_start_node_index_ = decision->next_start_node_index;
+  Outcome outcome{key, state.uid, state.mod_revision, state.bytes, std::move(*decision), profile};
+  outcome.start_node_index = options.start_node_index;
+  if (outcome.decision.scheduled()) {
+    info->node_name = outcome.decision.node;
+    if (cache_.AddPod(std::move(*info)).ok()) state.node = outcome.decision.node;
+    if (!state.assumed) ++assumed_pods_;
+    state.assumed = true;
+    state.assumed_on = state.mod_revision;
+    state.assumed_at = now;
+    assumed_order_.emplace_back(now, key);
+    queue_.Remove(key);
+  } else {
+    if (!outcome.decision.nominated_node.empty()) {
+      // Preemption: name the victims for the stage and hold the nominated
+      // node's room for the pod while they go.
+      for (const std::string& uid : outcome.decision.victims) {
+        const scheduler::PodInfo* victim = cache_.FindPod(uid);
+        if (victim == nullptr) continue;
+        std::string victim_key = model::ObjectKey(model::Kind("Pod"), victim->namespace_, victim->name);
+        auto v = pods_.find(victim_key);
+        if (v == pods_.end() || v->second.uid != uid) continue;
+        outcome.victims.push_back(
+            Outcome::Victim{std::move(victim_key), uid, v->second.mod_revision, v->second.bytes});
+      }
+      info->nominated_node_name = outcome.decision.nominated_node;
+      cache_.AddNominatedPod(std::move(*info));
+    }
+    queue_.MarkUnschedulable(key, now);
+  }
+  return Result<Outcome>(std::move(outcome));
 }
 
 void SchedulerCore::Unassume(const std::string& key, Clock::time_point now) {
@@ -187,6 +257,22 @@ void SchedulerCore::ExpireAssumed(Clock::time_point now) {
     Uncount(it->second);
     Requeue(key, it->second, now);
   }
+}
+
+void SchedulerCore::UpsertService(const KeyValue& kv) {
+  if (!model::VerifyObject(model::Kind("Service"), kv.value).ok()) return;
+  scheduler::ServiceInfo info =
+      scheduler::ServiceInfoFromService(*flatbuffers::GetRoot<api::Service>(kv.value.data()));
+  std::pair<std::string, std::string> id{info.namespace_, info.name};
+  if (!cache_.UpsertService(std::move(info)).ok()) return;
+  service_keys_[kv.key] = std::move(id);
+}
+
+void SchedulerCore::RemoveService(const std::string& key) {
+  auto it = service_keys_.find(key);
+  if (it == service_keys_.end()) return;
+  (void)cache_.RemoveService(it->second.first, it->second.second);
+  service_keys_.erase(it);
 }
 
 void SchedulerCore::UpsertPersistentVolume(const KeyValue& kv, Clock::time_point now) {

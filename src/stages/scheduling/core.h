@@ -13,9 +13,11 @@
 
 #include <chrono>
 #include <deque>
+#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "log/log.h"
 #include "scheduler/scheduler.h"
@@ -28,13 +30,21 @@ class SchedulerCore {
   using Clock = SchedulingQueue::Clock;
   static constexpr std::chrono::seconds kAssumeTimeout{30};
 
-  // `profile` must outlive the core.
-  explicit SchedulerCore(const scheduler::Profile& profile) : profile_(profile) {}
+  // The profiles must outlive the core. A pod is scheduled by the profile of
+  // its spec.schedulerName; pods no profile handles are left alone.
+  explicit SchedulerCore(const scheduler::Profile& profile) : profiles_{&profile} {}
+  explicit SchedulerCore(const std::vector<scheduler::Profile>& profiles) {
+    for (const auto& p : profiles) profiles_.push_back(&p);
+  }
 
   void UpsertNode(const KeyValue& kv, Clock::time_point now);
   void RemoveNode(const std::string& key);
   void UpsertPod(const KeyValue& kv, Clock::time_point now);
   void RemovePod(const std::string& key, Clock::time_point now);
+  // Services: PodTopologySpread's default spreading groups a pod with the
+  // other pods of the Services that select it.
+  void UpsertService(const KeyValue& kv);
+  void RemoveService(const std::string& key);
   // PersistentVolumes and claims the volume plugins read. A change may let
   // a pod waiting on its volumes schedule (kube-scheduler: PV / PVC add and
   // update events).
@@ -43,18 +53,53 @@ class SchedulerCore {
   void UpsertPersistentVolumeClaim(const KeyValue& kv, Clock::time_point now);
   void RemovePersistentVolumeClaim(const std::string& key);
 
+  // What the core follows in the log, in the order the stage lists it
+  // (nodes before the pods bound to them), and how each change feeds the
+  // cache. The stage runs one informer per feed; podflow-replay
+  // --verify-scheduling rebuilds the cache from the log through the same
+  // feeds, so a kind followed here is replayed with no other change.
+  struct Feed {
+    std::string prefix;
+    std::function<void(const KeyValue& kv, Clock::time_point now)> upsert;
+    std::function<void(const std::string& key, Clock::time_point now)> remove;
+  };
+  // The feeds call into this core, which must outlive them.
+  std::vector<Feed> Feeds();
+
   struct Outcome {
     std::string key;
     std::string uid;
     Revision mod_revision;   // the pod revision decided on
     std::string pod_bytes;   // that revision's stored pod
     scheduler::Decision decision;
+    const scheduler::Profile* profile = nullptr;  // the profile that decided
+    size_t start_node_index = 0;                   // where its filters began visiting
+    // When preemption nominated a node (decision.nominated_node): the pods
+    // to evict there, as the cache knows them. The core already holds the
+    // nominated node's room for the pod (Snapshot nominated pods); the stage
+    // writes status.nominatedNodeName, deletes each victim and tells the core
+    // (RemovePod), which frees the room and moves the pod back to the queue.
+    struct Victim {
+      std::string key;
+      std::string uid;
+      Revision mod_revision;
+      std::string pod_bytes;
+    };
+    std::vector<Victim> victims;
   };
   // One scheduling cycle for the next queued pod; nullopt when none is
   // ready. A scheduled pod is assumed on its node; an unschedulable one
   // waits in the queue. Internal errors (plugin bugs) come back as Status
   // and the pod backs off.
   std::optional<Result<Outcome>> Next(Clock::time_point now);
+  // The cycle Next() runs once it has popped `key` (podflow-replay
+  // --verify-scheduling calls it directly): nullopt when the pod is unknown,
+  // does not parse or no profile handles it (it leaves the queue).
+  std::optional<Result<Outcome>> Cycle(const std::string& key, Clock::time_point now);
+  // Where the next cycle starts visiting nodes; replay sets the recorded one.
+  void set_next_start_node_index(size_t index) { next_start_node_index_ = index; }
+  // Pods counted on a node by a decision and not yet seen bound.
+  int64_t assumed_pods() const { return assumed_pods_; }
 
   // The decision for `key` could not be handed to binding: forget the
   // assumption and try again after a backoff.
@@ -84,18 +129,22 @@ class SchedulerCore {
   void Uncount(PodState& state);
   void Requeue(const std::string& key, const PodState& state, Clock::time_point now);
 
-  const scheduler::Profile& profile_;
+  const scheduler::Profile* ProfileFor(const scheduler::PodInfo& pod) const;
+
+  std::vector<const scheduler::Profile*> profiles_;
   scheduler::Snapshot cache_;
   SchedulingQueue queue_;
   std::unordered_map<std::string, PodState> pods_;
   std::unordered_map<std::string, std::string> node_keys_;  // node key -> name
-  std::unordered_map<std::string, std::string> pv_keys_;                             // key -> name
-  std::unordered_map<std::string, std::pair<std::string, std::string>> pvc_keys_;  // key -> ns, name
+  std::unordered_map<std::string, std::pair<std::string, std::string>> service_keys_;  // key -> ns, name
+  std::unordered_map<std::string, std::string> pv_keys_;                                 // key -> name
+  std::unordered_map<std::string, std::pair<std::string, std::string>> pvc_keys_;      // key -> ns, name
   // Assumptions in the order they were made (times only grow): ExpireAssumed
   // looks at the front only. Entries whose pod was bound or re-assumed since
   // are skipped (the time no longer matches).
   std::deque<std::pair<Clock::time_point, std::string>> assumed_order_;
   size_t next_start_node_index_ = 0;
+  int64_t assumed_pods_ = 0;
 };
 
 }  // namespace podflow::scheduling

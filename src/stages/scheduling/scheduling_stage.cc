@@ -1,9 +1,12 @@
 #include "stages/scheduling/scheduling_stage.h"
 
+#include <random>
+
 #include "base/logging.h"
 #include "bus/bus.h"
 #include "model/objects.h"
 #include "stages/persistence/informer.h"
+#include "scheduler/framework/decision_record.h"
 #include "stages/scheduling/core.h"
 #include "stages/status/status.h"
 
@@ -14,38 +17,38 @@ constexpr uint32_t kEventNamerInstance = 300;
 // Cycles run back to back before the informers are read again.
 constexpr int kCyclesPerPoll = 64;
 
-}  // namespace
-
-Result<scheduler::ProfileConfig> ParseSchedulerConfig(const YAML::Node& section) {
-  scheduler::ProfileConfig config = scheduler::DefaultProfileConfig();
-  if (!section || section.IsNull()) return config;
-  if (!section.IsMap()) return Status::Invalid("scheduler: expected a map");
-  for (const auto& entry : section) {
-    const std::string key = entry.first.as<std::string>();
-    try {
-      if (key == "seed") {
-        config.seed = entry.second.as<uint64_t>();
-      } else if (key == "percentageOfNodesToScore") {
-        config.percentage_of_nodes_to_score = entry.second.as<int32_t>();
-      } else {
-        return Status::Invalid("scheduler." + key + ": unknown field (known: seed, percentageOfNodesToScore)");
-      }
-    } catch (const YAML::Exception&) {
-      return Status::Invalid("scheduler." + key + ": expected a non-negative integer");
-    }
-  }
-  return config;
+// A run id: distinct across starts of the stage (time and randomness).
+uint64_t NewRunId() {
+  std::random_device device;
+  const uint64_t r = (static_cast<uint64_t>(device()) << 32) ^ device();
+  return r ^ static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
 }
 
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// The `scheduler:` section as YAML text ("" when absent).
+std::string ConfigText(const YAML::Node& section) {
+  if (!section || section.IsNull()) return "";
+  YAML::Emitter out;
+  out << section;
+  return out.c_str();
+}
+
+}  // namespace
+
 Result<std::unique_ptr<SchedulingStage>> SchedulingStage::Create(pipeline::StageContext& context) {
-  Result<scheduler::ProfileConfig> config = ParseSchedulerConfig(context.config.Section("scheduler"));
-  if (!config.ok()) return config.status();
   Result<scheduler::Registry> registry = scheduler::plugins::NewInTreeRegistry();
   if (!registry.ok()) return registry.status();
-  Result<scheduler::Profile> profile = scheduler::Profile::Build(*registry, *config);
-  if (!profile.ok()) return Status(profile.status().code(), "scheduler: " + profile.status().message());
+  Result<scheduler::SchedulerConfig> config =
+      scheduler::ParseSchedulerConfig(context.config.Section("scheduler"), *registry);
+  if (!config.ok()) return config.status();
+  Result<std::vector<scheduler::Profile>> profiles = scheduler::BuildProfiles(*registry, *config);
+  if (!profiles.ok()) return Status(profiles.status().code(), "scheduler: " + profiles.status().message());
   return std::unique_ptr<SchedulingStage>(
-      new SchedulingStage(context, std::move(*registry), std::move(*profile)));
+      new SchedulingStage(context, std::move(*registry), std::move(*profiles)));
 }
 
 Status SchedulingStage::Start() {
@@ -64,22 +67,87 @@ void SchedulingStage::Loop() {
   persistence::Client client(context_.zmq, context_.Endpoint("api"), std::string(kName));
   bus::Pusher decisions(context_.zmq, context_.Endpoint("decisions"));
   status::EventNamer namer(kEventNamerInstance);
-  SchedulerCore core(profile_);
+  SchedulerCore core(profiles_);
 
-  persistence::Informer nodes(context_.zmq, context_.Endpoint("api"), context_.Endpoint("watch"),
-                              model::KindPrefix(model::Kind("Node")));
-  persistence::Informer pods(context_.zmq, context_.Endpoint("api"), context_.Endpoint("watch"),
-                             model::KindPrefix(model::Kind("Pod")));
-  persistence::Informer::Handlers node_handlers{
-      [&](const KeyValue& kv) { core.UpsertNode(kv, Clock::now()); },
-      [&](const std::string& key) { core.RemoveNode(key); }};
-  persistence::Informer::Handlers pod_handlers{
-      [&](const KeyValue& kv) { core.UpsertPod(kv, Clock::now()); },
-      [&](const std::string& key) { core.RemovePod(key, Clock::now()); }};
+  // One informer per thing the core follows (SchedulerCore::Feeds: nodes,
+  // services, pods, ...), listed and polled in that order.
+  struct Followed {
+    std::unique_ptr<persistence::Informer> informer;
+    persistence::Informer::Handlers handlers;
+  };
+  std::vector<Followed> followed;
+  for (SchedulerCore::Feed& feed : core.Feeds()) {
+    followed.push_back(
+        {std::make_unique<persistence::Informer>(context_.zmq, context_.Endpoint("api"), context_.Endpoint("watch"),
+                                                 feed.prefix),
+         persistence::Informer::Handlers{
+             [upsert = feed.upsert](const KeyValue& kv) { upsert(kv, Clock::now()); },
+             [remove = feed.remove](const std::string& key) { remove(key, Clock::now()); }}});
+  }
+
+  // This start of the stage, recorded with its configuration so that
+  // podflow-replay --verify-scheduling re-runs decisions with the same profiles.
+  const uint64_t run = NewRunId();
+  uint64_t seq = 0;
+  const std::string run_key = scheduler::SchedulerRunKey(run);
+  const std::string run_record = scheduler::EncodeSchedulerRun(run, NowMs(), ConfigText(context_.config.Section("scheduler")));
+  bool run_recorded = false;
+  // The explanation of `outcome`, stored beside its binding or its FailedScheduling.
+  auto explain = [&](const SchedulerCore::Outcome& outcome) {
+    scheduler::DecisionContext c;
+    c.pod_key = outcome.key;
+    c.pod_uid = outcome.uid;
+    c.pod_mod_revision = outcome.mod_revision.value();
+    c.profile = outcome.profile->scheduler_name();
+    c.start_node_index = outcome.start_node_index;
+    for (const Followed& f : followed) {
+      c.sources.push_back({f.informer->prefix(), f.informer->list_revision().value(), f.informer->revision().value()});
+    }
+    c.run = run;
+    c.seq = ++seq;
+    c.assumed_pods = core.assumed_pods();
+    c.decided_at_ms = NowMs();
+    return scheduler::EncodeDecisionRecord(outcome.decision, c);
+  };
 
   // Records why a pod fits nowhere: FailedScheduling and PodScheduled=False,
   // in one write guarded by the revision decided on.
+  // Evicts the victims preemption chose, as kube-scheduler's preemption
+  // does: each is deleted with a Preempted event about it, guarded by the
+  // revision the cache saw (retried at the current revision while it is the
+  // same pod whose status alone moved on). A victim this stage deleted leaves
+  // the core at once: its room goes to the nominated pod, which is queued
+  // again (kube-scheduler: AssignedPodDelete).
+  auto evict_victims = [&](const SchedulerCore::Outcome& outcome) {
+    for (const SchedulerCore::Outcome::Victim& victim : outcome.victims) {
+      std::unique_ptr<api::PodT> pod = model::Unpack<api::Pod>(victim.pod_bytes);
+      if (!pod->metadata) continue;
+      status::PackedEvent event = status::PackEvent(
+          status::PreemptedEvent(*pod, outcome.uid, outcome.decision.nominated_node, runtime::WallClockNow(),
+                                 namer, outcome.profile->scheduler_name()));
+      Revision guard = victim.mod_revision;
+      for (int attempt = 0; attempt < 3; ++attempt) {
+        Result<persistence::WriteResult> written = client.Write(
+            {DeleteOp{victim.key, guard}, PutOp{event.key, event.bytes, std::nullopt, status::kEventTtlSeconds}});
+        if (!written.ok()) {
+          log->warn("preempting {} for {}: {}", victim.key, outcome.key, written.status().ToString());
+          break;
+        }
+        if (written->succeeded) {
+          log->info("{}: preempted {} on {}", outcome.key, victim.key, outcome.decision.nominated_node);
+          core.RemovePod(victim.key, Clock::now());
+          break;
+        }
+        if (!written->current) break;  // gone already
+        std::unique_ptr<api::PodT> now = model::Unpack<api::Pod>(written->current->value);
+        if (!now->metadata || now->metadata->uid != victim.uid) break;  // another pod now
+        guard = written->current->mod_revision;
+      }
+    }
+  };
+
   auto record_unschedulable = [&](const SchedulerCore::Outcome& outcome) {
+    evict_victims(outcome);
     std::unique_ptr<api::PodT> pod = model::Unpack<api::Pod>(outcome.pod_bytes);
     if (!pod->metadata || !pod->spec) return;
     if (!pod->status) pod->status = std::make_unique<api::PodStatusT>();
@@ -87,11 +155,14 @@ void SchedulingStage::Loop() {
     status::SetCondition(*pod->status,
                          {"PodScheduled", api::ConditionStatus::False, "Unschedulable", outcome.decision.message},
                          runtime::FormatTime(now));
+    if (!outcome.decision.nominated_node.empty()) pod->status->nominated_node_name = outcome.decision.nominated_node;
     status::PackedEvent event = status::PackEvent(
         status::FailedSchedulingEvent(*pod, outcome.decision.message, now, namer, status::SchedulerOf(*pod)));
     Result<persistence::WriteResult> written =
         client.Write({PutOp{outcome.key, model::Pack(*pod), outcome.mod_revision},
-                      PutOp{std::move(event.key), std::move(event.bytes), std::nullopt, status::kEventTtlSeconds}});
+                      PutOp{std::move(event.key), std::move(event.bytes), std::nullopt, status::kEventTtlSeconds},
+                      PutOp{scheduler::DecisionKeyOfPod(outcome.key), explain(outcome), std::nullopt,
+                            status::kEventTtlSeconds}});
     if (!written.ok()) {
       log->warn("recording FailedScheduling for {}: {}", outcome.key, written.status().ToString());
     } else if (written->succeeded) {
@@ -101,9 +172,20 @@ void SchedulingStage::Loop() {
 
   bool synced = false;
   while (!stopping_) {
+    if (!run_recorded) {
+      Result<persistence::WriteResult> w = client.Write({PutOp{run_key, run_record}});
+      if (!w.ok()) {
+        log->warn("recording the scheduler run: {}", w.status().ToString());
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        continue;
+      }
+      run_recorded = true;
+    }
     if (!synced) {
-      Status s = nodes.Sync(node_handlers);
-      if (s.ok()) s = pods.Sync(pod_handlers);
+      Status s;
+      for (Followed& f : followed) {
+        if (s.ok()) s = f.informer->Sync(f.handlers);
+      }
       if (!s.ok()) {
         log->warn("listing nodes and pods: {}", s.ToString());
         std::this_thread::sleep_for(std::chrono::milliseconds(200));
@@ -112,8 +194,12 @@ void SchedulingStage::Loop() {
       synced = true;
     }
     const bool busy = core.queue().active_size() > 0;
-    Status polled = nodes.Poll(std::chrono::milliseconds(0), node_handlers);
-    if (polled.ok()) polled = pods.Poll(std::chrono::milliseconds(busy ? 0 : 20), pod_handlers);
+    // The last informer (pods) waits a little when there is nothing to do.
+    Status polled;
+    for (size_t i = 0; i < followed.size() && polled.ok(); ++i) {
+      const bool last = i + 1 == followed.size();
+      polled = followed[i].informer->Poll(std::chrono::milliseconds(last && !busy ? 20 : 0), followed[i].handlers);
+    }
     if (!polled.ok()) {
       log->warn("following nodes and pods: {}", polled.ToString());
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
@@ -134,12 +220,13 @@ void SchedulingStage::Loop() {
         record_unschedulable(outcome);
         continue;
       }
-      // The per-node explanation is not sent yet: nothing downstream keeps it
-      // (describe and replay will, with the scheduler's explained decisions).
-      flatbuffers::FlatBufferBuilder fbb(512);
+      // Binding stores the explanation in the transaction that binds the pod.
+      const std::string explanation = explain(outcome);
+      flatbuffers::FlatBufferBuilder fbb(1024 + explanation.size());
       auto body = msg::CreateDecision(
           fbb, fbb.CreateString(outcome.key), fbb.CreateString(outcome.uid), outcome.mod_revision.value(),
-          fbb.CreateString(outcome.decision.node), fbb.CreateString(profile_.scheduler_name()), 0,
+          fbb.CreateString(outcome.decision.node), fbb.CreateString(outcome.profile->scheduler_name()),
+          fbb.CreateVector(reinterpret_cast<const uint8_t*>(explanation.data()), explanation.size()),
           fbb.CreateVector(reinterpret_cast<const uint8_t*>(outcome.pod_bytes.data()), outcome.pod_bytes.size()));
       Status pushed = decisions.Push(bus::FinishFrame(fbb, msg::Body::Decision, body.Union()));
       if (!pushed.ok()) {

@@ -79,6 +79,8 @@ class PodBuilder {
     pod_.spec->preemption_policy = api::PreemptionPolicy::Never;
     return *this;
   }
+  PodBuilder& StartTime(const std::string& t) { Status().start_time = t; return *this; }
+  PodBuilder& NominatedNode(const std::string& n) { Status().nominated_node_name = n; return *this; }
 
   // A new regular container with these requests ({} = names none).
   PodBuilder& Container(std::vector<std::pair<std::string, std::string>> requests = {}) {
@@ -115,6 +117,16 @@ class PodBuilder {
     First().ports.push_back(std::move(p));
     return *this;
   }
+  // Adds an entry to spec.topologySpreadConstraints.
+  PodBuilder& SpreadConstraint(std::unique_ptr<api::TopologySpreadConstraintT> c) {
+    pod_.spec->topology_spread_constraints.push_back(std::move(c));
+    return *this;
+  }
+  // Sets metadata.deletionTimestamp: the pod is being deleted.
+  PodBuilder& Deleting() {
+    pod_.metadata->deletion_timestamp = "2026-01-01T00:00:00Z";
+    return *this;
+  }
   // Adds a volume (any source) to spec.volumes.
   PodBuilder& Volume(std::unique_ptr<api::VolumeT> volume) {
     pod_.spec->volumes.push_back(std::move(volume));
@@ -134,6 +146,51 @@ class PodBuilder {
     pod_.spec->tolerations.push_back(std::move(t));
     return *this;
   }
+  // The first regular container's image (created when there is none).
+  PodBuilder& Image(const std::string& image) {
+    if (pod_.spec->containers.empty()) Container();
+    First().image = image;
+    return *this;
+  }
+  // A new init container with this image and no requests.
+  PodBuilder& InitImage(const std::string& image) {
+    auto c = MakeContainer({});
+    c->image = image;
+    pod_.spec->init_containers.push_back(std::move(c));
+    return *this;
+  }
+  // A limit on the first regular container (created when there is none).
+  PodBuilder& Limit(const std::string& resource, const std::string& quantity) {
+    if (pod_.spec->containers.empty()) Container();
+    PutQuantity(First().resources->limits, resource, quantity);
+    return *this;
+  }
+  PodBuilder& Owner(const std::string& kind, const std::string& uid, bool controller = true) {
+    auto o = std::make_unique<api::OwnerReferenceT>();
+    o->api_version = kind == "ReplicationController" ? "v1" : "apps/v1";
+    o->kind = kind;
+    o->name = "owner";
+    o->uid = uid;
+    o->controller = controller;
+    pod_.metadata->owner_references.push_back(std::move(o));
+    return *this;
+  }
+  // Adds a preferred node affinity term.
+  PodBuilder& PreferredTerm(int32_t weight, std::vector<Req> expressions, std::vector<Req> fields = {}) {
+    auto& spec = *pod_.spec;
+    if (!spec.affinity) spec.affinity = std::make_unique<api::AffinityT>();
+    if (!spec.affinity->node_affinity) {
+      spec.affinity->node_affinity = std::make_unique<api::NodeAffinityT>();
+    }
+    auto term = std::make_unique<api::PreferredSchedulingTermT>();
+    term->weight = weight;
+    term->preference = std::make_unique<api::NodeSelectorTermT>();
+    for (auto& r : expressions) term->preference->match_expressions.push_back(Requirement(r));
+    for (auto& r : fields) term->preference->match_fields.push_back(Requirement(r));
+    spec.affinity->node_affinity->preferred_during_scheduling_ignored_during_execution.push_back(
+        std::move(term));
+    return *this;
+  }
   // Adds a required node affinity term (ORed with the others).
   PodBuilder& AffinityTerm(std::vector<Req> expressions, std::vector<Req> fields = {}) {
     auto& required = Required();
@@ -146,6 +203,14 @@ class PodBuilder {
   // A required node affinity with no terms at all.
   PodBuilder& EmptyRequiredAffinity() {
     Required();
+    return *this;
+  }
+
+  // Edits spec.affinity (created when absent): pod affinity terms.
+  template <typename F>
+  PodBuilder& EditAffinity(F&& edit) {
+    if (!pod_.spec->affinity) pod_.spec->affinity = std::make_unique<api::AffinityT>();
+    edit(*pod_.spec->affinity);
     return *this;
   }
 
@@ -175,6 +240,10 @@ class PodBuilder {
     return out;
   }
   api::ContainerT& First() { return *pod_.spec->containers.front(); }
+  api::PodStatusT& Status() {
+    if (!pod_.status) pod_.status = std::make_unique<api::PodStatusT>();
+    return *pod_.status;
+  }
   api::NodeSelectorT& Required() {
     auto& spec = *pod_.spec;
     if (!spec.affinity) spec.affinity = std::make_unique<api::AffinityT>();
@@ -222,6 +291,26 @@ class NodeBuilder {
   NodeBuilder& Allocatable(const std::string& resource, const std::string& q) {
     PutQuantity(node_.status->allocatable, resource, q);
     PutQuantity(node_.status->capacity, resource, q);
+    return *this;
+  }
+  NodeBuilder& Annotation(const std::string& k, const std::string& v) {
+    PutString(node_.metadata->annotations, k, v);
+    return *this;
+  }
+  // An entry of status.images.
+  NodeBuilder& Image(std::vector<std::string> names, int64_t size_bytes) {
+    auto image = std::make_unique<api::ContainerImageT>();
+    image->names = std::move(names);
+    image->size_bytes = size_bytes;
+    node_.status->images.push_back(std::move(image));
+    return *this;
+  }
+  // An entry of status.conditions, e.g. Condition("MemoryPressure", True).
+  NodeBuilder& Condition(const std::string& type, api::ConditionStatus status) {
+    auto c = std::make_unique<api::NodeConditionT>();
+    c->type = type;
+    c->status = status;
+    node_.status->conditions.push_back(std::move(c));
     return *this;
   }
   NodeBuilder& Cpu(const std::string& q) { return Allocatable("cpu", q); }
