@@ -16,6 +16,22 @@
 
 namespace podflow::scheduler {
 
+// One image a node holds (status.images), under one of its names.
+struct ImageState {
+  std::string name;  // NormalizedImageName of a reported name
+  int64_t size_bytes = 0;
+};
+
+// A controller a node asks pods of to stay away (the
+// scheduler.alpha.kubernetes.io/preferAvoidPods annotation).
+struct AvoidedController {
+  std::string kind;
+  std::string uid;
+};
+
+inline constexpr std::string_view kPreferAvoidPodsAnnotationKey =
+    "scheduler.alpha.kubernetes.io/preferAvoidPods";
+
 class NodeInfo {
  public:
   NodeInfo() = default;
@@ -25,6 +41,20 @@ class NodeInfo {
   std::vector<Taint> taints;
   bool unschedulable = false;
   Resources allocatable;  // status.allocatable; allowed_pods from "pods"
+  // status.images, one entry per distinct normalized name (the first image
+  // reporting a name wins), sorted by name.
+  std::vector<ImageState> images;
+  // status.conditions MemoryPressure / DiskPressure / PIDPressure with
+  // status True.
+  bool memory_pressure = false;
+  bool disk_pressure = false;
+  bool pid_pressure = false;
+  // preferAvoidPods[].podSignature.podController of the annotation; empty
+  // when absent or not valid JSON (the node is then avoided by no one).
+  std::vector<AvoidedController> prefer_avoid_pods;
+
+  // The image of that normalized name, or nullptr.
+  const ImageState* FindImage(std::string_view name) const;
 
   // Sums over pods(): requests as Kubernetes computes them, and the
   // non-zero view (100m / 200Mi for containers naming no cpu / memory).
@@ -34,6 +64,11 @@ class NodeInfo {
   // Host ports of the pods' containers, one entry per use.
   const std::vector<HostPort>& used_ports() const { return used_ports_; }
   const std::vector<std::shared_ptr<const PodInfo>>& pods() const { return pods_; }
+  // The pods of pods() declaring podAffinity or podAntiAffinity (InterPodAffinity
+  // scoring walks only these), in pods() order.
+  const std::vector<std::shared_ptr<const PodInfo>>& pods_with_affinity() const {
+    return pods_with_affinity_;
+  }
 
   // Counts `pod` on this node. Does not check that it fits.
   void AddPod(std::shared_ptr<const PodInfo> pod);
@@ -50,6 +85,7 @@ class NodeInfo {
   int64_t non_zero_memory_ = 0;
   std::vector<HostPort> used_ports_;
   std::vector<std::shared_ptr<const PodInfo>> pods_;
+  std::vector<std::shared_ptr<const PodInfo>> pods_with_affinity_;
 };
 
 // Builds the NodeInfo of a verified stored node (no pods yet). Returns

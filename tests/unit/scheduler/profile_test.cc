@@ -1,4 +1,7 @@
 // Registry duplicates and profile validation.
+#include <algorithm>
+#include <map>
+
 #include <catch2/catch.hpp>
 
 #include "builders.h"
@@ -47,18 +50,40 @@ TEST_CASE("registry refuses a duplicate name") {
 TEST_CASE("the in-tree registry holds every plugin once") {
   auto r = plugins::NewInTreeRegistry();
   REQUIRE(r.ok());
-  CHECK(r->Names() == std::vector<std::string>{"NodeAffinity", "NodeName", "NodePorts",
-                                               "NodeResourcesBalancedAllocation", "NodeResourcesFit",
-                                               "NodeUnschedulable", "TaintToleration"});
-  auto profile = Profile::Build(*r, DefaultProfileConfig());
+  // Names() is sorted; registering a name twice would have failed above.
+  const std::vector<std::string> names = r->Names();
+  for (const char* want : {"ImageLocality", "NodeAffinity", "NodeName", "NodePorts", "NodePreferAvoidPods",
+                           "NodePressure", "NodeResourcesBalancedAllocation", "NodeResourcesFit",
+                           "NodeUnschedulable", "TaintToleration"}) {
+    INFO(want);
+    CHECK(std::find(names.begin(), names.end(), want) != names.end());
+  }
+  const ProfileConfig config = DefaultProfileConfig();
+  auto profile = Profile::Build(*r, config);
   REQUIRE(profile.ok());
-  CHECK(profile->filter_plugins().size() == 6);
+  REQUIRE(profile->filter_plugins().size() == config.filter.size());
   CHECK(profile->filter_plugins()[0]->name == "NodeUnschedulable");
-  REQUIRE(profile->score_plugins().size() == 2);
-  CHECK(profile->score_plugins()[1].plugin->name == "NodeResourcesBalancedAllocation");
-  CHECK(profile->score_plugins()[1].weight == 1);
+  REQUIRE(profile->score_plugins().size() == config.score.size());
+  // kube-scheduler's default weights, and the seeds' NodePreferAvoidPods.
+  std::map<std::string, int64_t> weights;
+  for (const auto& s : profile->score_plugins()) weights[s.plugin->name] = s.weight;
+  CHECK(weights["TaintToleration"] == 3);
+  CHECK(weights["NodeAffinity"] == 2);
+  CHECK(weights["NodeResourcesFit"] == 1);
+  CHECK(weights["NodeResourcesBalancedAllocation"] == 1);
+  CHECK(weights["ImageLocality"] == 1);
+  CHECK(weights["NodePreferAvoidPods"] == 10000);
   // NodeResourcesFit filters and scores: one instance.
-  CHECK(profile->filter_plugins()[5] == profile->score_plugins()[0].plugin);
+  const PluginInstance* fit_filter = nullptr;
+  const PluginInstance* fit_score = nullptr;
+  for (const auto* f : profile->filter_plugins()) {
+    if (f->name == "NodeResourcesFit") fit_filter = f;
+  }
+  for (const auto& sc : profile->score_plugins()) {
+    if (sc.plugin->name == "NodeResourcesFit") fit_score = sc.plugin;
+  }
+  CHECK(fit_filter != nullptr);
+  CHECK(fit_filter == fit_score);
 }
 
 TEST_CASE("profile validation") {
@@ -76,15 +101,21 @@ TEST_CASE("profile validation") {
   };
   std::vector<Case> cases;
   cases.push_back({"unknown filter plugin", with([](ProfileConfig& c) { c.filter.push_back("NodeFoo"); }),
-                   "profile \"default-scheduler\": filter plugin \"NodeFoo\": unknown plugin (known: "
-                   "NodeAffinity, NodeName, NodePorts, NodeResourcesBalancedAllocation, NodeResourcesFit, "
-                   "NodeUnschedulable, TaintToleration)"});
-  cases.push_back({"unknown score plugin", with([](ProfileConfig& c) { c.score.push_back({"ImageLocality", 1}); }),
-                   "score plugin \"ImageLocality\": unknown plugin"});
+                   "profile \"default-scheduler\": filter plugin \"NodeFoo\": unknown plugin (known: "});
+  cases.push_back({"unknown score plugin", with([](ProfileConfig& c) { c.score.push_back({"ImageLocalityX", 1}); }),
+                   "score plugin \"ImageLocalityX\": unknown plugin"});
   cases.push_back({"score plugin without weight",
-                   with([](ProfileConfig& c) { c.score[1].weight.reset(); }),
+                   with([](ProfileConfig& c) {
+                     for (auto& s : c.score) {
+                       if (s.name == "NodeResourcesBalancedAllocation") s.weight.reset();
+                     }
+                   }),
                    "score plugin \"NodeResourcesBalancedAllocation\" has no weight"});
-  cases.push_back({"zero weight", with([](ProfileConfig& c) { c.score[0].weight = 0; }),
+  cases.push_back({"zero weight", with([](ProfileConfig& c) {
+                     for (auto& s : c.score) {
+                       if (s.name == "NodeResourcesFit") s.weight = 0;
+                     }
+                   }),
                    "score plugin \"NodeResourcesFit\": weight must be positive, got 0"});
   cases.push_back({"filter without Filter",
                    with([](ProfileConfig& c) { c.filter.push_back("NodeResourcesBalancedAllocation"); }),

@@ -49,14 +49,23 @@ TEST_CASE("the emptiest node wins") {
   CHECK(d->feasible_nodes == 3);
   CHECK(d->tied_nodes == 1);
   REQUIRE(d->scores.size() == 3);
+  auto raw = [&](size_t node, std::string_view plugin) {
+    for (const PluginScore& p : d->scores[node].plugins) {
+      if (p.plugin == plugin) return p.raw;
+    }
+    return int64_t{-1};
+  };
   // c: Fit cpu (4000-500)*100/4000 = 87, memory 7/8 -> 87 => 87; Balanced 0.125 vs 0.125 -> 100.
-  CHECK(d->scores[2].plugins[0].raw == 87);
-  CHECK(d->scores[2].plugins[1].raw == 100);
-  CHECK(d->scores[2].total == 187);
+  CHECK(raw(2, "NodeResourcesFit") == 87);
+  CHECK(raw(2, "NodeResourcesBalancedAllocation") == 100);
+  // The other default scores are the same on every node here: TaintToleration
+  // 100 * 3 (no taints), NodePreferAvoidPods 100 * 10000, the rest 0.
+  constexpr int64_t kSame = 300 + 1000000;
+  CHECK(d->scores[2].total == kSame + 187);
   // b: cpu (4000-1500)/4000 = 62, memory 5/8 -> 62 => 62; Balanced 100 => 162.
-  CHECK(d->scores[1].total == 162);
+  CHECK(d->scores[1].total == kSame + 162);
   // a: cpu (4000-2500)/4000 = 37, memory 3/8 -> 37 => 37; Balanced 100 => 137.
-  CHECK(d->scores[0].total == 137);
+  CHECK(d->scores[0].total == kSame + 137);
 }
 
 TEST_CASE("nodeSelector disktype=ssd lands on the labelled node") {

@@ -4,6 +4,8 @@
 #include <charconv>
 #include <optional>
 
+#include "scheduler/plugins/helper/normalize_score.h"
+
 namespace podflow::scheduler::plugins {
 namespace {
 
@@ -82,6 +84,9 @@ bool MatchesNodeSelector(const NodeSelector& selector, const NodeInfo& node) {
 }
 
 PluginStatus NodeAffinity::Filter(const CycleState&, const PodInfo& pod, const NodeInfo& node) const {
+  if (added_required_.has_value() && !MatchesNodeSelector(*added_required_, node)) {
+    return PluginStatus::UnschedulableAndUnresolvable(std::string(kErrReasonEnforced));
+  }
   bool match = std::all_of(pod.node_selector.begin(), pod.node_selector.end(), [&](const auto& kv) {
     const std::string* value = FindLabel(node.labels, kv.first);
     return value != nullptr && *value == kv.second;
@@ -91,6 +96,21 @@ PluginStatus NodeAffinity::Filter(const CycleState&, const PodInfo& pod, const N
   }
   if (match) return PluginStatus::Success();
   return PluginStatus::UnschedulableAndUnresolvable(std::string(kErrReasonPod));
+}
+
+int64_t NodeAffinity::Score(const CycleState&, const PodInfo& pod, const NodeInfo& node) const {
+  int64_t count = 0;
+  for (const PreferredSchedulingTerm& t : added_preferred_) {
+    if (MatchesNodeSelectorTerm(t.preference, node)) count += t.weight;
+  }
+  for (const PreferredSchedulingTerm& t : pod.preferred_node_affinity) {
+    if (MatchesNodeSelectorTerm(t.preference, node)) count += t.weight;
+  }
+  return count;
+}
+
+void NodeAffinity::NormalizeScore(const PodInfo&, std::span<int64_t> scores) const {
+  helper::DefaultNormalizeScore(kMaxNodeScore, /*reverse=*/false, scores);
 }
 
 }  // namespace podflow::scheduler::plugins

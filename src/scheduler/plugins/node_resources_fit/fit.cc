@@ -1,22 +1,28 @@
 #include "scheduler/plugins/node_resources_fit/fit.h"
 
-namespace podflow::scheduler::plugins {
+#include <algorithm>
 
-int64_t LeastRequestedScore(int64_t requested, int64_t capacity) {
-  if (capacity == 0 || requested > capacity) return 0;
-  return ((capacity - requested) * kMaxNodeScore) / capacity;
+namespace podflow::scheduler::plugins {
+namespace {
+
+// Kubernetes' IsExtendedResourceName: a domain-qualified name outside
+// *kubernetes.io/ and not a quota "requests." name. Only these can be ignored.
+bool IsExtendedResourceName(std::string_view name) {
+  return name.find('/') != std::string_view::npos &&
+         name.find("kubernetes.io/") == std::string_view::npos && !name.starts_with("requests.");
 }
 
-int64_t LeastAllocatedScore(std::span<const int64_t> requested, std::span<const int64_t> allocatable,
-                            std::span<const int64_t> weights) {
-  int64_t node_score = 0;
-  int64_t weight_sum = 0;
-  for (size_t i = 0; i < requested.size(); ++i) {
-    if (allocatable[i] == 0) continue;
-    node_score += LeastRequestedScore(requested[i], allocatable[i]) * weights[i];
-    weight_sum += weights[i];
-  }
-  return weight_sum == 0 ? 0 : node_score / weight_sum;
+bool SortedContains(const std::vector<std::string>& v, std::string_view s) {
+  return std::binary_search(v.begin(), v.end(), s, std::less<>());
+}
+
+}  // namespace
+
+bool NodeResourcesFit::Ignored(std::string_view name) const {
+  if (!IsExtendedResourceName(name)) return false;
+  if (SortedContains(ignored_resources_, name)) return true;
+  if (ignored_groups_.empty()) return false;
+  return SortedContains(ignored_groups_, name.substr(0, name.find('/')));
 }
 
 PluginStatus NodeResourcesFit::Filter(const CycleState&, const PodInfo& pod,
@@ -39,7 +45,7 @@ PluginStatus NodeResourcesFit::Filter(const CycleState&, const PodInfo& pod,
     reasons.emplace_back("Insufficient ephemeral-storage");
   }
   for (const ScalarResource& r : want.scalar) {
-    if (r.value == 0) continue;
+    if (r.value == 0 || Ignored(r.name)) continue;
     if (r.value > have.Scalar(r.name) - used.Scalar(r.name)) {
       reasons.push_back("Insufficient " + r.name);
     }
@@ -50,7 +56,7 @@ PluginStatus NodeResourcesFit::Filter(const CycleState&, const PodInfo& pod,
 
 int64_t NodeResourcesFit::Score(const CycleState&, const PodInfo& pod, const NodeInfo& node) const {
   // At most a handful of resources: fixed arrays avoid allocating per node.
-  constexpr size_t kMax = 8;
+  constexpr size_t kMax = 16;
   int64_t requested[kMax] = {};
   int64_t allocatable[kMax] = {};
   int64_t weights[kMax] = {};
@@ -61,8 +67,16 @@ int64_t NodeResourcesFit::Score(const CycleState&, const PodInfo& pod, const Nod
     requested[i] = ar.allocatable == 0 ? 0 : ar.requested;
     weights[i] = resources_[i].weight;
   }
-  return LeastAllocatedScore(std::span(requested, n), std::span(allocatable, n),
-                             std::span(weights, n));
+  const std::span<const int64_t> req(requested, n), alloc(allocatable, n), w(weights, n);
+  switch (type_) {
+    case ScoringStrategyType::kLeastAllocated:
+      return LeastAllocatedScore(req, alloc, w);
+    case ScoringStrategyType::kMostAllocated:
+      return MostAllocatedScore(req, alloc, w);
+    case ScoringStrategyType::kRequestedToCapacityRatio:
+      return RequestedToCapacityRatioScore(shape_, req, alloc, w);
+  }
+  return 0;
 }
 
 }  // namespace podflow::scheduler::plugins

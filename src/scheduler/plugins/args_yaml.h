@@ -1,0 +1,75 @@
+// Reading plugin args (pluginConfig[].args) from YAML: typed getters that
+// turn yaml-cpp's exceptions into Invalid naming the field by its path
+// ("scoringStrategy.resources[0].weight"), and a strict key check, since
+// kube-scheduler decodes its configuration strictly.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "base/result.h"
+
+namespace podflow::scheduler::plugins::args {
+
+// "a" + "b" -> "a.b"; "" + "b" -> "b".
+inline std::string Child(std::string_view path, std::string_view key) {
+  return path.empty() ? std::string(key) : std::string(path) + "." + std::string(key);
+}
+inline std::string Index(std::string_view path, size_t i) {
+  return std::string(path) + "[" + std::to_string(i) + "]";
+}
+
+inline bool Absent(const YAML::Node& node) { return !node || node.IsNull(); }
+
+// Invalid unless `node` is absent or a map whose keys are all in `known`.
+inline Status CheckMap(const YAML::Node& node, std::string_view path,
+                       std::initializer_list<std::string_view> known) {
+  if (Absent(node)) return Status::Ok();
+  const std::string where = path.empty() ? std::string("args") : std::string(path);
+  if (!node.IsMap()) return Status::Invalid(where + ": must be a map");
+  for (const auto& kv : node) {
+    std::string key;
+    try {
+      key = kv.first.as<std::string>();
+    } catch (const YAML::Exception&) {
+      return Status::Invalid(where + ": keys must be strings");
+    }
+    bool ok = false;
+    for (std::string_view k : known) ok = ok || k == key;
+    if (!ok) return Status::Invalid(Child(path, key) + ": unknown field");
+  }
+  return Status::Ok();
+}
+
+inline Result<std::string> String(const YAML::Node& node, std::string_view path) {
+  if (!node.IsScalar()) return Status::Invalid(std::string(path) + ": must be a string");
+  return node.Scalar();
+}
+
+inline Result<int64_t> Int(const YAML::Node& node, std::string_view path) {
+  try {
+    if (node.IsScalar()) return node.as<int64_t>();
+  } catch (const YAML::Exception&) {
+  }
+  return Status::Invalid(std::string(path) + ": must be an integer");
+}
+
+// Absent: empty.
+inline Result<std::vector<std::string>> Strings(const YAML::Node& node, std::string_view path) {
+  std::vector<std::string> out;
+  if (Absent(node)) return out;
+  if (!node.IsSequence()) return Status::Invalid(std::string(path) + ": must be a list");
+  for (size_t i = 0; i < node.size(); ++i) {
+    auto s = String(node[i], Index(path, i));
+    if (!s.ok()) return s.status();
+    out.push_back(std::move(s).value());
+  }
+  return out;
+}
+
+}  // namespace podflow::scheduler::plugins::args
