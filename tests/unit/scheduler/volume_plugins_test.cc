@@ -133,6 +133,25 @@ TEST_CASE("VolumeRestrictions: ReadWriteOncePod claims", "[volumes]") {
     REQUIRE(snap.RemovePod("uid-holder").ok());
     CHECK(PreFilterThenFilter(p, MakePod().Name("new").Volume(ClaimVolume("once")).Info(), snap, *snap.FindNode("n1")).IsSuccess());
   }
+  SECTION("preemption's trial: without the holder its node passes, the others do not") {
+    PodInfo pod = MakePod().Name("new").Volume(ClaimVolume("once")).Info();
+    CycleState state;
+    REQUIRE(p.PreFilter(state, pod, snap).status.IsSuccess());
+    NodeInfo trial = *snap.FindNode("n1");
+    REQUIRE(trial.RemovePod("uid-holder").ok());
+    CHECK(p.Filter(state, pod, trial).IsSuccess());
+    CHECK(p.Filter(state, pod, *snap.FindNode("n2")).code() == PluginCode::kUnschedulable);
+  }
+  SECTION("a pod nominated to the node with the claim takes it") {
+    REQUIRE(snap.RemovePod("uid-holder").ok());
+    PodInfo pod = MakePod().Name("new").Volume(ClaimVolume("once")).Info();
+    CycleState state;
+    REQUIRE(p.PreFilter(state, pod, snap).status.IsSuccess());
+    CHECK(p.Filter(state, pod, *snap.FindNode("n2")).IsSuccess());
+    NodeInfo with_nominated = *snap.FindNode("n2");
+    with_nominated.AddPod(std::make_shared<const PodInfo>(MakePod().Name("nominated").Volume(ClaimVolume("once")).Info()));
+    CHECK(p.Filter(state, pod, with_nominated).code() == PluginCode::kUnschedulable);
+  }
   SECTION("a claim that does not exist") {
     CycleState state;
     PreFilterResult r = p.PreFilter(state, MakePod().Name("new").Volume(ClaimVolume("nope")).Info(), snap);

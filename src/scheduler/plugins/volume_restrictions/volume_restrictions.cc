@@ -8,8 +8,10 @@ namespace {
 constexpr std::string_view kStateKey = "PreFilterVolumeRestrictions";
 
 struct State {
-  // ReadWriteOncePod claims of the pod that scheduled pods already use.
-  int conflicting_claims = 0;
+  // The pod's claims with the ReadWriteOncePod access mode.
+  std::vector<std::string> once_claims;
+  // Nodes where a pod holding one of them is counted, one entry per holder.
+  std::vector<std::string> holder_nodes;
 };
 
 bool ChecksConflicts(const PodVolume& v) {
@@ -29,17 +31,13 @@ bool ShareAny(const std::vector<std::string>& a, const std::vector<std::string>&
                      [&](const std::string& x) { return std::find(b.begin(), b.end(), x) != b.end(); });
 }
 
-// Some pod counted on a node, in `namespace_`, mounts claim `name`.
-bool ClaimUsedByPods(const Snapshot& snapshot, const std::string& namespace_, const std::string& name) {
-  for (const NodeInfo& node : snapshot.nodes()) {
-    for (const auto& pod : node.pods()) {
-      if (pod->volumes.empty() || pod->namespace_ != namespace_) continue;
-      for (const PodVolume& v : pod->volumes) {
-        if (v.kind == VolumeSourceKind::kPersistentVolumeClaim && v.claim_name == name) return true;
-      }
-    }
-  }
-  return false;
+// `pod` lives in `namespace_` and mounts one of `claims`.
+bool MountsAny(const PodInfo& pod, const std::string& namespace_, const std::vector<std::string>& claims) {
+  if (pod.volumes.empty() || pod.namespace_ != namespace_) return false;
+  return std::any_of(pod.volumes.begin(), pod.volumes.end(), [&](const PodVolume& v) {
+    return v.kind == VolumeSourceKind::kPersistentVolumeClaim &&
+           std::find(claims.begin(), claims.end(), v.claim_name) != claims.end();
+  });
 }
 
 }  // namespace
@@ -64,7 +62,6 @@ bool VolumesConflict(const PodVolume& want, const PodVolume& existing) {
 PreFilterResult VolumeRestrictions::PreFilter(CycleState& state, const PodInfo& pod,
                                               const Snapshot& snapshot) const {
   auto s = std::make_shared<State>();
-  std::vector<const std::string*> counted;  // a claim mounted twice counts once
   for (const PodVolume& v : pod.volumes) {
     if (v.kind != VolumeSourceKind::kPersistentVolumeClaim) continue;
     const PersistentVolumeClaimInfo* claim =
@@ -72,12 +69,17 @@ PreFilterResult VolumeRestrictions::PreFilter(CycleState& state, const PodInfo& 
     if (claim == nullptr) {
       return {PluginStatus::UnschedulableAndUnresolvable(ClaimNotFoundMessage(v.claim_name)), std::nullopt};
     }
-    if (!claim->read_write_once_pod) continue;
-    if (std::any_of(counted.begin(), counted.end(), [&](const std::string* c) { return *c == v.claim_name; })) {
-      continue;
+    if (claim->read_write_once_pod &&
+        std::find(s->once_claims.begin(), s->once_claims.end(), v.claim_name) == s->once_claims.end()) {
+      s->once_claims.push_back(v.claim_name);
     }
-    counted.push_back(&v.claim_name);
-    if (ClaimUsedByPods(snapshot, pod.namespace_, v.claim_name)) ++s->conflicting_claims;
+  }
+  if (!s->once_claims.empty()) {
+    for (const NodeInfo& node : snapshot.nodes()) {
+      for (const auto& other : node.pods()) {
+        if (MountsAny(*other, pod.namespace_, s->once_claims)) s->holder_nodes.push_back(node.name);
+      }
+    }
   }
   state.Write<State>(std::string(kStateKey), std::move(s));
   return {};
@@ -95,9 +97,16 @@ PluginStatus VolumeRestrictions::Filter(const CycleState& state, const PodInfo& 
   }
   const State* s = state.Read<State>(kStateKey);
   if (s == nullptr) return PluginStatus::Error("VolumeRestrictions: no prefilter state (PreFilter did not run)");
-  if (s->conflicting_claims > 0) {
-    return PluginStatus::Unschedulable(std::string(kErrReasonReadWriteOncePodConflict));
-  }
+  if (s->once_claims.empty()) return PluginStatus::Success();
+  // A holder on another node stays whatever happens here; one on this node
+  // is read from `node` itself, so that preemption's trial without it (or
+  // with a nominated pod added) sees the claim freed (or taken).
+  const bool conflict =
+      std::any_of(s->holder_nodes.begin(), s->holder_nodes.end(),
+                  [&](const std::string& n) { return n != node.name; }) ||
+      std::any_of(node.pods().begin(), node.pods().end(),
+                  [&](const auto& other) { return MountsAny(*other, pod.namespace_, s->once_claims); });
+  if (conflict) return PluginStatus::Unschedulable(std::string(kErrReasonReadWriteOncePodConflict));
   return PluginStatus::Success();
 }
 

@@ -29,9 +29,11 @@ class VolumeRestrictions {
 
   // Looks up the pod's claims: one that does not exist is
   // UnschedulableAndUnresolvable ("persistentvolumeclaim \"x\" not found");
-  // counts the ReadWriteOncePod ones some scheduled pod already uses.
+  // notes the nodes of the pods already mounting its ReadWriteOncePod ones.
   PreFilterResult PreFilter(CycleState& state, const PodInfo& pod, const Snapshot& snapshot) const;
-  // Unschedulable on a disk conflict, else on a ReadWriteOncePod conflict.
+  // Unschedulable on a disk conflict, else on a ReadWriteOncePod conflict:
+  // a holder on another node, or one among `node`'s pods (so a trial node
+  // without the holder, as preemption builds, passes).
   // REQUIRES: PreFilter ran on `state` (Error otherwise).
   PluginStatus Filter(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const;
 };
