@@ -138,6 +138,43 @@ TEST_CASE("VolumeBinding: bound volumes' node affinity", "[volumes]") {
   }
 }
 
+TEST_CASE("VolumeBinding: hostname affinity narrows the nodes to visit", "[volumes]") {
+  using plugins::VolumeHostnames;
+  constexpr const char* kHost = "kubernetes.io/hostname";
+  CHECK(VolumeHostnames(PvBuilder("pv").Info()).empty());
+  CHECK(VolumeHostnames(PvBuilder("pv").AffinityTerm({{kHost, Op::In, {"a", "b"}}}).Info()) ==
+        std::set<std::string>{"a", "b"});
+  CHECK(VolumeHostnames(PvBuilder("pv").AffinityTerm({{kHost, Op::In, {"a", "b"}}, {kHost, Op::In, {"b", "c"}}}).Info()) ==
+        std::set<std::string>{"b"});
+  CHECK(VolumeHostnames(PvBuilder("pv").AffinityTerm({{kHost, Op::In, {"a"}}}).AffinityTerm({{kHost, Op::In, {"c"}}}).Info()) ==
+        std::set<std::string>{"a", "c"});
+  CHECK(VolumeHostnames(PvBuilder("pv").AffinityTerm({{kHost, Op::NotIn, {"a"}}}).Info()).empty());
+  CHECK(VolumeHostnames(PvBuilder("pv").AffinityTerm({{"rack", Op::In, {"1"}}}).Info()).empty());
+
+  Snapshot snap;
+  snap.UpsertPersistentVolume(PvBuilder("on-ab").AffinityTerm({{kHost, Op::In, {"a", "b"}}}).Info());
+  snap.UpsertPersistentVolume(PvBuilder("on-bc").AffinityTerm({{kHost, Op::In, {"b", "c"}}}).Info());
+  snap.UpsertPersistentVolume(PvBuilder("on-c").AffinityTerm({{kHost, Op::In, {"c"}}}).Info());
+  snap.UpsertPersistentVolume(PvBuilder("anywhere").Info());
+  for (const char* claim : {"on-ab", "on-bc", "on-c", "anywhere"}) {
+    snap.UpsertPersistentVolumeClaim(PvcBuilder(claim).BoundTo(claim).Info());
+  }
+  snap.UpsertPersistentVolumeClaim(PvcBuilder("dangling").BoundTo("gone").Info());
+  auto prefilter = [&](PodInfo pod) {
+    CycleState state;
+    return plugins::VolumeBinding().PreFilter(state, pod, snap);
+  };
+  CHECK_FALSE(prefilter(MakePod().Volume(ClaimVolume("anywhere")).Info()).node_names.has_value());
+  CHECK(prefilter(MakePod().Volume(ClaimVolume("on-ab")).Volume(ClaimVolume("anywhere")).Info()).node_names ==
+        std::vector<std::string>{"a", "b"});
+  CHECK(prefilter(MakePod().Volume(ClaimVolume("on-ab")).Volume(ClaimVolume("on-bc")).Info()).node_names ==
+        std::vector<std::string>{"b"});
+  CHECK_FALSE(prefilter(MakePod().Volume(ClaimVolume("on-ab")).Volume(ClaimVolume("dangling")).Info()).node_names.has_value());
+  PreFilterResult none = prefilter(MakePod().Volume(ClaimVolume("on-ab")).Volume(ClaimVolume("on-c")).Info());
+  CHECK(none.status.code() == PluginCode::kUnschedulableAndUnresolvable);
+  CHECK(none.status.reasons() == std::vector<std::string>{"node(s) didn't satisfy plugin VolumeBinding"});
+}
+
 TEST_CASE("VolumeBinding: which claims are bound, and claims it rejects", "[volumes]") {
   Snapshot snap;
   snap.UpsertPersistentVolume(PvBuilder("pv-mutual").ClaimRef("default", "mutual").Info());
@@ -235,7 +272,15 @@ TEST_CASE("Volume plugins in the default profile", "[volumes]") {
     REQUIRE(d.ok());
     CHECK_FALSE(d->scheduled());
     CHECK(d->message.find("1 node(s) had no available disk") != std::string::npos);
-    CHECK(d->message.find("2 node(s) had volume node affinity conflict") != std::string::npos);
+  }
+  SECTION("a volume whose affinity is not by hostname: every node is filtered") {
+    snap.UpsertPersistentVolume(PvBuilder("rack-1").AffinityTerm({{"rack", Op::In, {"1"}}}).Info());
+    snap.UpsertPersistentVolumeClaim(PvcBuilder("racked").BoundTo("rack-1").Info());
+    auto d = Schedule(*profile, MakePod().Name("p").Volume(ClaimVolume("racked")).Info(), snap);
+    REQUIRE(d.ok());
+    CHECK_FALSE(d->scheduled());
+    CHECK(d->verdicts.size() == 3);
+    CHECK(d->message.rfind("0/3 nodes are available: 3 node(s) had volume node affinity conflict.", 0) == 0);
   }
 }
 

@@ -1,6 +1,8 @@
 #include "scheduler/plugins/volume_binding/volume_binding.h"
 
 #include <algorithm>
+#include <iterator>
+#include <optional>
 
 #include "scheduler/plugins/node_affinity/node_affinity.h"
 
@@ -18,7 +20,30 @@ struct State {
 
 std::string Quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
+constexpr std::string_view kLabelHostname = "kubernetes.io/hostname";
+
+std::set<std::string> Intersection(const std::set<std::string>& a, const std::set<std::string>& b) {
+  std::set<std::string> out;
+  std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::inserter(out, out.end()));
+  return out;
+}
+
 }  // namespace
+
+std::set<std::string> VolumeHostnames(const PersistentVolumeInfo& pv) {
+  std::set<std::string> out;
+  if (!pv.node_affinity.has_value()) return out;
+  for (const NodeSelectorTerm& term : pv.node_affinity->terms) {
+    std::optional<std::set<std::string>> names;
+    for (const NodeSelectorRequirement& r : term.match_expressions) {
+      if (r.key != kLabelHostname || r.op != api::NodeSelectorOperator::In) continue;
+      std::set<std::string> values(r.values.begin(), r.values.end());
+      names = names.has_value() ? Intersection(*names, values) : std::move(values);
+    }
+    if (names.has_value()) out.insert(names->begin(), names->end());
+  }
+  return out;
+}
 
 bool VolumeNodeAffinityMatches(const NodeSelector& affinity, const NodeInfo& node) {
   static const NodeInfo kNameless;
@@ -62,8 +87,20 @@ PreFilterResult VolumeBinding::PreFilter(CycleState& state, const PodInfo& pod, 
     if (!catalog.IsBound(*claim)) return reject(std::string(kErrReasonUnboundImmediate));
     s->bound.push_back(catalog.FindPersistentVolume(claim->volume_name));
   }
+  // Only the nodes the bound volumes name by hostname are worth visiting;
+  // no narrowing when a bound volume is missing (Filter says why).
+  std::optional<std::set<std::string>> eligible;
+  const bool all_found = std::none_of(s->bound.begin(), s->bound.end(), [](const auto* pv) { return pv == nullptr; });
+  for (const PersistentVolumeInfo* pv : s->bound) {
+    if (!all_found) break;
+    std::set<std::string> names = VolumeHostnames(*pv);
+    if (names.empty()) continue;
+    eligible = eligible.has_value() ? Intersection(*eligible, names) : std::move(names);
+  }
   state.Write<State>(std::string(kStateKey), std::move(s));
-  return {};
+  if (!eligible.has_value()) return {};
+  if (eligible->empty()) return reject("node(s) didn't satisfy plugin " + std::string(kName));
+  return {PluginStatus::Success(), std::vector<std::string>(eligible->begin(), eligible->end())};
 }
 
 PluginStatus VolumeBinding::Filter(const CycleState& state, const PodInfo&, const NodeInfo& node) const {

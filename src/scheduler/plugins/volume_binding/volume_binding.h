@@ -9,6 +9,8 @@
 // provisioned at Reserve / PreBind. volumes.h says when a claim is bound.
 #pragma once
 
+#include <set>
+#include <string>
 #include <string_view>
 
 #include "scheduler/framework/plugin.h"
@@ -19,6 +21,12 @@ namespace podflow::scheduler::plugins {
 // Kubernetes checks it: the node's labels only (matchFields see an empty
 // node name).
 bool VolumeNodeAffinityMatches(const NodeSelector& affinity, const NodeInfo& node);
+
+// The node names a volume's required node affinity pins it to, as
+// Kubernetes reads them to narrow the nodes worth filtering: per term the
+// intersection of its kubernetes.io/hostname In lists, the union over terms
+// (terms without such a list add nothing). Empty: no narrowing.
+std::set<std::string> VolumeHostnames(const PersistentVolumeInfo& pv);
 
 class VolumeBinding {
  public:
@@ -32,7 +40,10 @@ class VolumeBinding {
   // UnschedulableAndUnresolvable, in volume order, for a claim that is
   // missing (ephemeral: "waiting for ephemeral volume controller to create
   // the persistentvolumeclaim \"x\""), Lost, being deleted, or (ephemeral)
-  // not controlled by the pod; then for any unbound claim.
+  // not controlled by the pod; then for any unbound claim. Narrows the
+  // nodes to visit to those the bound volumes name by hostname
+  // (VolumeHostnames, intersected over volumes); none left is
+  // UnschedulableAndUnresolvable ("node(s) didn't satisfy plugin VolumeBinding").
   PreFilterResult PreFilter(CycleState& state, const PodInfo& pod, const Snapshot& snapshot) const;
   // UnschedulableAndUnresolvable when, at the first bound claim that fails,
   // its volume does not exist or its node affinity does not match.
