@@ -16,6 +16,7 @@ namespace podflow::bench {
 // Entry points, one per file (log_bench.cc, ...).
 int RunLogBench(const std::vector<std::string>& args);
 int RunE2eBench(const std::vector<std::string>& args);
+int RunSchedulerBench(const std::vector<std::string>& args);
 
 // The p-th percentile (0..100) of `v` (sorted in place); 0 when empty.
 inline double Percentile(std::vector<double>* v, double p) {

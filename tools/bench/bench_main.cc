@@ -20,6 +20,8 @@ constexpr Entry kBenchmarks[] = {
      "event log: durable writes/s and commit latency, watch latency, raw RocksDB baseline"},
     {"e2e", podflow::bench::RunE2eBench,
      "the pipeline on 1,000 simulated nodes: pods/s submit->Running and latency percentiles"},
+    {"scheduler", podflow::bench::RunSchedulerBench,
+     "the scheduler core: 10,000 pods onto 5,000 nodes, basic and per-plugin variants"},
 };
 
 int Usage() {

@@ -43,10 +43,49 @@ void SchedulingQueue::Activate(const Item& item, Clock::time_point now) {
   PlaceActiveOrBackoff(e, now);
 }
 
-void SchedulingQueue::MarkUnschedulable(const std::string& key, Clock::time_point now) {
+bool SchedulingQueue::MayHelp(ClusterEvent event, std::string_view plugin) {
+  switch (event) {
+    case ClusterEvent::kNodeAdd:
+    case ClusterEvent::kNodeUpdate:
+    case ClusterEvent::kAssignedPodDelete:
+      return true;
+    case ClusterEvent::kAssignedPodAdd:
+      // Another pod in a domain can satisfy affinity or raise the spread
+      // minimum; it never frees resources, ports or volumes.
+      return plugin == "InterPodAffinity" || plugin == "PodTopologySpread";
+    case ClusterEvent::kStorageChange:
+      return plugin == "VolumeBinding" || plugin == "VolumeZone" || plugin == "VolumeRestrictions" ||
+             plugin == "NodeVolumeLimits";
+    case ClusterEvent::kNamespaceChange:
+      return plugin == "InterPodAffinity";
+    case ClusterEvent::kServiceChange:
+      return plugin == "PodTopologySpread";
+  }
+  return true;
+}
+
+void SchedulingQueue::MoveOnEvent(ClusterEvent event, Clock::time_point now) {
+  if (unschedulable_.empty()) return;
+  std::vector<std::pair<Clock::time_point, std::string>> moved;
+  for (const auto& since_key : unschedulable_) {
+    const Entry& e = entries_.at(since_key.second);
+    const bool helps = e.rejected_by.empty() ||
+                       std::any_of(e.rejected_by.begin(), e.rejected_by.end(),
+                                   [&](const std::string& p) { return MayHelp(event, p); });
+    if (helps) moved.push_back(since_key);
+  }
+  for (const auto& since_key : moved) {
+    unschedulable_.erase(since_key);
+    PlaceActiveOrBackoff(entries_.at(since_key.second), now);
+  }
+}
+
+void SchedulingQueue::MarkUnschedulable(const std::string& key, Clock::time_point now,
+                                        std::vector<std::string> rejected_by) {
   auto it = entries_.find(key);
   if (it == entries_.end() || it->second.where != Where::kInFlight) return;
   Entry& e = it->second;
+  e.rejected_by = std::move(rejected_by);
   ++e.attempts;
   auto backoff = kInitialBackoff;
   for (int i = 1; i < e.attempts && backoff < kMaxBackoff; ++i) backoff *= 2;

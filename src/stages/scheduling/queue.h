@@ -3,8 +3,12 @@
 //  - backoff: pods that failed recently wait 1 s, doubling per failed
 //    attempt up to 10 s, before they may be tried again;
 //  - unschedulable: pods that fit nowhere wait for a cluster event that could
-//    help (MoveAllUnschedulable: a node added or changed, a pod deleted), or
-//    for the 5 minute flush.
+//    help them, or for the 5 minute flush. A pod remembers the plugins that
+//    rejected it; an event moves only the pods one of whose plugins it may
+//    satisfy (kube-scheduler's queueing hints, coarse): a node added or
+//    changed and an assigned pod deleted may help any plugin; a pod newly
+//    assigned helps only pod (anti-)affinity and topology spreading;
+//    volumes and claims help the volume plugins.
 // Times are passed in, so tests drive it without sleeping.
 // Thread safety: none; the scheduling stage's thread owns it.
 #pragma once
@@ -15,7 +19,9 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <tuple>
+#include <vector>
 
 namespace podflow::scheduling {
 
@@ -32,12 +38,29 @@ class SchedulingQueue {
     std::string created;  // creationTimestamp (RFC 3339 sorts as text)
   };
 
+  // What happened in the cluster, as far as waiting pods care.
+  enum class ClusterEvent {
+    kNodeAdd,
+    kNodeUpdate,
+    kAssignedPodAdd,     // a pod bound (or assumed) to a node
+    kAssignedPodDelete,  // a pod that held room is gone
+    kStorageChange,      // a PersistentVolume or claim added or changed
+    kNamespaceChange,    // namespace labels (namespaceSelector)
+    kServiceChange,      // default spreading's selectors
+  };
+  // Whether `event` may make a pod rejected by `plugin` schedulable.
+  static bool MayHelp(ClusterEvent event, std::string_view plugin);
+
   // A new or changed pod: queued as active, unless it is backing off from a
   // failed attempt (then it becomes active when the backoff ends).
   void Activate(const Item& item, Clock::time_point now);
   // The attempt popped for `key` found no node: one more failed attempt;
-  // it waits in unschedulable. No-op for a key not popped.
-  void MarkUnschedulable(const std::string& key, Clock::time_point now);
+  // it waits in unschedulable, remembering the plugins that rejected it
+  // (none known: any event moves it). No-op for a key not popped.
+  void MarkUnschedulable(const std::string& key, Clock::time_point now,
+                         std::vector<std::string> rejected_by = {});
+  // Moves the unschedulable pods `event` may help (see MayHelp).
+  void MoveOnEvent(ClusterEvent event, Clock::time_point now);
   // A cluster event that may make room: every unschedulable pod moves to
   // active, or to backoff while its backoff lasts.
   void MoveAllUnschedulable(Clock::time_point now);
@@ -66,6 +89,7 @@ class SchedulingQueue {
     int attempts = 0;
     Clock::time_point backoff_until{};
     Clock::time_point unschedulable_since{};
+    std::vector<std::string> rejected_by;  // plugins of the last failed attempt
   };
   using ActiveKey = std::tuple<int64_t, std::string, uint64_t, std::string>;  // -priority, created, seq, key
 

@@ -191,3 +191,60 @@ TEST_CASE("volumes and claims feed the cache; binding a claim lets its pod sched
 
 }  // namespace
 }  // namespace podflow::scheduling
+
+namespace podflow::scheduling {
+namespace {
+
+KeyValue PodFor(const std::string& name, const std::string& scheduler, int64_t revision) {
+  return Stored("apiVersion: v1\nkind: Pod\nmetadata: {name: " + name + ", namespace: default, uid: uid-" + name +
+                    "}\nspec:\n  schedulerName: " + scheduler +
+                    "\n  containers: [{name: c, image: nginx, resources: {requests: {cpu: 500m}}}]\n",
+                revision);
+}
+
+TEST_CASE("each pod is decided by the profile of its schedulerName; others' pods are left alone",
+          "[scheduling][core][profiles]") {
+  scheduler::Registry registry = scheduler::plugins::NewInTreeRegistry().value();
+  // The second profile packs: MostAllocated puts the pod on the fuller node.
+  auto config = scheduler::ParseSchedulerConfig(YAML::Load(R"(
+profiles:
+  - schedulerName: default-scheduler
+  - schedulerName: packer
+    plugins:
+      score:
+        disabled: [{name: '*'}]
+        enabled: [{name: NodeResourcesFit, weight: 1}]
+    pluginConfig:
+      - name: NodeResourcesFit
+        args: {scoringStrategy: {type: MostAllocated}}
+)"),
+                                                registry);
+  REQUIRE(config.ok());
+  auto profiles = scheduler::BuildProfiles(registry, *config);
+  REQUIRE(profiles.ok());
+  SchedulerCore core(*profiles);
+  core.UpsertNode(Node("empty", "4", 2), t0);
+  core.UpsertNode(Node("busy", "4", 3), t0);
+  core.UpsertPod(Pod("already", "2", 4, "busy"), t0);
+
+  core.UpsertPod(PodFor("spread", "default-scheduler", 10), t0);
+  auto out = core.Next(t0);
+  REQUIRE(out.has_value());
+  REQUIRE(out->ok());
+  CHECK((*out)->profile == &(*profiles)[0]);
+  CHECK((*out)->decision.node == "empty");  // LeastAllocated
+
+  core.UpsertPod(PodFor("packed", "packer", 11), t0);
+  out = core.Next(t0);
+  REQUIRE(out.has_value());
+  REQUIRE(out->ok());
+  CHECK((*out)->profile == &(*profiles)[1]);
+  CHECK((*out)->decision.node == "busy");  // MostAllocated
+
+  core.UpsertPod(PodFor("foreign", "someone-else", 12), t0);
+  CHECK_FALSE(core.Next(t0).has_value());
+  CHECK_FALSE(core.queue().Contains("/registry/pods/default/foreign"));
+}
+
+}  // namespace
+}  // namespace podflow::scheduling

@@ -84,5 +84,35 @@ TEST_CASE("a changed pod is re-activated once; removal forgets its attempts", "[
   CHECK_FALSE(q.Pop(t0 + seconds(60)).has_value());
 }
 
+TEST_CASE("a cluster event moves only the pods it may help", "[scheduling][queue]") {
+  using Event = SchedulingQueue::ClusterEvent;
+  SchedulingQueue q;
+  for (const char* key : {"cpu", "affinity", "volume", "unknown"}) q.Activate({key, 0, "2025-01-01T00:00:00Z"}, t0);
+  for (int i = 0; i < 4; ++i) {
+    auto key = q.Pop(t0);
+    REQUIRE(key.has_value());
+    std::vector<std::string> by;
+    if (*key == "cpu") by = {"NodeResourcesFit"};
+    if (*key == "affinity") by = {"InterPodAffinity", "NodeResourcesFit"};
+    if (*key == "volume") by = {"VolumeBinding"};
+    q.MarkUnschedulable(*key, t0, by);
+  }
+  REQUIRE(q.unschedulable_size() == 4);
+  const auto later = t0 + seconds(2);  // every backoff is over
+  // Another pod bound somewhere frees nothing: only affinity may now hold,
+  // and a pod whose rejecting plugins are unknown always moves.
+  q.MoveOnEvent(Event::kAssignedPodAdd, later);
+  CHECK(Drain(q, later) == std::vector<std::string>{"affinity", "unknown"});
+  CHECK(q.unschedulable_size() == 2);
+  q.MoveOnEvent(Event::kServiceChange, later);
+  CHECK(q.unschedulable_size() == 2);
+  q.MoveOnEvent(Event::kStorageChange, later);
+  CHECK(Drain(q, later) == std::vector<std::string>{"volume"});
+  // A new node may help anything.
+  q.MoveOnEvent(Event::kNodeAdd, later);
+  CHECK(Drain(q, later) == std::vector<std::string>{"cpu"});
+  CHECK(q.unschedulable_size() == 0);
+}
+
 }  // namespace
 }  // namespace podflow::scheduling
