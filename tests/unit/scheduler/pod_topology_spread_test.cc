@@ -150,6 +150,33 @@ TEST_CASE("PodTopologySpread filter: the docs' examples", "[pod_topology_spread]
   }
 }
 
+TEST_CASE("PodTopologySpread filter: a node holding other pods than the snapshot's (preemption, nominated pods)",
+          "[pod_topology_spread]") {
+  PodTopologySpread p;
+  Snapshot snap = DocsCluster();  // zoneA 2, zoneB 1
+  PodInfo pod = FooBar("mypod").SpreadConstraint(Spread{}.Obj()).Info();
+  CycleState state;
+  REQUIRE(p.PreFilter(state, pod, snap).status.IsSuccess());
+  CHECK_FALSE(p.Filter(state, pod, *snap.FindNode("node1")).IsSuccess());
+  // node1 with its pod evicted: zoneA 1, skew 1.
+  NodeInfo without = *snap.FindNode("node1");
+  REQUIRE(without.RemovePod("uid-node1-p0").ok());
+  CHECK(p.Filter(state, pod, without).IsSuccess());
+  // node4 with one more matching pod: zoneB 2 and the minimum becomes zoneA's 2.
+  NodeInfo plus_one = *snap.FindNode("node4");
+  plus_one.AddPod(std::make_shared<const PodInfo>(FooBar("nominated1").Node("node4").Info()));
+  CHECK(p.Filter(state, pod, plus_one).IsSuccess());
+  // Two more: zoneB 3, skew 3 + 1 - 2.
+  NodeInfo plus_two = plus_one;
+  plus_two.AddPod(std::make_shared<const PodInfo>(FooBar("nominated2").Node("node4").Info()));
+  CHECK(p.Filter(state, pod, plus_two).code() == PluginCode::kUnschedulable);
+  // A pod of another namespace changes nothing.
+  NodeInfo other = *snap.FindNode("node1");
+  REQUIRE(other.RemovePod("uid-node1-p0").ok());
+  other.AddPod(std::make_shared<const PodInfo>(FooBar("x").Namespace("other").Node("node1").Info()));
+  CHECK(p.Filter(state, pod, other).IsSuccess());
+}
+
 TEST_CASE("PodTopologySpread filter: missing label is unresolvable", "[pod_topology_spread]") {
   PodTopologySpread p;
   Snapshot snap = Cluster({{"node1", "zoneA", 0}, {"node2", "", 0}});
