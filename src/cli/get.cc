@@ -13,6 +13,8 @@
 #include "cli/printers.h"
 #include "model/objects.h"
 #include "pipeline/config.h"
+#include "pod_generated.h"
+#include "scheduler/framework/decision_record.h"
 #include "stages/persistence/persistence.h"
 
 namespace podflow::cli {
@@ -96,6 +98,16 @@ class ApiReader {
       if (!part->more) return all;
       request.continue_token = part->continue_token;
     }
+  }
+
+  // The value at one key, or nullopt when there is none.
+  Result<std::optional<KeyValue>> GetKey(const std::string& key) {
+    RangeRequest request;
+    request.key = key;
+    Result<RangeResult> r = client_.Read(request, kReadTimeout);
+    if (!r.ok()) return Unreachable(r.status());
+    if (r->kvs.empty()) return std::optional<KeyValue>();
+    return std::optional<KeyValue>(std::move(r->kvs[0]));
   }
 
   // One object, or NotFound in kubectl's words.
@@ -263,6 +275,24 @@ int RunGet(const ReadOptions& options) {
   return exit_code;
 }
 
+// describe pod's Scheduling section: the scheduler's stored decision for
+// this pod (the same uid), or nothing when there is none (not scheduled by
+// podflow's scheduler, or expired with the events).
+PodDescribeExtras SchedulingExtras(ApiReader& api, const KeyValue& pod) {
+  PodDescribeExtras extras;
+  auto stored = api.GetKey(scheduler::DecisionKeyOfPod(pod.key));
+  if (!stored.ok() || !stored->has_value()) return extras;
+  auto record = scheduler::ReadDecisionRecord((*stored)->value);
+  if (!record.ok() || !model::VerifyObject(model::Kind("Pod"), pod.value).ok()) return extras;
+  const api::Pod* object = flatbuffers::GetRoot<api::Pod>(pod.value.data());
+  const std::string uid =
+      object->metadata() && object->metadata()->uid() ? object->metadata()->uid()->str() : "";
+  const std::string recorded_uid = (*record)->pod_uid() ? (*record)->pod_uid()->str() : "";
+  if (uid != recorded_uid) return extras;
+  extras.scheduling = scheduler::DescribeSchedulingSection(**record);
+  return extras;
+}
+
 int RunDescribe(const ReadOptions& options) {
   Result<Target> target = ParseTarget(options.args);
   if (!target.ok()) {
@@ -338,7 +368,7 @@ int RunDescribe(const ReadOptions& options) {
   for (const KeyValue& kv : objects) {
     std::string text;
     if (kind.kind == "Pod") {
-      text = DescribePod(kv.value, event_bytes, now);
+      text = DescribePod(kv.value, event_bytes, now, SchedulingExtras(api, kv));
     } else if (kind.kind == "Node") {
       text = DescribeNode(kv.value, pod_bytes, event_bytes, now);
     } else {

@@ -152,4 +152,38 @@ std::string RenderState(const State& state, Output output);
 // committed_at_ms, since_creation_ms, summary, changes: [{path, from, to}]}]}.
 std::string RenderTimeline(const PodTimeline& timeline, Output output);
 
+// --- Scheduling decisions (the scheduler's stored explanations) ---
+
+// The pod's latest stored decision (an explain::SchedulingDecision, read with
+// scheduler::ReadDecisionRecord) at the head. NotFound when there is none
+// (never scheduled, or expired with the events' TTL).
+Result<std::string> LatestDecision(EventLog& log, std::string_view namespace_, std::string_view name);
+
+struct VerifyReport {
+  size_t verified = 0;  // decisions re-run
+  size_t differ = 0;    // of those, how many came out otherwise
+  size_t skipped = 0;   // decisions that could not be re-run (see `notes`)
+  // One line per difference ("default/web (revision 12): selected: \"a\" -> \"b\"")
+  // and per skipped group of decisions.
+  std::vector<std::string> notes;
+};
+
+// Re-runs every stored decision (every revision of every key under
+// scheduler::kDecisionPrefix still in the log) against the cluster state it
+// was made on, and compares the outcome with the record (its whole --why
+// document, the next start index and the number of assumed pods).
+//
+// Per scheduler run (SchedulerRun record: the same profiles from the same
+// config), decisions are re-run in the order they were made (seq) on one
+// scheduling::SchedulerCore fed through SchedulerCore::Feeds(), exactly as the
+// stage's informers fed it: each followed prefix listed at the record's
+// list_revision, then its changes up to the record's revision; the decided
+// pod is scheduled with the recorded start node index, and a scheduled one
+// stays assumed as it did in the stage. A decision whose binding never
+// happened (a conflict) is not in the log, so a later decision made while
+// it was assumed can differ; the differing assumed-pod count says so.
+// Decisions whose history was compacted, or whose run record is missing,
+// are skipped.
+Result<VerifyReport> VerifyScheduling(EventLog& log);
+
 }  // namespace podflow::replay

@@ -4,6 +4,7 @@
 #include <set>
 
 #include <catch2/catch.hpp>
+#include <yaml-cpp/yaml.h>
 
 #include "pipeline_fixture.h"
 
@@ -295,6 +296,79 @@ TEST_CASE("Restarting on the same data dir resumes; replay shows the timeline", 
   CHECK(out.find("binding") != std::string::npos);
   CHECK(out.find("status") != std::string::npos);
   CHECK(out.find("spec.nodeName") != std::string::npos);
+}
+
+
+TEST_CASE("Scheduling decisions are explained and re-run to the same nodes", "[e2e]") {
+  Pipeline pipeline(false);
+  pipeline.StartAll();
+  // Three pods that fit (decided in one burst, each assumed before the next)
+  // and one that fits nowhere.
+  std::string manifest;
+  for (const char* name : {"web-1", "web-2", "web-3"}) {
+    manifest += std::string("---\napiVersion: v1\nkind: Pod\nmetadata: {name: ") + name +
+                "}\nspec: {containers: [{name: app, image: busybox:1.28, "
+                "resources: {requests: {cpu: 500m, memory: 1Gi}}}]}\n";
+  }
+  manifest += "---\napiVersion: v1\nkind: Pod\nmetadata: {name: huge}\n"
+              "spec: {containers: [{name: app, image: busybox:1.28, resources: {requests: {cpu: \"64\"}}}]}\n";
+  for (const auto& [reason, message] : pipeline.Submit(manifest)) REQUIRE(reason.empty());
+  std::map<std::string, std::string> bound;
+  for (const char* name : {"web-1", "web-2", "web-3"}) {
+    std::string bytes;
+    const api::Pod* pod = pipeline.WaitFor<api::Pod>(
+        PodKey(name), [](const api::Pod& p) { return p.spec()->node_name() != nullptr; }, &bytes);
+    INFO(pipeline.Logs());
+    REQUIRE(pod != nullptr);
+    bound[name] = pod->spec()->node_name()->str();
+  }
+  std::string huge_bytes;
+  REQUIRE(pipeline.WaitFor<api::Pod>(
+              PodKey("huge"),
+              [](const api::Pod& p) { return p.status() && p.status()->conditions() && p.status()->conditions()->size() > 0; },
+              &huge_bytes) != nullptr);
+
+  // describe pod: the Scheduling section names the node the pod is bound to.
+  auto [described_code, described] =
+      RunCommand({Pipeline::Program("podflow"), "describe", "pod", "web-1", "--config", pipeline.config()},
+                 pipeline.dir());
+  INFO(described);
+  CHECK(described_code == 0);
+  CHECK(described.find("Scheduling:") != std::string::npos);
+  CHECK(described.find("Node:     " + bound["web-1"] + " (") != std::string::npos);
+  pipeline.StopAll();
+
+  for (const auto& [name, node] : bound) {
+    auto [code, out] = RunCommand({Pipeline::Program("podflow-replay"), "--data-dir", pipeline.data_dir(), "--pod",
+                                   "default/" + name, "--why", "-o", "json"},
+                                  pipeline.dir());
+    INFO(out);
+    REQUIRE(code == 0);
+    YAML::Node why = YAML::Load(out);
+    CHECK(why["pod"].as<std::string>() == "default/" + name);
+    CHECK(why["selected"].as<std::string>() == node);
+    REQUIRE(why["nodes"].size() >= 1);
+    CHECK(why["nodes"][0]["name"].as<std::string>() == node);
+    CHECK(why["nodes"][0]["passed"].as<bool>());
+  }
+  auto [huge_code, huge_out] = RunCommand({Pipeline::Program("podflow-replay"), "--data-dir", pipeline.data_dir(),
+                                           "--pod", "default/huge", "--why", "-o", "json"},
+                                          pipeline.dir());
+  INFO(huge_out);
+  REQUIRE(huge_code == 0);
+  YAML::Node huge = YAML::Load(huge_out);
+  CHECK(huge["selected"].IsNull());
+  CHECK(huge["filteredOut"][0]["reason"].as<std::string>() == "Insufficient cpu");
+  CHECK(huge["filteredOut"][0]["count"].as<int>() == 3);
+
+  auto [code, out] =
+      RunCommand({Pipeline::Program("podflow-replay"), "--data-dir", pipeline.data_dir(), "--verify-scheduling"},
+                 pipeline.dir());
+  INFO(out);
+  CHECK(code == 0);
+  CHECK(out.find(" decisions verified, 0 differ") != std::string::npos);
+  CHECK(out.find("skipped") == std::string::npos);
+  CHECK(out.rfind("0 decisions", 0) != 0);
 }
 
 }  // namespace

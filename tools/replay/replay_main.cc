@@ -10,6 +10,7 @@
 #include "base/logging.h"
 #include "log/log.h"
 #include "replay/replay.h"
+#include "scheduler/framework/decision_record.h"
 
 namespace {
 
@@ -24,12 +25,13 @@ int main(int argc, char** argv) {
   using namespace podflow;
   CLI::App app{
       "Read a podflow event log: events between revisions, the state at a revision, "
-      "or one pod's timeline across the stages.",
+      "one pod's timeline across the stages, why a pod was scheduled where it was (--why), "
+      "or a check of every scheduling decision (--verify-scheduling).",
       "podflow-replay"};
   std::string data_dir;
   int64_t from = 0, to = 0, at = -1;
   std::string prefix, pod, output = "table";
-  bool verbose = false;
+  bool verbose = false, why = false, verify_scheduling = false;
   app.add_option("--data-dir", data_dir, "The pipeline's data directory (read-only)")->required();
   auto* from_opt = app.add_option("--from", from, "First revision to print (inclusive)")
                        ->check(CLI::PositiveNumber);
@@ -41,7 +43,14 @@ int main(int argc, char** argv) {
   auto* pod_opt = app.add_option("--pod", pod, "Print this pod's timeline: NAMESPACE/NAME or NAME");
   app.add_option("-o,--output", output, "table, json or yaml")
       ->check(CLI::IsMember({"table", "json", "yaml"}));
+  auto* why_opt = app.add_flag("--why", why,
+                               "With --pod: why the scheduler placed the pod (its stored decision)");
+  auto* verify_opt = app.add_flag("--verify-scheduling", verify_scheduling,
+                                  "Re-run every stored scheduling decision against the state it was made "
+                                  "on; exit 1 when any differs");
   app.add_flag("-v,--verbose", verbose, "Log debug detail to stderr");
+  why_opt->needs(pod_opt);
+  verify_opt->excludes(pod_opt)->excludes(at_opt)->excludes(from_opt)->excludes(to_opt);
   at_opt->excludes(from_opt)->excludes(to_opt)->excludes(pod_opt);
   pod_opt->excludes(from_opt)->excludes(to_opt);
   CLI11_PARSE(app, argc, argv);
@@ -73,10 +82,33 @@ int main(int argc, char** argv) {
     if (ns.empty() || name.empty() || name.find('/') != std::string::npos) {
       return Fail("--pod " + pod + ": want NAMESPACE/NAME or NAME");
     }
+    if (why) {
+      auto bytes = replay::LatestDecision(events_log, ns, name);
+      if (!bytes.ok()) return Fail(bytes.status().message());
+      auto record = scheduler::ReadDecisionRecord(*bytes);
+      if (!record.ok()) return Fail(record.status().message());
+      if (out == replay::Output::kTable) {
+        std::cout << scheduler::DecisionText(**record);
+      } else if (out == replay::Output::kJson) {
+        std::cout << model::ToJson(scheduler::DecisionValue(**record), 2) << "\n";
+      } else {
+        std::cout << model::ToYaml(scheduler::DecisionValue(**record));
+      }
+      return 0;
+    }
     auto timeline = replay::BuildPodTimeline(events_log, ns, name);
     if (!timeline.ok()) return Fail(timeline.status().message());
     std::cout << replay::RenderTimeline(*timeline, out);
     return 0;
+  }
+  if (verify_scheduling) {
+    auto report = replay::VerifyScheduling(events_log);
+    if (!report.ok()) return Fail("--verify-scheduling: " + report.status().ToString());
+    for (const std::string& note : report->notes) std::cout << note << "\n";
+    std::cout << report->verified << " decisions verified, " << report->differ << " differ";
+    if (report->skipped > 0) std::cout << ", " << report->skipped << " skipped";
+    std::cout << "\n";
+    return report->differ == 0 ? 0 : 1;
   }
   if (at >= 0) {
     auto state = replay::StateAt(events_log, Revision(at), prefix);

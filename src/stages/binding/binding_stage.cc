@@ -6,6 +6,7 @@
 
 #include "base/logging.h"
 #include "model/objects.h"
+#include "scheduler/framework/decision_record.h"
 #include "stages/persistence/persistence.h"
 #include "stages/status/status.h"
 
@@ -86,7 +87,10 @@ void BindingStage::Loop() {
                decision->node_name()->str(),
                decision->pod() ? std::string(reinterpret_cast<const char*>(decision->pod()->data()),
                                              decision->pod()->size())
-                               : std::string()};
+                               : std::string(),
+               decision->explanation() ? std::string(reinterpret_cast<const char*>(decision->explanation()->data()),
+                                                     decision->explanation()->size())
+                                       : std::string()};
     std::string key = d.pod_key;
     lanes_->Submit(key, std::move(d));
   }
@@ -99,6 +103,7 @@ void BindingStage::Bind(size_t index, std::vector<Decision>& decisions) {
   struct Binding {
     const Decision* decision;
     size_t op;  // index of the pod's put in `ops`
+    size_t ops;  // how many ops are the pod's (pod, event, explanation)
   };
   std::vector<Binding> bindings;
   std::vector<TxnOp> ops;
@@ -148,9 +153,16 @@ void BindingStage::Bind(size_t index, std::vector<Decision>& decisions) {
     status::SetCondition(*pod->status, {"PodScheduled", api::ConditionStatus::True, "", ""}, runtime::FormatTime(now));
     status::PackedEvent event =
         status::PackEvent(status::ScheduledEvent(*pod, node, now, w.namer, status::SchedulerOf(*pod)));
-    bindings.push_back(Binding{&decision, ops.size()});
+    const size_t first = ops.size();
     ops.push_back(PutOp{key, model::Pack(*pod), kv.mod_revision});
     ops.push_back(PutOp{std::move(event.key), std::move(event.bytes), std::nullopt, status::kEventTtlSeconds});
+    if (!decision.explanation.empty()) {
+      // Why the scheduler chose the node, with the binding it explains; it
+      // lives as long as the events do.
+      ops.push_back(PutOp{scheduler::DecisionKeyOfPod(key), decision.explanation, std::nullopt,
+                          status::kEventTtlSeconds});
+    }
+    bindings.push_back(Binding{&decision, first, ops.size() - first});
   }
 
   // A failed guard names a pod that changed since its decision: that one is
@@ -174,12 +186,13 @@ void BindingStage::Bind(size_t index, std::vector<Decision>& decisions) {
     }
     log->info("binding {} to {}: conflict: the pod changed before the write", failed->decision->pod_key,
               failed->decision->node);
-    // Drop its two ops (the pod and its event) and renumber the rest.
+    // Drop its ops (the pod, its event, its explanation) and renumber the rest.
     const size_t op = failed->op;
-    ops.erase(ops.begin() + static_cast<std::ptrdiff_t>(op), ops.begin() + static_cast<std::ptrdiff_t>(op) + 2);
+    const size_t n = failed->ops;
+    ops.erase(ops.begin() + static_cast<std::ptrdiff_t>(op), ops.begin() + static_cast<std::ptrdiff_t>(op + n));
     bindings.erase(failed);
     for (Binding& b : bindings) {
-      if (b.op > op) b.op -= 2;
+      if (b.op > op) b.op -= n;
     }
   }
 }

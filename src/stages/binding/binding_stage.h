@@ -37,6 +37,9 @@ class BindingStage {
     int64_t pod_mod_revision = 0;
     std::string node;
     std::string pod;  // the stored pod at pod_mod_revision ("" = read it)
+    // The scheduler's explanation (an explain::SchedulingDecision), stored
+    // under scheduler::DecisionKeyOfPod in the binding's transaction ("" = none).
+    std::string explanation;
   };
   struct Worker;
 

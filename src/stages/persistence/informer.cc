@@ -27,6 +27,7 @@ Status Informer::Sync(const Handlers& handlers) {
   }
   known_ = std::move(present);
   revision_ = list->revision;
+  list_revision_ = list->revision;
   RemoteWatchOptions options;
   options.key = prefix_;
   options.prefix = true;

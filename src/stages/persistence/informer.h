@@ -36,7 +36,11 @@ class Informer {
   // batch. Re-syncs by itself after a compacted or broken watch.
   Status Poll(std::chrono::milliseconds timeout, const Handlers& handlers);
 
+  // Everything under the prefix up to revision() has been delivered; the
+  // last list was at list_revision() (what came after it came by watch).
   Revision revision() const { return revision_; }
+  Revision list_revision() const { return list_revision_; }
+  const std::string& prefix() const { return prefix_; }
 
  private:
   zmq::context_t& context_;
@@ -48,6 +52,7 @@ class Informer {
   std::unique_ptr<RemoteWatcher> watcher_;
   std::set<std::string> known_;  // keys currently delivered as present
   Revision revision_;
+  Revision list_revision_;
 };
 
 }  // namespace podflow::persistence
