@@ -7,10 +7,6 @@
 namespace podflow::scheduler {
 namespace {
 
-constexpr std::string_view kPreemptionNotHelpful = "Preemption is not helpful for scheduling";
-constexpr std::string_view kNoVictims = "No preemption victims found for incoming pod";
-constexpr std::string_view kNotEligibleNever = "not eligible due to preemptionPolicy=Never.";
-
 std::string Histogram(const std::map<std::string, size_t, std::less<>>& reasons) {
   std::vector<std::string> parts;
   parts.reserve(reasons.size());
@@ -38,27 +34,6 @@ std::string FitErrorMessage(size_t num_all_nodes, std::span<const NodeVerdict> v
     for (const std::string& r : v.status.reasons()) ++reasons[r];
   }
   return WithHistogram(num_all_nodes, reasons);
-}
-
-std::string PreemptionMessage(const PodInfo& pod, size_t num_all_nodes,
-                              std::span<const NodeVerdict> verdicts) {
-  if (pod.preemption_policy == api::PreemptionPolicy::Never) return std::string(kNotEligibleNever);
-  std::map<std::string, size_t, std::less<>> reasons;
-  for (const NodeVerdict& v : verdicts) {
-    if (v.status.code() == PluginCode::kUnschedulableAndUnresolvable) {
-      ++reasons[std::string(kPreemptionNotHelpful)];
-    } else if (v.status.code() == PluginCode::kUnschedulable) {
-      ++reasons[std::string(kNoVictims)];
-    }
-  }
-  return WithHistogram(num_all_nodes, reasons);
-}
-
-std::string FailedSchedulingMessage(const PodInfo& pod, size_t num_all_nodes,
-                                    std::span<const NodeVerdict> verdicts) {
-  if (num_all_nodes == 0) return std::string(kNoNodesAvailable);
-  return FitErrorMessage(num_all_nodes, verdicts) + " preemption: " +
-         PreemptionMessage(pod, num_all_nodes, verdicts) + ".";
 }
 
 }  // namespace podflow::scheduler

@@ -12,6 +12,7 @@
 
 #include <concepts>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -97,7 +98,19 @@ struct PostFilterResult {
   std::vector<std::string> victims;  // uids of the pods to evict from nominated_node
 };
 
-// PostFilter: runs when no node is feasible (preemption).
+// What a PostFilter plugin may ask of the cycle: would the pod pass the
+// profile's filters on this node (as preemption would leave it)? Run as the
+// cycle runs them, pods nominated to the node included. The runner writes one
+// into the CycleState under kRunFiltersKey before PostFilter, so that a plugin
+// needs no profile of its own and stays a function of its arguments
+// (kube-scheduler hands its plugins a framework Handle for this).
+struct RunFilters {
+  std::function<PluginStatus(const CycleState&, const PodInfo&, const NodeInfo&)> run;
+};
+inline constexpr std::string_view kRunFiltersKey = "framework/RunFilters";
+
+// PostFilter: runs when no node is feasible (preemption). The state holds a
+// RunFilters under kRunFiltersKey.
 template <typename P>
 concept PostFilterPlugin =
     Plugin<P> && requires(const P& p, CycleState& state, const PodInfo& pod,

@@ -18,17 +18,54 @@ constexpr int32_t kMinFeasibleNodesPercentageToFind = 5;
 
 std::string Quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
+// The profile's filters on `node` in order; the first rejection (its plugin
+// set) or Success.
+PluginStatus RunFilterPlugins(const Profile& profile, const CycleState& state, const PodInfo& pod,
+                              const NodeInfo& node) {
+  for (const PluginInstance* plugin : profile.filter_plugins()) {
+    PluginStatus s = plugin->filter(plugin->self.get(), state, pod, node);
+    if (s.IsSuccess()) continue;
+    s.set_plugin(plugin->name);
+    return s;
+  }
+  return PluginStatus::Success();
+}
+
+// As kube-scheduler's RunFilterPluginsWithNominatedPods: when pods of equal or
+// higher priority are nominated to the node, the filters run on the node with
+// them added (the room preemption made for them is taken) and then on the
+// node as it is (nothing is assumed of pods that are not there yet); the pod
+// must pass both.
+PluginStatus RunFiltersWithNominatedPods(const Profile& profile, const CycleState& state,
+                                         const PodInfo& pod, const NodeInfo& node,
+                                         const Snapshot& snapshot) {
+  std::optional<NodeInfo> with_nominated;
+  for (const auto& nominated : snapshot.NominatedPods(node.name)) {
+    if (nominated->uid == pod.uid || nominated->priority < pod.priority) continue;
+    if (!with_nominated.has_value()) with_nominated.emplace(node);
+    with_nominated->AddPod(nominated);
+  }
+  if (with_nominated.has_value()) {
+    PluginStatus s = RunFilterPlugins(profile, state, pod, *with_nominated);
+    if (!s.IsSuccess()) return s;
+  }
+  return RunFilterPlugins(profile, state, pod, node);
+}
+
 // No node is feasible: the PostFilter plugins run in order until one
-// nominates a node (preemption). Their outcome completes the message:
-// nothing when a node was nominated, else " <the plugin's reason>". A
-// profile without PostFilter plugins still says, as kube-scheduler's default
-// profile would, why preemption could not help.
+// nominates a node (preemption). When none does, their reasons, joined with
+// ", ", complete the message as kube-scheduler's FitError does: " <reasons>.".
+// Nothing is added when a node was nominated, or when the profile has no
+// PostFilter plugin.
 void RunPostFilter(const Profile& profile, CycleState& state, const PodInfo& pod,
                    const Snapshot& snapshot, Decision& d) {
-  if (profile.post_filter_plugins().empty()) {
-    d.message += " preemption: " + PreemptionMessage(pod, d.num_all_nodes, d.verdicts) + ".";
-    return;
-  }
+  if (profile.post_filter_plugins().empty()) return;
+  state.Write<RunFilters>(std::string(kRunFiltersKey),
+                          std::make_shared<const RunFilters>(RunFilters{
+                              [&profile, &snapshot](const CycleState& st, const PodInfo& p,
+                                                    const NodeInfo& node) {
+                                return RunFiltersWithNominatedPods(profile, st, p, node, snapshot);
+                              }}));
   std::string said;
   for (const PluginInstance* plugin : profile.post_filter_plugins()) {
     PostFilterResult r = plugin->post_filter(plugin->self.get(), state, pod, snapshot, d.verdicts);
@@ -38,11 +75,11 @@ void RunPostFilter(const Profile& profile, CycleState& state, const PodInfo& pod
       return;
     }
     for (const std::string& reason : r.status.reasons()) {
-      if (!said.empty()) said += " ";
+      if (!said.empty()) said += ", ";
       said += reason;
     }
   }
-  if (!said.empty()) d.message += " " + said;
+  if (!said.empty()) d.message += " " + said + ".";
 }
 
 }  // namespace
@@ -118,6 +155,29 @@ Result<Decision> Schedule(const Profile& profile, const PodInfo& pod, const Snap
     return d;
   }
 
+  // A pod that preemption nominated to a node tries that node first, as
+  // kube-scheduler's evaluateNominatedNode: passing there, it is chosen
+  // unscored; otherwise every node is filtered as usual.
+  if (!pod.nominated_node_name.empty()) {
+    const NodeInfo* nominated = snapshot.FindNode(pod.nominated_node_name);
+    if (nominated != nullptr &&
+        (!only.has_value() || std::binary_search(only->begin(), only->end(), nominated->name))) {
+      PluginStatus verdict = RunFiltersWithNominatedPods(profile, state, pod, *nominated, snapshot);
+      if (verdict.code() == PluginCode::kError) {
+        return Status::Internal("running " + Quoted(verdict.plugin()) + " filter plugin on node " +
+                                nominated->name + ": " + verdict.ToString());
+      }
+      if (verdict.IsSuccess()) {
+        d.verdicts.push_back(NodeVerdict{nominated->name, std::move(verdict)});
+        d.feasible_nodes = 1;
+        d.node = nominated->name;
+        d.tied_nodes = 1;
+        d.next_start_node_index = start;
+        return d;
+      }
+    }
+  }
+
   // 1. Filter.
   const size_t to_find = NumFeasibleNodesToFind(profile.config().percentage_of_nodes_to_score, n);
   std::vector<const NodeInfo*> feasible;
@@ -126,17 +186,10 @@ Result<Decision> Schedule(const Profile& profile, const PodInfo& pod, const Snap
   for (; visited < n && feasible.size() < to_find; ++visited) {
     const NodeInfo& node = nodes[(start + visited) % n];
     if (only.has_value() && !std::binary_search(only->begin(), only->end(), node.name)) continue;
-    PluginStatus verdict;
-    for (const PluginInstance* plugin : profile.filter_plugins()) {
-      PluginStatus s = plugin->filter(plugin->self.get(), state, pod, node);
-      if (s.IsSuccess()) continue;
-      s.set_plugin(plugin->name);
-      if (s.code() == PluginCode::kError) {
-        return Status::Internal("running " + Quoted(plugin->name) + " filter plugin on node " +
-                                node.name + ": " + s.ToString());
-      }
-      verdict = std::move(s);
-      break;
+    PluginStatus verdict = RunFiltersWithNominatedPods(profile, state, pod, node, snapshot);
+    if (verdict.code() == PluginCode::kError) {
+      return Status::Internal("running " + Quoted(verdict.plugin()) + " filter plugin on node " +
+                              node.name + ": " + verdict.ToString());
     }
     if (verdict.IsSuccess()) feasible.push_back(&node);
     d.verdicts.push_back(NodeVerdict{node.name, std::move(verdict)});

@@ -24,12 +24,17 @@ struct ScheduleOptions {
 };
 
 // Runs one cycle for `pod` over `snapshot`:
+//  0. A pod with a nominated node (pod.nominated_node_name) that passes the
+//     filters there is placed there, unscored.
 //  1. Filter: nodes are visited from start_node_index round the snapshot's
 //     order; on each node the profile's filters run in order and the first
-//     rejection is the node's verdict. Visiting stops once
-//     NumFeasibleNodesToFind feasible nodes are found.
-//  2. No feasible node: Decision with message (see fit_error.h), no node.
-//     One feasible node: it is chosen, unscored.
+//     rejection is the node's verdict. Pods of equal or higher priority
+//     nominated to the node count there too (the pod must pass with and
+//     without them). Visiting stops once NumFeasibleNodesToFind feasible
+//     nodes are found.
+//  2. No feasible node: the PostFilter plugins run (preemption); Decision
+//     with message (see fit_error.h), no node, and possibly a nominated node
+//     and victims. One feasible node: it is chosen, unscored.
 //  3. Score: each score plugin scores every feasible node (raw), its
 //     NormalizeScore rescales them, each must then lie in 0..100, times the
 //     weight; a node's total is the sum.

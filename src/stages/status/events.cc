@@ -106,6 +106,15 @@ api::EventT FailedSchedulingEvent(const api::PodT& pod, std::string message, Sim
                         namer, scheduler);
 }
 
+api::EventT PreemptedEvent(const api::PodT& victim, std::string_view preemptor_uid,
+                           std::string_view node, SimTime t, EventNamer& namer,
+                           std::string_view scheduler) {
+  return SchedulerEvent(victim, "Normal", "Preempted", "Preempting",
+                        "Preempted by pod " + std::string(preemptor_uid) + " on node " +
+                            std::string(node),
+                        t, namer, scheduler);
+}
+
 PackedEvent PackEvent(const api::EventT& event) {
   return PackedEvent{
       model::ObjectKey(model::Kind("Event"), event.metadata->namespace_, event.metadata->name),

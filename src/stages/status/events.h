@@ -76,6 +76,12 @@ api::EventT FailedSchedulingEvent(const api::PodT& pod, std::string message, Sim
                                   EventNamer& namer,
                                   std::string_view scheduler = kDefaultScheduler);
 
+// Normal Preempted, action Preempting, about the victim: "Preempted by pod
+// <preemptor uid> on node <node>", as kube-scheduler's preemption records it.
+api::EventT PreemptedEvent(const api::PodT& victim, std::string_view preemptor_uid,
+                           std::string_view node, SimTime t, EventNamer& namer,
+                           std::string_view scheduler = kDefaultScheduler);
+
 // How long Events live in the log: kube-apiserver's default --event-ttl.
 inline constexpr int64_t kEventTtlSeconds = 3600;
 

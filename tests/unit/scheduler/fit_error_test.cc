@@ -1,13 +1,11 @@
-// The FailedScheduling message, worded as kube-scheduler's FitError and
-// DefaultPreemption word it.
+// The FailedScheduling message, worded as kube-scheduler's FitError words it
+// (DefaultPreemption's part: default_preemption_test.cc).
 #include <catch2/catch.hpp>
 
 #include "builders.h"
 
 namespace podflow::scheduler {
 namespace {
-
-using testing::MakePod;
 
 NodeVerdict V(std::string node, PluginCode code, std::vector<std::string> reasons) {
   return NodeVerdict{std::move(node), PluginStatus(code, std::move(reasons))};
@@ -19,9 +17,7 @@ constexpr auto kUU = PluginCode::kUnschedulableAndUnresolvable;
 TEST_CASE("FailedScheduling message: one reason everywhere") {
   std::vector<NodeVerdict> v = {V("a", kU, {"Insufficient cpu"}), V("b", kU, {"Insufficient cpu"}),
                                 V("c", kU, {"Insufficient cpu"})};
-  CHECK(FailedSchedulingMessage(MakePod().Info(), 3, v) ==
-        "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: "
-        "3 No preemption victims found for incoming pod..");
+  CHECK(FitErrorMessage(3, v) == "0/3 nodes are available: 3 Insufficient cpu.");
 }
 
 TEST_CASE("FailedScheduling message: mixed reasons, counted and sorted as strings") {
@@ -33,12 +29,10 @@ TEST_CASE("FailedScheduling message: mixed reasons, counted and sorted as string
   };
   // "1 Insufficient memory" < "1 node(s) had ..." < "1 node(s) were ..." < "2 Insufficient cpu":
   // the count is part of the sorted string.
-  CHECK(FailedSchedulingMessage(MakePod().Info(), 4, v) ==
+  CHECK(FitErrorMessage(4, v) ==
         "0/4 nodes are available: 1 Insufficient memory, "
         "1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) were unschedulable, "
-        "2 Insufficient cpu. preemption: 0/4 nodes are available: "
-        "2 No preemption victims found for incoming pod, "
-        "2 Preemption is not helpful for scheduling..");
+        "2 Insufficient cpu.");
 }
 
 TEST_CASE("FailedScheduling message: counts sort as strings, 10 before 2") {
@@ -47,17 +41,6 @@ TEST_CASE("FailedScheduling message: counts sort as strings, 10 before 2") {
   v.push_back(V("x", kU, {"Insufficient cpu"}));
   v.push_back(V("y", kU, {"Insufficient cpu"}));
   CHECK(FitErrorMessage(12, v) == "0/12 nodes are available: 10 Too many pods, 2 Insufficient cpu.");
-}
-
-TEST_CASE("FailedScheduling message: preemptionPolicy Never") {
-  std::vector<NodeVerdict> v = {V("a", kU, {"Insufficient memory"})};
-  CHECK(FailedSchedulingMessage(MakePod().PreemptNever().Info(), 1, v) ==
-        "0/1 nodes are available: 1 Insufficient memory. "
-        "preemption: not eligible due to preemptionPolicy=Never..");
-}
-
-TEST_CASE("FailedScheduling message: no nodes") {
-  CHECK(FailedSchedulingMessage(MakePod().Info(), 0, {}) == "no nodes available to schedule pods");
 }
 
 }  // namespace
