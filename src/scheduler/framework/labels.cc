@@ -5,6 +5,14 @@
 namespace podflow::scheduler {
 
 const std::string* FindLabel(const Labels& labels, std::string_view key) {
+  // Most label maps are small: a scan comparing lengths first touches fewer
+  // bytes than a binary search comparing strings.
+  if (labels.size() <= 8) {
+    for (const auto& [k, v] : labels) {
+      if (k.size() == key.size() && k == key) return &v;
+    }
+    return nullptr;
+  }
   auto it = std::lower_bound(labels.begin(), labels.end(), key,
                              [](const auto& entry, std::string_view k) { return entry.first < k; });
   return it != labels.end() && it->first == key ? &it->second : nullptr;

@@ -112,6 +112,9 @@ struct PodInfo {
   std::string name;
   std::string uid;
   Labels labels;
+  // metadata.deletionTimestamp is set: topology spreading does not count
+  // it. Kept beside labels: both are read for every pod a spread counts.
+  bool deleting = false;
   std::string node_name;       // spec.nodeName: set once bound (or asked for)
   std::string scheduler_name;  // empty means kDefaultSchedulerName
   int32_t priority = 0;
@@ -142,8 +145,6 @@ struct PodInfo {
 
   std::vector<PodVolume> volumes;  // spec.volumes in order
 
-  // metadata.deletionTimestamp is set: topology spreading does not count it.
-  bool deleting = false;
   std::vector<TopologySpreadConstraint> topology_spread_constraints;
 
   // Container images, init containers first, as NormalizedImageName gives

@@ -57,7 +57,7 @@ bool NodeInclusion::Includes(const TopologySpreadConstraint& c) {
 int64_t CountMatchingPods(const NodeInfo& node, const LabelSelector& selector, std::string_view ns) {
   int64_t count = 0;
   for (const auto& p : node.pods()) {
-    if (p->deleting || p->namespace_ != ns) continue;
+    if (p->namespace_ != ns || p->deleting) continue;
     if (selector.Matches(p->labels)) ++count;
   }
   return count;
