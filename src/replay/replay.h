@@ -42,6 +42,7 @@ std::optional<model::Value> ObjectValue(std::string_view key, std::string_view v
 //   Event  "Normal Scheduled: Successfully assigned default/nginx to node-2"
 //   Node   "Ready cpu=4 memory=8Gi"
 //   Service, Endpoints, other kinds: a short line; unknown keys "<N bytes>".
+//   Scheduling decisions (scheduler::kDecisionPrefix): "decision: node-2 (2 of 3 nodes feasible)".
 std::string Summarize(std::string_view key, std::string_view value);
 
 // --- Events between revisions ---

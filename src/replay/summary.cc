@@ -4,6 +4,7 @@
 
 #include "model/objects.h"
 #include "replay/replay.h"
+#include "scheduler/framework/decision_record.h"
 
 namespace podflow::replay {
 
@@ -152,6 +153,15 @@ std::optional<model::Value> ObjectValue(std::string_view key, std::string_view v
 std::string Summarize(std::string_view key, std::string_view value) {
   const model::KindInfo* kind = KindOfKey(key);
   const std::string size = std::to_string(value.size()) + " bytes";
+  if (kind == nullptr && key.starts_with(scheduler::kDecisionPrefix) && !value.empty()) {
+    // "decision: node-2 (2 of 3 nodes feasible)", "decision: <none> (0 of 3 nodes feasible)"
+    auto record = scheduler::ReadDecisionRecord(value);
+    if (!record.ok()) return "<" + size + ", not a scheduling decision>";
+    const auto& r = **record;
+    const std::string node = r.node() && r.node()->size() > 0 ? r.node()->str() : "<none>";
+    return "decision: " + node + " (" + std::to_string(r.feasible_nodes()) + " of " +
+           std::to_string(r.num_all_nodes()) + " nodes feasible)";
+  }
   if (kind == nullptr) return "<" + size + ">";
   std::optional<model::Value> v = ObjectValue(key, value);
   if (!v) {
