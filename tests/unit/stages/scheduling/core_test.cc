@@ -248,3 +248,68 @@ profiles:
 
 }  // namespace
 }  // namespace podflow::scheduling
+
+namespace podflow::scheduling {
+namespace {
+
+TEST_CASE("services feed the cache; default spreading keeps a Service's pods apart", "[scheduling][core][spread]") {
+  Fixture f;
+  auto node = [](const std::string& name, const std::string& cpu, int64_t revision) {
+    return Stored("apiVersion: v1\nkind: Node\nmetadata: {name: " + name + ", labels: {kubernetes.io/hostname: " +
+                      name + "}}\nstatus: {allocatable: {cpu: \"" + cpu + "\", memory: 8Gi, pods: \"110\"}}\n",
+                  revision);
+  };
+  auto web = [](const std::string& name, int64_t revision, const std::string& bound = "") {
+    return Stored("apiVersion: v1\nkind: Pod\nmetadata: {name: " + name + ", namespace: default, uid: uid-" + name +
+                      ", labels: {app: web}}\nspec:\n" + (bound.empty() ? "" : "  nodeName: " + bound + "\n") +
+                      "  containers: [{name: c, image: nginx, resources: {requests: {cpu: 100m}}}]\n",
+                  revision);
+  };
+  // Resources alone prefer the big node.
+  f.core.UpsertNode(node("big", "8", 2), t0);
+  f.core.UpsertNode(node("small", "2", 3), t0);
+  f.core.UpsertPod(web("w1", 4, "big"), t0);
+  KeyValue service = Stored(
+      "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: default}\n"
+      "spec: {selector: {app: web}, ports: [{port: 80}]}\n",
+      5);
+  f.core.UpsertService(service);
+  REQUIRE(f.core.cache().Services("default").size() == 1);
+  CHECK(f.core.cache().Services("default")[0].selector == scheduler::Labels{{"app", "web"}});
+
+  // The Service groups w2 with w1: hostname spreading outweighs resources.
+  f.core.UpsertPod(web("w2", 6), t0);
+  auto first = f.core.Next(t0);
+  REQUIRE(first.has_value());
+  REQUIRE(first->ok());
+  CHECK((*first)->decision.node == "small");
+
+  // Without the Service there is no group: w3 goes where resources say.
+  f.core.RemoveService(service.key);
+  CHECK(f.core.cache().Services("default").empty());
+  f.core.UpsertPod(web("w3", 7), t0);
+  auto second = f.core.Next(t0);
+  REQUIRE(second.has_value());
+  REQUIRE(second->ok());
+  CHECK((*second)->decision.node == "big");
+}
+
+TEST_CASE("namespaces feed the cache with their labels", "[scheduling][core][inter-pod-affinity]") {
+  Fixture f;
+  KeyValue prod = Stored("apiVersion: v1\nkind: Namespace\nmetadata: {name: prod, labels: {env: prod}}\n", 5);
+  bool fed = false;
+  for (const auto& feed : f.core.Feeds()) {
+    if (feed.prefix != "/registry/namespaces/") continue;
+    fed = true;
+    feed.upsert(prod, t0);
+    const scheduler::Labels* labels = f.core.cache().NamespaceLabels("prod");
+    REQUIRE(labels != nullptr);
+    CHECK(*labels == scheduler::Labels{{"env", "prod"}});
+    feed.remove(prod.key, t0);
+    CHECK(f.core.cache().NamespaceLabels("prod") == nullptr);
+  }
+  CHECK(fed);
+}
+
+}  // namespace
+}  // namespace podflow::scheduling
