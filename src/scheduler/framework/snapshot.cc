@@ -11,12 +11,13 @@ Status Snapshot::UpsertNode(NodeInfo node) {
   if (it == node_index_.end()) {
     node_index_.emplace(node.name, nodes_.size());
     nodes_.push_back(std::move(node));
+    affinity_.NodeAdded(*this);
     return Status::Ok();
   }
   NodeInfo& old = nodes_[it->second];
   CountImages(old, -1);
   for (const auto& pod : old.pods()) node.AddPod(pod);
-  affinity_.RelabelNode(old, node, *this);
+  affinity_.RelabelNode(it->second, old, node, *this);
   old = std::move(node);
   return Status::Ok();
 }
@@ -31,6 +32,7 @@ Status Snapshot::RemoveNode(std::string_view name) {
     pod_node_.erase(pod->uid);
   }
   nodes_.erase(nodes_.begin() + static_cast<std::ptrdiff_t>(index));
+  affinity_.NodeRemoved(index);
   node_index_.erase(it);
   // Indices after the removed node shift down by one.
   for (auto& [_, i] : node_index_) {

@@ -2,6 +2,7 @@
 
 #include "model/codec.h"
 #include "model/objects.h"
+#include "policy_generated.h"
 
 namespace podflow::scheduling {
 namespace {
@@ -22,6 +23,10 @@ std::vector<SchedulerCore::Feed> SchedulerCore::Feeds() {
   feeds.push_back({model::KindPrefix(model::Kind("Service")),
                    [this](const KeyValue& kv, Clock::time_point) { UpsertService(kv); },
                    [this](const std::string& key, Clock::time_point) { RemoveService(key); }});
+  // Namespaces: pod affinity's namespaceSelector reads their labels.
+  feeds.push_back({model::KindPrefix(model::Kind("Namespace")),
+                   [this](const KeyValue& kv, Clock::time_point) { UpsertNamespace(kv); },
+                   [this](const std::string& key, Clock::time_point) { RemoveNamespace(key); }});
   // Volumes and claims: the volume plugins read them.
   feeds.push_back({model::KindPrefix(model::Kind("PersistentVolume")),
                    [this](const KeyValue& kv, Clock::time_point now) { UpsertPersistentVolume(kv, now); },
@@ -230,6 +235,8 @@ std::optional<Result<SchedulerCore::Outcome>> SchedulerCore::Cycle(const std::st
       }
       info->nominated_node_name = outcome.decision.nominated_node;
       cache_.AddNominatedPod(std::move(*info));
+    } else if (outcome.decision.clear_nomination) {
+      cache_.RemoveNominatedPod(state.uid);
     }
     queue_.MarkUnschedulable(key, now);
   }
@@ -273,6 +280,22 @@ void SchedulerCore::RemoveService(const std::string& key) {
   if (it == service_keys_.end()) return;
   (void)cache_.RemoveService(it->second.first, it->second.second);
   service_keys_.erase(it);
+}
+
+void SchedulerCore::UpsertNamespace(const KeyValue& kv) {
+  if (!model::VerifyObject(model::Kind("Namespace"), kv.value).ok()) return;
+  const api::ObjectMeta* meta = flatbuffers::GetRoot<api::Namespace>(kv.value.data())->metadata();
+  if (meta == nullptr || meta->name() == nullptr) return;
+  std::string name = meta->name()->str();
+  if (!cache_.UpsertNamespace(name, scheduler::LabelsFromEntries(meta->labels())).ok()) return;
+  namespace_keys_[kv.key] = std::move(name);
+}
+
+void SchedulerCore::RemoveNamespace(const std::string& key) {
+  auto it = namespace_keys_.find(key);
+  if (it == namespace_keys_.end()) return;
+  (void)cache_.RemoveNamespace(it->second);
+  namespace_keys_.erase(it);
 }
 
 void SchedulerCore::UpsertPersistentVolume(const KeyValue& kv, Clock::time_point now) {

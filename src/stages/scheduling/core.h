@@ -45,6 +45,11 @@ class SchedulerCore {
   // other pods of the Services that select it.
   void UpsertService(const KeyValue& kv);
   void RemoveService(const std::string& key);
+  // Namespaces: the namespaceSelector of pod affinity terms reads their
+  // labels. As in kube-scheduler, a namespace change moves no pod out of
+  // the unschedulable queue.
+  void UpsertNamespace(const KeyValue& kv);
+  void RemoveNamespace(const std::string& key);
   // PersistentVolumes and claims the volume plugins read. A change may let
   // a pod waiting on its volumes schedule (kube-scheduler: PV / PVC add and
   // update events).
@@ -138,6 +143,7 @@ class SchedulerCore {
   std::unordered_map<std::string, std::string> node_keys_;  // node key -> name
   std::unordered_map<std::string, std::pair<std::string, std::string>> service_keys_;  // key -> ns, name
   std::unordered_map<std::string, std::string> pv_keys_;                                 // key -> name
+  std::unordered_map<std::string, std::string> namespace_keys_;                          // key -> name
   std::unordered_map<std::string, std::pair<std::string, std::string>> pvc_keys_;      // key -> ns, name
   // Assumptions in the order they were made (times only grow): ExpireAssumed
   // looks at the front only. Entries whose pod was bound or re-assumed since
