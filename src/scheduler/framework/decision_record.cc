@@ -109,7 +109,7 @@ std::string EncodeDecisionRecord(const Decision& d, const DecisionContext& c) {
     if (sa != sb) return sa;
     return d.scores[a].total > d.scores[b].total;
   });
-  if (order.size() > kMaxRecordedNodes) order.resize(kMaxRecordedNodes);
+  if (order.size() > kMaxRecordedScoredNodes) order.resize(kMaxRecordedScoredNodes);
   std::vector<Offset<explain::NodeScore>> scores;
   for (size_t i : order) {
     const NodeScores& s = d.scores[i];
@@ -133,7 +133,7 @@ std::string EncodeDecisionRecord(const Decision& d, const DecisionContext& c) {
   for (const NodeVerdict& v : d.verdicts) {
     if (v.status.IsSuccess()) continue;
     const std::vector<std::string>& reasons = v.status.reasons();
-    if (rejected.size() < kMaxRecordedNodes) {
+    if (rejected.size() < kMaxRecordedRejectedNodes) {
       rejected.push_back(explain::CreateRejectedNode(fbb, fbb.CreateString(v.node),
                                                      static_cast<explain::VerdictCode>(v.status.code()),
                                                      fbb.CreateString(v.status.plugin()),

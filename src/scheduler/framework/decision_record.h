@@ -4,10 +4,12 @@
 // section, podflow-replay --why as text and as JSON).
 //
 // Size: a record keeps every score plugin's raw, normalized and weighted
-// score for the best kMaxRecordedNodes feasible nodes and the verdicts of the
-// first kMaxRecordedNodes rejected nodes (visit order); every rejected node
-// is still counted per verdict in rejection_counts. So a record stays a few
-// kB however large the cluster (a 5,000-node cycle scores up to 500 nodes).
+// score for kMaxRecordedScoredNodes feasible nodes (the selected one, then
+// the best) and the verdicts of the first kMaxRecordedRejectedNodes rejected
+// nodes (visit order); every rejected node is still counted per verdict in
+// rejection_counts. A record is written with every binding, so it stays
+// about 2-4 kB however large the cluster (a 5,000-node cycle scores up to
+// 500 nodes; 50 of them with 7 score plugins would be 11 kB).
 //
 // Thread safety: all functions are safe to call concurrently.
 #pragma once
@@ -26,7 +28,8 @@ namespace podflow::scheduler {
 
 inline constexpr std::string_view kDecisionPrefix = "/registry/scheduling.podflow.io/decisions/";
 inline constexpr std::string_view kSchedulerRunPrefix = "/registry/scheduling.podflow.io/runs/";
-inline constexpr size_t kMaxRecordedNodes = 50;
+inline constexpr size_t kMaxRecordedScoredNodes = 10;
+inline constexpr size_t kMaxRecordedRejectedNodes = 20;
 
 // /registry/scheduling.podflow.io/decisions/<ns>/<name>
 std::string DecisionKey(std::string_view namespace_, std::string_view name);

@@ -199,12 +199,12 @@ TEST_CASE("a record of a large cluster keeps the best nodes and counts the rest"
   REQUIRE(d->feasible_nodes == 200);
   const std::string bytes = EncodeDecisionRecord(*d, Context());
   const explain::SchedulingDecision& rec = **ReadDecisionRecord(bytes);
-  CHECK(rec.scores()->size() == kMaxRecordedNodes);
-  CHECK(rec.rejected()->size() == kMaxRecordedNodes);
+  CHECK(rec.scores()->size() == kMaxRecordedScoredNodes);
+  CHECK(rec.rejected()->size() == kMaxRecordedRejectedNodes);
   REQUIRE(rec.rejection_counts()->size() == 1);
   CHECK(rec.rejection_counts()->Get(0)->count() == 100);
   CHECK(rec.scores()->Get(0)->node()->str() == d->node);
-  CHECK(bytes.size() < 16 * 1024);
+  CHECK(bytes.size() < 4 * 1024);
 }
 
 }  // namespace
