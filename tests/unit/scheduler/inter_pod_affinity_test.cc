@@ -399,6 +399,44 @@ TEST_CASE("InterPodAffinity follows node relabelling and removal", "[inter-pod-a
         std::map<std::string, std::string>{{"n1", ""}, {"n2", ""}, {"n4", ""}});
 }
 
+TEST_CASE("InterPodAffinity keeps per-node counts right as nodes come and go",
+          "[inter-pod-affinity]") {
+  Snapshot snap = Cluster();
+  auto member = [](const std::string& name) {
+    auto b = MakePod().Name(name).Label("app", "store");
+    RequiredAnti(b, Term{App("store"), kHost});
+    return b;
+  };
+  Bind(snap, member("s3"), "n3");
+  Bind(snap, member("s4"), "n4");
+  const PodInfo next = member("next").Info();
+  // Removing n1 moves every later node one position down.
+  REQUIRE(snap.RemoveNode("n1").ok());
+  CHECK(Verdicts(snap, next) ==
+        std::map<std::string, std::string>{{"n2", ""}, {"n3", kAntiFail}, {"n4", kAntiFail}});
+  // A new node starts empty; a pod leaving frees its node.
+  REQUIRE(snap.UpsertNode(MakeNode().Name("n5").Label(kHost, "n5").Info()).ok());
+  REQUIRE(snap.RemovePod("uid-s3").ok());
+  CHECK(Verdicts(snap, next) ==
+        std::map<std::string, std::string>{{"n2", ""}, {"n3", ""}, {"n4", kAntiFail}, {"n5", ""}});
+}
+
+TEST_CASE("InterPodAffinity mismatchLabelKeys excludes pods sharing the pod's value",
+          "[inter-pod-affinity]") {
+  Snapshot snap = Cluster();
+  Bind(snap, MakePod().Name("t1").Label("app", "web").Label("tenant", "a"), "n1");
+  Bind(snap, MakePod().Name("t2").Label("app", "web").Label("tenant", "b"), "n2");
+  auto pod = MakePod().Name("p").Label("app", "web").Label("tenant", "a");
+  pod.EditAffinity([](api::AffinityT& a) {
+    auto t = ToApi(Term{App("web"), kHost});
+    t->mismatch_label_keys = {"tenant"};
+    Anti(a).required_during_scheduling_ignored_during_execution.push_back(std::move(t));
+  });
+  // Only web pods of another tenant repel it.
+  CHECK(Verdicts(snap, pod.Info()) == std::map<std::string, std::string>{
+                                          {"n1", ""}, {"n2", kAntiFail}, {"n3", ""}, {"n4", ""}});
+}
+
 // ---- Score ---------------------------------------------------------------
 
 // Raw and normalized scores of every node of `snap`.
