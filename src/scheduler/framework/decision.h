@@ -57,6 +57,9 @@ struct Decision {
   // node the pod is nominated to once `victims` (pod uids) are gone.
   std::string nominated_node;
   std::vector<std::string> victims;
+  // When !scheduled() and preemption found no node at all: the pod's earlier
+  // nomination (status.nominatedNodeName) ends.
+  bool clear_nomination = false;
 
   // When !scheduled(): the FailedScheduling event message, as kube-scheduler
   // words it ("0/3 nodes are available: 3 Insufficient cpu. preemption: ...").

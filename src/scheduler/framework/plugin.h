@@ -96,6 +96,9 @@ struct PostFilterResult {
   PluginStatus status;
   std::string nominated_node;  // preemption: where the pod will fit once victims are gone
   std::vector<std::string> victims;  // uids of the pods to evict from nominated_node
+  // No nomination, and an earlier one of the pod ends: no node can be made
+  // to fit (kube-scheduler's result with an empty nominated node).
+  bool clear_nomination = false;
 };
 
 // What a PostFilter plugin may ask of the cycle: would the pod pass the

@@ -74,6 +74,7 @@ void RunPostFilter(const Profile& profile, CycleState& state, const PodInfo& pod
       d.victims = std::move(r.victims);
       return;
     }
+    if (r.clear_nomination) d.clear_nomination = true;
     for (const std::string& reason : r.status.reasons()) {
       if (!said.empty()) said += ", ";
       said += reason;

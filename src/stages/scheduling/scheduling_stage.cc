@@ -156,6 +156,7 @@ void SchedulingStage::Loop() {
                          {"PodScheduled", api::ConditionStatus::False, "Unschedulable", outcome.decision.message},
                          runtime::FormatTime(now));
     if (!outcome.decision.nominated_node.empty()) pod->status->nominated_node_name = outcome.decision.nominated_node;
+    if (outcome.decision.clear_nomination) pod->status->nominated_node_name.clear();
     status::PackedEvent event = status::PackEvent(
         status::FailedSchedulingEvent(*pod, outcome.decision.message, now, namer, status::SchedulerOf(*pod)));
     Result<persistence::WriteResult> written =

@@ -258,6 +258,7 @@ TEST_CASE("DefaultPreemption: a high-priority pod is nominated where the victims
   CHECK_FALSE(d->scheduled());
   CHECK(d->nominated_node == "a");
   CHECK(d->victims == std::vector<std::string>{"uid-low-a"});
+  CHECK_FALSE(d->clear_nomination);
   // A nominated pod's event has no preemption part, as kube-scheduler's.
   CHECK(d->message == "0/3 nodes are available: 3 Insufficient cpu.");
 }
@@ -270,6 +271,7 @@ TEST_CASE("DefaultPreemption: preemptionPolicy Never is not eligible", "[preempt
   REQUIRE(d.ok());
   CHECK(d->nominated_node.empty());
   CHECK(d->victims.empty());
+  CHECK_FALSE(d->clear_nomination);  // not eligible: an earlier nomination stays, as in kube-scheduler
   CHECK(d->message ==
         "0/1 nodes are available: 1 Insufficient cpu. "
         "preemption: not eligible due to preemptionPolicy=Never..");
@@ -284,6 +286,7 @@ TEST_CASE("DefaultPreemption: when preemption cannot help", "[preemption]") {
     auto d = Schedule(WithPreemption(), MakePod().Name("pre").Priority(50).Cpu("1").Info(), snap);
     REQUIRE(d.ok());
     CHECK(d->nominated_node.empty());
+    CHECK(d->clear_nomination);  // no node can be made to fit: a nomination ends
     CHECK(d->message ==
           "0/3 nodes are available: 1 node(s) were unschedulable, 2 Insufficient cpu. "
           "preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, "

@@ -184,6 +184,7 @@ PostFilterResult DefaultPreemption::PostFilter(CycleState& state, const PodInfo&
     const PluginStatus not_helpful = PluginStatus::UnschedulableAndUnresolvable(std::string(kNotHelpful));
     while (statuses.size() < all) statuses.push_back(NodeVerdict{"", not_helpful});
     out.status = PluginStatus::Unschedulable(Preemption(FitErrorMessage(all, statuses)));
+    out.clear_nomination = true;
     return out;
   }
   const Candidate& best = candidates[PickNode(candidates)];

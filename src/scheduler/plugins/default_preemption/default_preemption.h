@@ -64,8 +64,9 @@ class DefaultPreemption {
   // to fit; otherwise Unschedulable with one reason, "preemption: " and
   // either kNotEligibleNever or a FitError message over the nodes ("0/3
   // nodes are available: 1 Preemption is not helpful for scheduling, 2 No
-  // preemption victims found for incoming pod."). Error when the state holds
-  // no RunFilters.
+  // preemption victims found for incoming pod."), and clear_nomination set
+  // in the latter case (as kube-scheduler clears nominatedNodeName then).
+  // Error when the state holds no RunFilters.
   PostFilterResult PostFilter(CycleState& state, const PodInfo& pod, const Snapshot& snapshot,
                               std::span<const NodeVerdict> verdicts) const;
 

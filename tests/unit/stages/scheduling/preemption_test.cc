@@ -115,6 +115,19 @@ TEST_CASE("a stored nominatedNodeName holds the room after a restart", "[schedul
   CHECK(f.core.cache().NominatedPods("a").empty());
 }
 
+TEST_CASE("a nominated pod that preemption can no longer help loses its nomination", "[scheduling][preemption]") {
+  Fixture f;
+  // Nominated to a earlier, but nothing there (or anywhere) has a lower priority now.
+  f.core.UpsertPod(Pod("late", 1, "2", 10, "", "a"), t0);
+  CHECK(f.core.cache().NominatedNodeOf("uid-late") == "a");
+  auto out = f.core.Next(t0);
+  REQUIRE(out.has_value());
+  REQUIRE(out->ok());
+  CHECK_FALSE((*out)->decision.scheduled());
+  CHECK((*out)->decision.clear_nomination);
+  CHECK(f.core.cache().NominatedNodeOf("uid-late").empty());
+}
+
 TEST_CASE("a pod that may not preempt gets no nomination", "[scheduling][preemption]") {
   Fixture f;
   auto never = Stored(
