@@ -17,29 +17,25 @@
 
 namespace podflow::scheduling {
 
-// The `scheduler:` section of the cluster config:
-//   seed: 1                       # tie-break seed (default 0)
-//   percentageOfNodesToScore: 0   # 0 = Kubernetes' adaptive default; 1..100
-// Unknown keys are errors.
-Result<scheduler::ProfileConfig> ParseSchedulerConfig(const YAML::Node& section);
-
 class SchedulingStage {
  public:
   static constexpr std::string_view kName = "scheduling";
-  // Parses the section and builds the profile; Invalid names the problem.
+  // Parses the `scheduler:` section (scheduler::ParseSchedulerConfig) and
+  // builds its profiles; Invalid names the problem.
   static Result<std::unique_ptr<SchedulingStage>> Create(pipeline::StageContext& context);
 
   Status Start();
   void Stop();
 
  private:
-  SchedulingStage(pipeline::StageContext& context, scheduler::Registry registry, scheduler::Profile profile)
-      : context_(context), registry_(std::move(registry)), profile_(std::move(profile)) {}
+  SchedulingStage(pipeline::StageContext& context, scheduler::Registry registry,
+                  std::vector<scheduler::Profile> profiles)
+      : context_(context), registry_(std::move(registry)), profiles_(std::move(profiles)) {}
   void Loop();
 
   pipeline::StageContext& context_;
-  scheduler::Registry registry_;  // outlives profile_, whose plugins it made
-  scheduler::Profile profile_;
+  scheduler::Registry registry_;  // outlives profiles_, whose plugins it made
+  std::vector<scheduler::Profile> profiles_;
   std::atomic<bool> stopping_{false};
   std::thread thread_;
 };
