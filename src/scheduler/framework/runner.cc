@@ -16,6 +16,8 @@ namespace {
 constexpr size_t kMinFeasibleNodesToFind = 100;
 constexpr int32_t kMinFeasibleNodesPercentageToFind = 5;
 
+constexpr std::string_view kFilteredByPreFilter = "node is filtered out by the prefilter result";
+
 std::string Quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 // The profile's filters on `node` in order; the first rejection (its plugin
@@ -121,10 +123,26 @@ Result<Decision> Schedule(const Profile& profile, const PodInfo& pod, const Snap
   // 0. PreFilter: a rejection rejects every node; a plugin may narrow the
   // nodes worth visiting (the intersection of all such answers).
   std::optional<std::vector<std::string>> only;
+  std::vector<std::string_view> narrowed_by;
+  auto reject_all = [&](PluginStatus status) -> Result<Decision> {
+    // kube-scheduler words this "0/N nodes are available: <reason>." and
+    // counts the status for every node (preemption reads it).
+    d.verdicts.reserve(n);
+    for (const NodeInfo& node : nodes) d.verdicts.push_back(NodeVerdict{node.name, status});
+    std::string reasons;
+    for (const std::string& reason : status.reasons()) {
+      if (!reasons.empty()) reasons += ", ";
+      reasons += reason;
+    }
+    d.message = "0/" + std::to_string(n) + " nodes are available: " + reasons + ".";
+    RunPostFilter(profile, state, pod, snapshot, d);
+    return d;
+  };
   for (const PluginInstance* plugin : profile.pre_filter_plugins()) {
     PreFilterResult r = plugin->pre_filter(plugin->self.get(), state, pod, snapshot);
     if (r.status.IsSuccess()) {
       if (r.node_names.has_value()) {
+        narrowed_by.push_back(plugin->name);
         std::sort(r.node_names->begin(), r.node_names->end());
         if (!only.has_value()) {
           only = std::move(r.node_names);
@@ -134,6 +152,21 @@ Result<Decision> Schedule(const Profile& profile, const PodInfo& pod, const Snap
                                 r.node_names->end(), std::back_inserter(both));
           only = std::move(both);
         }
+        if (only->empty()) {
+          // No node is left: as kube-scheduler, the plugins that narrowed
+          // the set are the reason, and no preemption can change that.
+          std::string reason;
+          if (narrowed_by.size() == 1) {
+            reason = "node(s) didn't satisfy plugin " + std::string(narrowed_by[0]);
+          } else {
+            reason = "node(s) didn't satisfy plugin(s) [";
+            for (size_t i = 0; i < narrowed_by.size(); ++i) reason += (i ? " " : "") + std::string(narrowed_by[i]);
+            reason += "] simultaneously";
+          }
+          PluginStatus status = PluginStatus::UnschedulableAndUnresolvable(std::move(reason));
+          status.set_plugin(plugin->name);
+          return reject_all(std::move(status));
+        }
       }
       continue;
     }
@@ -142,18 +175,17 @@ Result<Decision> Schedule(const Profile& profile, const PodInfo& pod, const Snap
       return Status::Internal("running " + Quoted(plugin->name) + " prefilter plugin: " +
                               r.status.ToString());
     }
-    // kube-scheduler words this "0/N nodes are available: <reason>." and
-    // counts the status for every node (preemption reads it).
-    d.verdicts.reserve(n);
-    for (const NodeInfo& node : nodes) d.verdicts.push_back(NodeVerdict{node.name, r.status});
-    std::string reasons;
-    for (const std::string& reason : r.status.reasons()) {
-      if (!reasons.empty()) reasons += ", ";
-      reasons += reason;
+    return reject_all(std::move(r.status));
+  }
+  // Nodes a PreFilter ruled out are rejected as UnschedulableAndUnresolvable
+  // without running the filters (kube-scheduler records them so, and counts
+  // them in the event: "2 node is filtered out by the prefilter result").
+  if (only.has_value()) {
+    PluginStatus out = PluginStatus::UnschedulableAndUnresolvable(std::string(kFilteredByPreFilter));
+    out.set_plugin(narrowed_by.back());
+    for (const NodeInfo& node : nodes) {
+      if (!std::binary_search(only->begin(), only->end(), node.name)) d.verdicts.push_back(NodeVerdict{node.name, out});
     }
-    d.message = "0/" + std::to_string(n) + " nodes are available: " + reasons + ".";
-    RunPostFilter(profile, state, pod, snapshot, d);
-    return d;
   }
 
   // A pod that preemption nominated to a node tries that node first, as

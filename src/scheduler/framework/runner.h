@@ -24,6 +24,13 @@ struct ScheduleOptions {
 };
 
 // Runs one cycle for `pod` over `snapshot`:
+//  PreFilter: the profile's PreFilter plugins run once. A rejection rejects
+//     every node with it ("0/N nodes are available: <reason>."). Plugins may
+//     narrow the nodes worth visiting: the intersection is visited, the
+//     other nodes are rejected as UnschedulableAndUnresolvable ("node is
+//     filtered out by the prefilter result"), and an empty intersection
+//     rejects every node ("node(s) didn't satisfy plugin X", or "plugin(s)
+//     [X Y] simultaneously").
 //  0. A pod with a nominated node (pod.nominated_node_name) that passes the
 //     filters there is placed there, unscored.
 //  1. Filter: nodes are visited from start_node_index round the snapshot's

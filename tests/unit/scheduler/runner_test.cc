@@ -187,5 +187,66 @@ TEST_CASE("large clusters: visiting stops after enough feasible nodes") {
   CHECK(d->next_start_node_index == (900 + 420) % 1000);
 }
 
+// PreFilter plugins that narrow the nodes worth visiting to a fixed set.
+template <const char* kPluginName>
+struct Narrow {
+  static constexpr std::string_view kName = kPluginName;
+  std::vector<std::string> names;
+  PreFilterResult PreFilter(CycleState&, const PodInfo&, const Snapshot&) const { return {{}, names}; }
+  PluginStatus Filter(const CycleState&, const PodInfo&, const NodeInfo&) const { return {}; }
+};
+constexpr char kNarrowA[] = "NarrowA";
+constexpr char kNarrowB[] = "NarrowB";
+
+Profile NarrowingProfile(std::vector<std::string> a, std::optional<std::vector<std::string>> b) {
+  static Registry registry;
+  registry = plugins::NewInTreeRegistry().value();
+  REQUIRE(registry.Register("NarrowA", [a](const YAML::Node&) -> Result<PluginInstance> {
+    return MakePluginInstance(Narrow<kNarrowA>{a});
+  }).ok());
+  REQUIRE(registry.Register("NarrowB", [b](const YAML::Node&) -> Result<PluginInstance> {
+    return MakePluginInstance(Narrow<kNarrowB>{b.value_or(std::vector<std::string>{})});
+  }).ok());
+  ProfileConfig config = DefaultProfileConfig();
+  config.post_filter.clear();
+  config.filter.insert(config.filter.begin(), "NarrowA");
+  if (b) config.filter.insert(config.filter.begin() + 1, "NarrowB");
+  return Profile::Build(registry, config).value();
+}
+
+TEST_CASE("nodes a PreFilter rules out are rejected and counted as kube-scheduler counts them") {
+  Snapshot snap = ThreeNodes();
+  const Profile profile = NarrowingProfile({"b"}, std::nullopt);
+  // Only b is visited; it is too small.
+  auto d = Schedule(profile, MakePod().Cpu("5").Info(), snap);
+  REQUIRE(d.ok());
+  INFO(d->Explain());
+  CHECK_FALSE(d->scheduled());
+  CHECK(d->message ==
+        "0/3 nodes are available: 1 Insufficient cpu, 2 node is filtered out by the prefilter result.");
+  REQUIRE(d->verdicts.size() == 3);
+  for (const NodeVerdict& v : d->verdicts) {
+    if (v.node == "b") continue;
+    CHECK(v.status.code() == PluginCode::kUnschedulableAndUnresolvable);
+    CHECK(v.status.plugin() == "NarrowA");
+  }
+  // A pod that fits goes to the one node left, unscored.
+  auto fits = Schedule(profile, MakePod().Cpu("1").Info(), snap);
+  REQUIRE(fits.ok());
+  CHECK(fits->node == "b");
+  CHECK(fits->scores.empty());
+}
+
+TEST_CASE("PreFilter narrowings with nothing in common reject every node") {
+  Snapshot snap = ThreeNodes();
+  auto d = Schedule(NarrowingProfile({"a"}, std::vector<std::string>{"c"}), MakePod().Info(), snap);
+  REQUIRE(d.ok());
+  CHECK_FALSE(d->scheduled());
+  CHECK(d->message == "0/3 nodes are available: node(s) didn't satisfy plugin(s) [NarrowA NarrowB] simultaneously.");
+  auto one = Schedule(NarrowingProfile({}, std::nullopt), MakePod().Info(), snap);
+  REQUIRE(one.ok());
+  CHECK(one->message == "0/3 nodes are available: node(s) didn't satisfy plugin NarrowA.");
+}
+
 }  // namespace
 }  // namespace podflow::scheduler
