@@ -1,34 +1,51 @@
 // CycleState: data one plugin computes for a pod in one scheduling cycle
 // (at PreFilter / PreScore) and reads back at Filter / Score, as
 // kube-scheduler's framework.CycleState. Keys are the writing plugin's name
-// plus a suffix. Created by the runner per cycle; plugins of this issue keep
-// nothing in it (PodInfo already carries what they need).
+// plus a suffix. Created by the runner per cycle.
+//
+// Filter and Score read it once per node, so a read is a scan of a handful
+// of entries comparing key lengths first (most keys differ in length), not
+// a tree walk of string comparisons.
 //
 // Thread safety: written by PreFilter / PreScore only, read concurrently after.
 #pragma once
 
-#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace podflow::scheduler {
 
 class CycleState {
  public:
+  // Stores `value` under `key`, replacing what was there.
   template <typename T>
   void Write(std::string key, std::shared_ptr<const T> value) {
-    data_[std::move(key)] = std::move(value);
+    for (Entry& e : data_) {
+      if (e.key == key) {
+        e.value = std::move(value);
+        return;
+      }
+    }
+    data_.push_back(Entry{std::move(key), std::move(value)});
   }
   // nullptr when absent. REQUIRES: the key was written with this T.
   template <typename T>
   const T* Read(std::string_view key) const {
-    auto it = data_.find(key);
-    return it == data_.end() ? nullptr : static_cast<const T*>(it->second.get());
+    for (const Entry& e : data_) {
+      if (e.key.size() == key.size() && e.key == key) return static_cast<const T*>(e.value.get());
+    }
+    return nullptr;
   }
 
  private:
-  std::map<std::string, std::shared_ptr<const void>, std::less<>> data_;
+  struct Entry {
+    std::string key;
+    std::shared_ptr<const void> value;
+  };
+  std::vector<Entry> data_;
 };
 
 }  // namespace podflow::scheduler

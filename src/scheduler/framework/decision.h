@@ -32,6 +32,9 @@ struct NodeScores {
   std::vector<PluginScore> plugins;  // in the profile's score order
 };
 
+// How many feasible nodes a Decision keeps per-plugin scores for.
+inline constexpr size_t kMaxExplainedScoredNodes = 64;
+
 struct Decision {
   // The chosen node; empty when the pod fits no node.
   std::string node;
@@ -42,8 +45,10 @@ struct Decision {
   // Verdicts of the nodes the filters visited, in visit order. When enough
   // feasible nodes were found early (large clusters) the rest were not visited.
   std::vector<NodeVerdict> verdicts;
-  // Scores of the feasible nodes; empty when one node was feasible (then
-  // kube-scheduler does not score either).
+  // Scores of the feasible nodes, in visit order; empty when one node was
+  // feasible (then kube-scheduler does not score either). With more than
+  // kMaxExplainedScoredNodes feasible nodes, only the selected node and the
+  // best others by total are kept (every node was scored all the same).
   std::vector<NodeScores> scores;
   // How many feasible nodes shared the best total; the tie-break chose among them.
   size_t tied_nodes = 0;

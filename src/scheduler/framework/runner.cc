@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <iterator>
 #include <optional>
+#include <numeric>
 #include <random>
+#include <span>
 #include <vector>
 
 #include "scheduler/framework/cycle_state.h"
@@ -215,6 +217,7 @@ Result<Decision> Schedule(const Profile& profile, const PodInfo& pod, const Snap
   const size_t to_find = NumFeasibleNodesToFind(profile.config().percentage_of_nodes_to_score, n);
   std::vector<const NodeInfo*> feasible;
   feasible.reserve(to_find);
+  d.verdicts.reserve(std::min(n, 2 * to_find));
   size_t visited = 0;
   for (; visited < n && feasible.size() < to_find; ++visited) {
     const NodeInfo& node = nodes[(start + visited) % n];
@@ -251,32 +254,27 @@ Result<Decision> Schedule(const Profile& profile, const PodInfo& pod, const Snap
                               s.ToString());
     }
   }
+  // Scores are kept as one column per plugin; per-node detail (NodeScores)
+  // is built afterwards for the best nodes only.
   const auto& score_plugins = profile.score_plugins();
-  d.scores.resize(feasible.size());
-  for (size_t i = 0; i < feasible.size(); ++i) {
-    d.scores[i].node = feasible[i]->name;
-    d.scores[i].plugins.resize(score_plugins.size());
-  }
-  std::vector<int64_t> column(feasible.size());
-  for (size_t p = 0; p < score_plugins.size(); ++p) {
+  const size_t f = feasible.size();
+  const size_t np = score_plugins.size();
+  std::vector<int64_t> raw(np * f), normalized(np * f), totals(f, 0);
+  for (size_t p = 0; p < np; ++p) {
     const PluginInstance& plugin = *score_plugins[p].plugin;
-    for (size_t i = 0; i < feasible.size(); ++i) {
-      column[i] = plugin.score(plugin.self.get(), state, pod, *feasible[i]);
-      d.scores[i].plugins[p].raw = column[i];
-    }
-    if (plugin.normalize_score != nullptr) plugin.normalize_score(plugin.self.get(), pod, column);
-    for (size_t i = 0; i < feasible.size(); ++i) {
-      if (column[i] < kMinNodeScore || column[i] > kMaxNodeScore) {
+    std::span<int64_t> raw_col(raw.data() + p * f, f);
+    std::span<int64_t> col(normalized.data() + p * f, f);
+    for (size_t i = 0; i < f; ++i) raw_col[i] = plugin.score(plugin.self.get(), state, pod, *feasible[i]);
+    std::copy(raw_col.begin(), raw_col.end(), col.begin());
+    if (plugin.normalize_score != nullptr) plugin.normalize_score(plugin.self.get(), pod, col);
+    const int64_t weight = score_plugins[p].weight;
+    for (size_t i = 0; i < f; ++i) {
+      if (col[i] < kMinNodeScore || col[i] > kMaxNodeScore) {
         return Status::Internal("plugin " + Quoted(plugin.name) + " returned an invalid score " +
-                                std::to_string(column[i]) + " for node " + feasible[i]->name +
+                                std::to_string(col[i]) + " for node " + feasible[i]->name +
                                 ", it should be in the range of [0, 100] after normalizing");
       }
-      PluginScore& ps = d.scores[i].plugins[p];
-      ps.plugin = plugin.name;
-      ps.normalized = column[i];
-      ps.weight = score_plugins[p].weight;
-      ps.weighted = column[i] * score_plugins[p].weight;
-      d.scores[i].total += ps.weighted;
+      totals[i] += col[i] * weight;
     }
   }
 
@@ -284,11 +282,11 @@ Result<Decision> Schedule(const Profile& profile, const PodInfo& pod, const Snap
   std::mt19937_64 rng(d.tie_break_seed);
   size_t selected = 0;
   size_t ties = 1;
-  for (size_t i = 1; i < d.scores.size(); ++i) {
-    if (d.scores[i].total > d.scores[selected].total) {
+  for (size_t i = 1; i < f; ++i) {
+    if (totals[i] > totals[selected]) {
       selected = i;
       ties = 1;
-    } else if (d.scores[i].total == d.scores[selected].total) {
+    } else if (totals[i] == totals[selected]) {
       ++ties;
       // Replace the candidate with probability 1/ties. The modulo keeps the
       // draw identical across standard libraries (uniform_int_distribution
@@ -296,8 +294,44 @@ Result<Decision> Schedule(const Profile& profile, const PodInfo& pod, const Snap
       if (rng() % ties == 0) selected = i;
     }
   }
-  d.node = d.scores[selected].node;
+  d.node = feasible[selected]->name;
   d.tied_nodes = ties;
+
+  // The explanation: the selected node and the best others by total (equal
+  // totals in visit order), listed in visit order.
+  std::vector<size_t> kept;
+  if (f <= kMaxExplainedScoredNodes) {
+    kept.resize(f);
+    std::iota(kept.begin(), kept.end(), size_t{0});
+  } else {
+    std::vector<size_t> order(f);
+    std::iota(order.begin(), order.end(), size_t{0});
+    auto better = [&](size_t x, size_t y) { return totals[x] != totals[y] ? totals[x] > totals[y] : x < y; };
+    std::nth_element(order.begin(), order.begin() + (kMaxExplainedScoredNodes - 1), order.end(), better);
+    kept.assign(order.begin(), order.begin() + (kMaxExplainedScoredNodes - 1));
+    if (std::find(kept.begin(), kept.end(), selected) == kept.end()) {
+      kept.push_back(selected);
+    } else {
+      kept.push_back(order[kMaxExplainedScoredNodes - 1]);
+    }
+    std::sort(kept.begin(), kept.end());
+  }
+  d.scores.resize(kept.size());
+  for (size_t k = 0; k < kept.size(); ++k) {
+    const size_t i = kept[k];
+    NodeScores& out = d.scores[k];
+    out.node = feasible[i]->name;
+    out.total = totals[i];
+    out.plugins.resize(np);
+    for (size_t p = 0; p < np; ++p) {
+      PluginScore& ps = out.plugins[p];
+      ps.plugin = score_plugins[p].plugin->name;
+      ps.raw = raw[p * f + i];
+      ps.normalized = normalized[p * f + i];
+      ps.weight = score_plugins[p].weight;
+      ps.weighted = ps.normalized * ps.weight;
+    }
+  }
   return d;
 }
 

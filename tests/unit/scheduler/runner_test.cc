@@ -187,6 +187,32 @@ TEST_CASE("large clusters: visiting stops after enough feasible nodes") {
   CHECK(d->next_start_node_index == (900 + 420) % 1000);
 }
 
+TEST_CASE("a decision keeps per-plugin scores for the selected node and the best others") {
+  Snapshot snap;
+  // 100 nodes; the first 10 are half full, so every other node scores higher.
+  for (int i = 0; i < 100; ++i) {
+    REQUIRE(snap.UpsertNode(MakeNode().Name("n" + std::to_string(i)).Cpu("4").Memory("8Gi").Info()).ok());
+    if (i < 10) Bind(snap, MakePod().Name("busy" + std::to_string(i)).Cpu("2").Memory("4Gi").Info(), "n" + std::to_string(i));
+  }
+  auto d = Schedule(DefaultProfile(), MakePod().Cpu("1").Info(), snap);
+  REQUIRE(d.ok());
+  CHECK(d->feasible_nodes == 100);
+  REQUIRE(d->scores.size() == kMaxExplainedScoredNodes);
+  bool has_selected = false;
+  for (size_t k = 0; k < d->scores.size(); ++k) {
+    has_selected = has_selected || d->scores[k].node == d->node;
+    // None of the half-full nodes is among the best 64, and order is visit order.
+    const int index = std::stoi(d->scores[k].node.substr(1));
+    CHECK(index >= 10);
+    if (k > 0) CHECK(index > std::stoi(d->scores[k - 1].node.substr(1)));
+    int64_t sum = 0;
+    for (const PluginScore& p : d->scores[k].plugins) sum += p.weighted;
+    CHECK(sum == d->scores[k].total);
+  }
+  CHECK(has_selected);
+  CHECK(d->tied_nodes == 90);
+}
+
 // PreFilter plugins that narrow the nodes worth visiting to a fixed set.
 template <const char* kPluginName>
 struct Narrow {
