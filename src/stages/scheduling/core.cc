@@ -1,5 +1,7 @@
 #include "stages/scheduling/core.h"
 
+#include <algorithm>
+
 #include "model/codec.h"
 #include "model/objects.h"
 #include "policy_generated.h"
@@ -10,6 +12,20 @@ namespace {
 const api::Pod* VerifiedPod(const std::string& bytes) {
   if (!model::VerifyObject(model::Kind("Pod"), bytes).ok()) return nullptr;
   return flatbuffers::GetRoot<api::Pod>(bytes.data());
+}
+
+using Event = SchedulingQueue::ClusterEvent;
+
+// The plugins that rejected some node: the queue moves the pod back only on
+// events that may change their answer.
+std::vector<std::string> RejectingPlugins(const std::vector<scheduler::NodeVerdict>& verdicts) {
+  std::vector<std::string> out;
+  for (const scheduler::NodeVerdict& v : verdicts) {
+    if (v.status.IsSuccess()) continue;
+    const std::string_view p = v.status.plugin();
+    if (std::find(out.begin(), out.end(), p) == out.end()) out.emplace_back(p);
+  }
+  return out;
 }
 
 }  // namespace
@@ -60,7 +76,7 @@ void SchedulerCore::UpsertNode(const KeyValue& kv, Clock::time_point now) {
     }
   }
   // A node added or changed may make room (kube-scheduler: NodeAdd, NodeUpdate).
-  queue_.MoveAllUnschedulable(now);
+  queue_.MoveOnEvent(added ? Event::kNodeAdd : Event::kNodeUpdate, now);
 }
 
 void SchedulerCore::RemoveNode(const std::string& key) {
@@ -116,7 +132,7 @@ void SchedulerCore::UpsertPod(const KeyValue& kv, Clock::time_point now) {
     if (state.terminal) {
       const bool was_counted = !state.node.empty();
       Uncount(state);
-      if (was_counted) queue_.MoveAllUnschedulable(now);  // its resources are free
+      if (was_counted) queue_.MoveOnEvent(Event::kAssignedPodDelete, now);  // its resources are free
       return;
     }
     if (state.assumed) --assumed_pods_;
@@ -127,7 +143,10 @@ void SchedulerCore::UpsertPod(const KeyValue& kv, Clock::time_point now) {
     Result<scheduler::PodInfo> info = scheduler::PodInfoFromPod(*pod);
     if (!info.ok()) return;
     Uncount(state);
-    if (cache_.AddPod(std::move(*info)).ok()) state.node = node;
+    if (cache_.AddPod(std::move(*info)).ok()) {
+      state.node = node;
+      queue_.MoveOnEvent(Event::kAssignedPodAdd, now);  // bound by someone else
+    }
     return;
   }
 
@@ -170,7 +189,7 @@ void SchedulerCore::RemovePod(const std::string& key, Clock::time_point now) {
   queue_.Remove(key);
   pods_.erase(it);
   // A pod that held resources is gone (kube-scheduler: AssignedPodDelete).
-  if (was_counted) queue_.MoveAllUnschedulable(now);
+  if (was_counted) queue_.MoveOnEvent(Event::kAssignedPodDelete, now);
 }
 
 std::optional<Result<SchedulerCore::Outcome>> SchedulerCore::Next(Clock::time_point now) {
@@ -205,7 +224,7 @@ std::optional<Result<SchedulerCore::Outcome>> SchedulerCore::Cycle(const std::st
   }
   Result<scheduler::Decision> decision = scheduler::Schedule(*profile, *info, cache_, options);
   if (!decision.ok()) {
-    queue_.MarkUnschedulable(key, now);
+    queue_.MarkUnschedulable(key, now);  // a plugin failed: any event retries it
     return Result<Outcome>(decision.status());
   }
   next_start_node_index_ = decision->next_start_node_index;
@@ -213,7 +232,10 @@ std::optional<Result<SchedulerCore::Outcome>> SchedulerCore::Cycle(const std::st
   outcome.start_node_index = options.start_node_index;
   if (outcome.decision.scheduled()) {
     info->node_name = outcome.decision.node;
-    if (cache_.AddPod(std::move(*info)).ok()) state.node = outcome.decision.node;
+    if (cache_.AddPod(std::move(*info)).ok()) {
+      state.node = outcome.decision.node;
+      queue_.MoveOnEvent(Event::kAssignedPodAdd, now);
+    }
     if (!state.assumed) ++assumed_pods_;
     state.assumed = true;
     state.assumed_on = state.mod_revision;
@@ -238,7 +260,7 @@ std::optional<Result<SchedulerCore::Outcome>> SchedulerCore::Cycle(const std::st
     } else if (outcome.decision.clear_nomination) {
       cache_.RemoveNominatedPod(state.uid);
     }
-    queue_.MarkUnschedulable(key, now);
+    queue_.MarkUnschedulable(key, now, RejectingPlugins(outcome.decision.verdicts));
   }
   return Result<Outcome>(std::move(outcome));
 }
@@ -304,7 +326,7 @@ void SchedulerCore::UpsertPersistentVolume(const KeyValue& kv, Clock::time_point
       scheduler::PersistentVolumeInfoFromPv(*flatbuffers::GetRoot<api::PersistentVolume>(kv.value.data()));
   pv_keys_[kv.key] = info.name;
   cache_.UpsertPersistentVolume(std::move(info));
-  queue_.MoveAllUnschedulable(now);
+  queue_.MoveOnEvent(Event::kStorageChange, now);
 }
 
 void SchedulerCore::RemovePersistentVolume(const std::string& key) {
@@ -320,7 +342,7 @@ void SchedulerCore::UpsertPersistentVolumeClaim(const KeyValue& kv, Clock::time_
       scheduler::ClaimInfoFromPvc(*flatbuffers::GetRoot<api::PersistentVolumeClaim>(kv.value.data()));
   pvc_keys_[kv.key] = {info.namespace_, info.name};
   cache_.UpsertPersistentVolumeClaim(std::move(info));
-  queue_.MoveAllUnschedulable(now);
+  queue_.MoveOnEvent(Event::kStorageChange, now);
 }
 
 void SchedulerCore::RemovePersistentVolumeClaim(const std::string& key) {

@@ -13,7 +13,7 @@ void SchedulingQueue::Unlink(Entry& e) {
   switch (e.where) {
     case Where::kActive: active_.erase(ActiveKeyOf(e)); break;
     case Where::kBackoff: backoff_.erase({e.backoff_until, e.item.key}); break;
-    case Where::kUnschedulable: unschedulable_.erase({e.unschedulable_since, e.item.key}); break;
+    case Where::kUnschedulable: DropUnschedulable(e); break;
     case Where::kInFlight: break;
   }
 }
@@ -64,10 +64,28 @@ bool SchedulingQueue::MayHelp(ClusterEvent event, std::string_view plugin) {
   return true;
 }
 
+void SchedulingQueue::AddUnschedulable(Entry& e) {
+  e.where = Where::kUnschedulable;
+  unschedulable_.insert({e.unschedulable_since, e.item.key});
+  const bool pod_add_helps =
+      e.rejected_by.empty() || std::any_of(e.rejected_by.begin(), e.rejected_by.end(), [](const std::string& p) {
+        return MayHelp(ClusterEvent::kAssignedPodAdd, p);
+      });
+  if (pod_add_helps) pod_add_waiters_.insert({e.unschedulable_since, e.item.key});
+}
+
+void SchedulingQueue::DropUnschedulable(Entry& e) {
+  unschedulable_.erase({e.unschedulable_since, e.item.key});
+  pod_add_waiters_.erase({e.unschedulable_since, e.item.key});
+}
+
 void SchedulingQueue::MoveOnEvent(ClusterEvent event, Clock::time_point now) {
   if (unschedulable_.empty()) return;
+  // A pod placed somewhere happens once per cycle: only the pods it may
+  // help are looked at.
+  const auto& candidates = event == ClusterEvent::kAssignedPodAdd ? pod_add_waiters_ : unschedulable_;
   std::vector<std::pair<Clock::time_point, std::string>> moved;
-  for (const auto& since_key : unschedulable_) {
+  for (const auto& since_key : candidates) {
     const Entry& e = entries_.at(since_key.second);
     const bool helps = e.rejected_by.empty() ||
                        std::any_of(e.rejected_by.begin(), e.rejected_by.end(),
@@ -75,8 +93,9 @@ void SchedulingQueue::MoveOnEvent(ClusterEvent event, Clock::time_point now) {
     if (helps) moved.push_back(since_key);
   }
   for (const auto& since_key : moved) {
-    unschedulable_.erase(since_key);
-    PlaceActiveOrBackoff(entries_.at(since_key.second), now);
+    Entry& e = entries_.at(since_key.second);
+    DropUnschedulable(e);
+    PlaceActiveOrBackoff(e, now);
   }
 }
 
@@ -91,13 +110,13 @@ void SchedulingQueue::MarkUnschedulable(const std::string& key, Clock::time_poin
   for (int i = 1; i < e.attempts && backoff < kMaxBackoff; ++i) backoff *= 2;
   e.backoff_until = now + std::min(backoff, kMaxBackoff);
   e.unschedulable_since = now;
-  e.where = Where::kUnschedulable;
-  unschedulable_.insert({now, key});
+  AddUnschedulable(e);
 }
 
 void SchedulingQueue::MoveAllUnschedulable(Clock::time_point now) {
   auto waiting = std::move(unschedulable_);
   unschedulable_.clear();
+  pod_add_waiters_.clear();
   for (const auto& [since, key] : waiting) PlaceActiveOrBackoff(entries_.at(key), now);
 }
 
@@ -118,7 +137,7 @@ std::optional<std::string> SchedulingQueue::Pop(Clock::time_point now) {
   }
   while (!unschedulable_.empty() && unschedulable_.begin()->first + kUnschedulableFlush <= now) {
     Entry& e = entries_.at(unschedulable_.begin()->second);
-    unschedulable_.erase(unschedulable_.begin());
+    DropUnschedulable(e);
     PlaceActiveOrBackoff(e, now);
   }
   if (active_.empty()) return std::nullopt;

@@ -95,12 +95,17 @@ class SchedulingQueue {
 
   ActiveKey ActiveKeyOf(const Entry& e) const { return {-int64_t{e.item.priority}, e.item.created, e.seq, e.item.key}; }
   void Unlink(Entry& e);
+  // Files `e` (its since and rejected_by set) as unschedulable / takes it out.
+  void AddUnschedulable(Entry& e);
+  void DropUnschedulable(Entry& e);
   void PlaceActiveOrBackoff(Entry& e, Clock::time_point now);
 
   std::map<std::string, Entry> entries_;
   std::set<ActiveKey> active_;
   std::set<std::pair<Clock::time_point, std::string>> backoff_;        // by backoff end
   std::set<std::pair<Clock::time_point, std::string>> unschedulable_;  // by since
+  // The unschedulable pods a newly placed pod may help (subset of the above).
+  std::set<std::pair<Clock::time_point, std::string>> pod_add_waiters_;
   uint64_t next_seq_ = 0;
 };
 

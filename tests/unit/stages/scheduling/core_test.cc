@@ -313,3 +313,60 @@ TEST_CASE("namespaces feed the cache with their labels", "[scheduling][core][int
 
 }  // namespace
 }  // namespace podflow::scheduling
+
+namespace podflow::scheduling {
+namespace {
+
+TEST_CASE("a pod placed elsewhere moves pods waiting on affinity, not pods waiting for room",
+          "[scheduling][core][queue]") {
+  scheduler::Registry registry = scheduler::plugins::NewInTreeRegistry().value();
+  scheduler::Profile profile = scheduler::Profile::Build(registry, scheduler::DefaultProfileConfig()).value();
+  SchedulerCore core(profile);
+  core.UpsertNode(Stored("apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {kubernetes.io/hostname: a}}\n"
+                         "status: {allocatable: {cpu: \"2\", memory: 8Gi, pods: \"110\"}}\n",
+                         2),
+                  t0);
+  core.UpsertNode(Stored("apiVersion: v1\nkind: Node\nmetadata: {name: b, labels: {kubernetes.io/hostname: b}}\n"
+                         "status: {allocatable: {cpu: \"2\", memory: 8Gi, pods: \"110\"}}\n",
+                         3),
+                  t0);
+  // Wants to sit beside an app=cache pod; there is none yet (and it is not one).
+  core.UpsertPod(Stored(R"(apiVersion: v1
+kind: Pod
+metadata: {name: follower, namespace: default, uid: uid-follower, labels: {app: web}}
+spec:
+  affinity:
+    podAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+      - labelSelector: {matchLabels: {app: cache}}
+        topologyKey: kubernetes.io/hostname
+  containers: [{name: c, image: nginx}]
+)",
+                        10),
+                 t0);
+  core.UpsertPod(Pod("huge", "8", 11), t0);
+  for (int i = 0; i < 2; ++i) {
+    auto out = core.Next(t0);
+    REQUIRE(out.has_value());
+    REQUIRE(out->ok());
+    CHECK_FALSE((*out)->decision.scheduled());
+  }
+  REQUIRE(core.queue().unschedulable_size() == 2);
+
+  // The cache pod arrives bound to b: only the follower may now fit.
+  core.UpsertPod(Stored("apiVersion: v1\nkind: Pod\nmetadata: {name: cache, namespace: default, uid: uid-cache, "
+                        "labels: {app: cache}}\nspec:\n  nodeName: b\n  containers: [{name: c, image: redis}]\n",
+                        12),
+                 t0);
+  CHECK(core.queue().unschedulable_size() == 1);
+  auto out = core.Next(t0 + seconds(2));  // after its 1 s backoff
+  REQUIRE(out.has_value());
+  REQUIRE(out->ok());
+  CHECK((*out)->key == "/registry/pods/default/follower");
+  CHECK((*out)->decision.node == "b");
+  CHECK_FALSE(core.Next(t0 + seconds(2)).has_value());  // "huge" still waits
+  CHECK(core.queue().unschedulable_size() == 1);
+}
+
+}  // namespace
+}  // namespace podflow::scheduling
