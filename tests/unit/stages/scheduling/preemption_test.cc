@@ -3,9 +3,8 @@
 // leave is held for it, and it schedules there once they are gone.
 #include <catch2/catch.hpp>
 
-#include "model/codec.h"
-#include "model/objects.h"
 #include "stages/scheduling/core.h"
+#include "stored.h"
 
 namespace podflow::scheduling {
 namespace {
@@ -13,22 +12,8 @@ namespace {
 using Clock = SchedulerCore::Clock;
 using std::chrono::seconds;
 
-const Clock::time_point t0 = Clock::time_point(seconds(1000));
-
-KeyValue Stored(const std::string& yaml, int64_t revision) {
-  auto docs = model::DecodeManifests(yaml);
-  REQUIRE(docs.ok());
-  REQUIRE(docs->size() == 1);
-  const model::Decoded& d = (*docs)[0];
-  INFO(d.status.ToString());
-  REQUIRE(d.status.ok());
-  KeyValue kv;
-  kv.key = model::ObjectKey(*d.object.kind, d.object.namespace_, d.object.name);
-  kv.value = d.object.bytes;
-  kv.mod_revision = Revision(revision);
-  kv.create_revision = Revision(revision);
-  return kv;
-}
+using testing::Stored;
+using testing::t0;
 
 KeyValue Node(const std::string& name, int64_t revision) {
   return Stored("apiVersion: v1\nkind: Node\nmetadata: {name: " + name + "}\n"
