@@ -100,28 +100,21 @@ Result<PodAffinityTerms> PodAffinityTermsFromApi(const api::Affinity* affinity,
   PodAffinityTerms out;
   if (affinity == nullptr) return out;
   const std::string base = "spec.affinity.";
-  if (const api::PodAffinity* a = affinity->pod_affinity(); a != nullptr) {
+  // podAffinity and podAntiAffinity are distinct tables of the same shape.
+  auto parse = [&](const auto* a, const std::string& field, std::vector<AffinityTerm>& required,
+                   auto& preferred) -> Status {
+    if (a == nullptr) return Status::Ok();
     out.declared = true;
-    const std::string field = base + "podAffinity.";
     PODFLOW_RETURN_IF_ERROR(ParseTerms(a->required_during_scheduling_ignored_during_execution(),
                                        pod_namespace, pod_labels,
-                                       field + "requiredDuringSchedulingIgnoredDuringExecution",
-                                       out.required_affinity));
-    PODFLOW_RETURN_IF_ERROR(ParseWeighted(
-        a->preferred_during_scheduling_ignored_during_execution(), pod_namespace, pod_labels,
-        field + "preferredDuringSchedulingIgnoredDuringExecution", out.preferred_affinity));
-  }
-  if (const api::PodAntiAffinity* a = affinity->pod_anti_affinity(); a != nullptr) {
-    out.declared = true;
-    const std::string field = base + "podAntiAffinity.";
-    PODFLOW_RETURN_IF_ERROR(ParseTerms(a->required_during_scheduling_ignored_during_execution(),
-                                       pod_namespace, pod_labels,
-                                       field + "requiredDuringSchedulingIgnoredDuringExecution",
-                                       out.required_anti_affinity));
-    PODFLOW_RETURN_IF_ERROR(ParseWeighted(
-        a->preferred_during_scheduling_ignored_during_execution(), pod_namespace, pod_labels,
-        field + "preferredDuringSchedulingIgnoredDuringExecution", out.preferred_anti_affinity));
-  }
+                                       field + "requiredDuringSchedulingIgnoredDuringExecution", required));
+    return ParseWeighted(a->preferred_during_scheduling_ignored_during_execution(), pod_namespace, pod_labels,
+                         field + "preferredDuringSchedulingIgnoredDuringExecution", preferred);
+  };
+  PODFLOW_RETURN_IF_ERROR(parse(affinity->pod_affinity(), base + "podAffinity.", out.required_affinity,
+                                out.preferred_affinity));
+  PODFLOW_RETURN_IF_ERROR(parse(affinity->pod_anti_affinity(), base + "podAntiAffinity.",
+                                out.required_anti_affinity, out.preferred_anti_affinity));
   for (const AffinityTerm& t : out.required_affinity) {
     out.required_affinity_key += t.key;
     out.required_affinity_key += kTermSeparator;
