@@ -151,6 +151,9 @@ void VerifyRun(EventLog& log, uint64_t run, std::vector<Recorded>& decisions, Ve
   std::sort(decisions.begin(), decisions.end(),
             [](const Recorded& a, const Recorded& b) { return a.record->seq() < b.record->seq(); });
   SchedulerCore core(*profiles);
+  // Every plugin on every visited node: the stage's decisions, made with the
+  // equivalence cache, are checked against a full evaluation.
+  core.set_equivalence_cache(false);
   std::vector<LogFollower> followers;
   for (SchedulerCore::Feed& feed : core.Feeds()) followers.emplace_back(std::move(feed));
   const SchedulerCore::Clock::time_point now = SchedulerCore::Clock::now();

@@ -21,6 +21,7 @@
 #include "scheduler/framework/config.h"
 #include "scheduler/framework/cycle_state.h"
 #include "scheduler/framework/decision.h"
+#include "scheduler/framework/equivalence_cache.h"
 #include "scheduler/framework/fit_error.h"
 #include "scheduler/framework/labels.h"
 #include "scheduler/framework/node_info.h"

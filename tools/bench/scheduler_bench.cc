@@ -6,9 +6,20 @@
 //
 // Per variant it prints <variant>_pods_per_s (cycles over wall time),
 // <variant>_p50_us / _p99_us (one cycle: pop, filter, score, select,
-// assume), <variant>_scheduled / _unschedulable and <variant>_cache_mb (heap
-// held by the cache and queue after the run). Flags: --nodes N --pods N
-// --only VARIANT --seconds S (per-variant time bound).
+// assume), <variant>_scheduled / _unschedulable, <variant>_cache_mb (heap
+// held by the cache and queue after the run) and
+// <variant>_equivalence_hit_pct (cycles that found their pod's class in the
+// equivalence cache).
+//
+// Then the comparison: the same pods go through two fresh cores in lockstep,
+// one with the equivalence cache and one evaluating every plugin on every
+// visited node, and each pair of decisions is compared field by field
+// (every verdict, every kept score): <variant>_compared,
+// <variant>_differences (the first ones are described on stderr) and
+// <variant>_reference_pods_per_s (the full evaluation's speed).
+//
+// Flags: --nodes N --pods N --only VARIANT --seconds S (bound per phase)
+// --no-compare.
 #include <malloc.h>
 
 #include <chrono>
@@ -90,7 +101,53 @@ std::string PodYaml(int i, const Variant& v) {
 
 size_t HeapInUse() { return mallinfo2().uordblks; }
 
-int RunVariant(const Variant& v, int num_nodes, int num_pods, double seconds) {
+// Runs `cached` and `reference` in lockstep and compares each decision;
+// returns the number of differences and errors.
+size_t Compare(const std::string& name, std::unique_ptr<scheduling::SchedulerCore> cached,
+               std::unique_ptr<scheduling::SchedulerCore> reference, Clock::time_point now,
+               double seconds) {
+  size_t compared = 0, differences = 0;
+  double reference_us = 0;
+  for (;;) {
+    if (reference_us > seconds * 1e6) {
+      std::fprintf(stderr, "podflow-bench scheduler: %s comparison stopped at the %.0f s bound\n", name.c_str(),
+                   seconds);
+      break;
+    }
+    auto a = cached->Next(now);
+    const auto t = std::chrono::steady_clock::now();
+    auto b = reference->Next(now);
+    reference_us += MicrosSince(t);
+    if (!a || !b) {
+      if (a.has_value() != b.has_value()) {
+        ++differences;
+        std::fprintf(stderr, "podflow-bench scheduler: %s: one core ran out of pods first\n", name.c_str());
+      }
+      break;
+    }
+    ++compared;
+    if (!a->ok() || !b->ok()) {
+      ++differences;
+      std::fprintf(stderr, "podflow-bench scheduler: %s: %s / %s\n", name.c_str(), a->status().ToString().c_str(),
+                   b->status().ToString().c_str());
+      continue;
+    }
+    std::vector<std::string> why = scheduler::DecisionDifferences((*b)->decision, (*a)->decision);
+    if ((*a)->key != (*b)->key) why.insert(why.begin(), "pod: " + (*b)->key + " -> " + (*a)->key);
+    if (why.empty()) continue;
+    if (++differences <= 3) {
+      std::fprintf(stderr, "podflow-bench scheduler: %s: %s decided differently with the cache:\n", name.c_str(),
+                   (*b)->key.c_str());
+      for (const std::string& w : why) std::fprintf(stderr, "  %s\n", w.c_str());
+    }
+  }
+  Emit(name + "_compared", static_cast<double>(compared));
+  Emit(name + "_differences", static_cast<double>(differences));
+  Emit(name + "_reference_pods_per_s", reference_us > 0 ? static_cast<double>(compared) / (reference_us / 1e6) : 0);
+  return differences;
+}
+
+int RunVariant(const Variant& v, int num_nodes, int num_pods, double seconds, bool compare) {
   // Manifests are decoded before the clock starts: the figure is the
   // scheduler's, not the YAML codec's.
   std::vector<KeyValue> nodes, pods;
@@ -111,10 +168,15 @@ int RunVariant(const Variant& v, int num_nodes, int num_pods, double seconds) {
     std::fprintf(stderr, "podflow-bench scheduler: %s\n", profile.status().ToString().c_str());
     return 1;
   }
-  auto core = std::make_unique<scheduling::SchedulerCore>(*profile);
   const Clock::time_point now = Clock::now();
-  for (const KeyValue& kv : nodes) core->UpsertNode(kv, now);
-  for (const KeyValue& kv : pods) core->UpsertPod(kv, now);
+  auto new_core = [&](bool equivalence_cache) {
+    auto core = std::make_unique<scheduling::SchedulerCore>(*profile);
+    core->set_equivalence_cache(equivalence_cache);
+    for (const KeyValue& kv : nodes) core->UpsertNode(kv, now);
+    for (const KeyValue& kv : pods) core->UpsertPod(kv, now);
+    return core;
+  };
+  auto core = new_core(true);
 
   std::vector<double> cycle_us;
   cycle_us.reserve(num_pods);
@@ -150,6 +212,11 @@ int RunVariant(const Variant& v, int num_nodes, int num_pods, double seconds) {
   Emit(v.name + "_unschedulable", static_cast<double>(unschedulable));
   if (errors > 0) Emit(v.name + "_errors", static_cast<double>(errors));
   Emit(v.name + "_cache_mb", static_cast<double>(HeapInUse() - std::min(HeapInUse(), heap_before)) / (1 << 20));
+  const uint64_t lookups = core->equivalence_hits() + core->equivalence_misses();
+  Emit(v.name + "_equivalence_hit_pct",
+       lookups > 0 ? 100.0 * static_cast<double>(core->equivalence_hits()) / static_cast<double>(lookups) : 0);
+  core.reset();
+  if (compare) errors += Compare(v.name, new_core(true), new_core(false), now, seconds);
   return errors > 0 ? 1 : 0;
 }
 
@@ -202,7 +269,17 @@ int RunSchedulerBench(const std::vector<std::string>& args) {
   int nodes = 5000, pods = 10000;
   double seconds = 60;
   std::string only;
-  for (size_t i = 0; i + 1 < args.size(); i += 2) {
+  bool compare = true;
+  std::vector<std::string> pairs;
+  for (const std::string& a : args) {
+    if (a == "--no-compare") {
+      compare = false;
+    } else {
+      pairs.push_back(a);
+    }
+  }
+  for (size_t i = 0; i + 1 < pairs.size(); i += 2) {
+    const std::vector<std::string>& args = pairs;
     if (args[i] == "--nodes") {
       nodes = std::stoi(args[i + 1]);
     } else if (args[i] == "--pods") {
@@ -216,8 +293,10 @@ int RunSchedulerBench(const std::vector<std::string>& args) {
       return 2;
     }
   }
-  if (args.size() % 2 != 0 || nodes <= 0 || pods <= 0) {
-    std::fprintf(stderr, "usage: podflow-bench scheduler [--nodes N] [--pods N] [--seconds S] [--only VARIANT]\n");
+  if (pairs.size() % 2 != 0 || nodes <= 0 || pods <= 0) {
+    std::fprintf(stderr,
+                 "usage: podflow-bench scheduler [--nodes N] [--pods N] [--seconds S] [--only VARIANT] "
+                 "[--no-compare]\n");
     return 2;
   }
   Emit("nodes", nodes);
@@ -227,7 +306,7 @@ int RunSchedulerBench(const std::vector<std::string>& args) {
   for (const Variant& v : Variants()) {
     if (!only.empty() && v.name != only) continue;
     ran = true;
-    code |= RunVariant(v, nodes, pods, seconds);
+    code |= RunVariant(v, nodes, pods, seconds, compare);
   }
   if (!ran) {
     std::fprintf(stderr, "podflow-bench scheduler: no variant named %s\n", only.c_str());

@@ -74,4 +74,10 @@ struct Decision {
   std::string Explain() const;
 };
 
+// How `b` differs from `a`, field by field (every verdict and every kept
+// score included), as lines "verdicts[3].status: Success -> Unschedulable
+// (NodePorts): ..."; empty when they are the same decision. At most
+// `max_lines` lines.
+std::vector<std::string> DecisionDifferences(const Decision& a, const Decision& b, size_t max_lines = 8);
+
 }  // namespace podflow::scheduler

@@ -38,6 +38,24 @@ concept Plugin = requires {
   { P::kName } -> std::convertible_to<std::string_view>;
 };
 
+// A node-local plugin declares `static constexpr bool kNodeLocal = true;`:
+// its Filter verdict and raw Score on a node are functions of the pod's
+// EquivalenceSignature, of that node (NodeInfo, pods counted on it included)
+// and of the snapshot's objects that are not pods (nodes, volumes, claims,
+// Services, Namespaces), whatever its PreFilter / PreScore wrote. The
+// runner may then reuse them for an equivalent pod on an unchanged node
+// (equivalence_cache.h). A plugin reading pods on other nodes (inter-pod
+// affinity, spreading, ReadWriteOncePod claims) must not declare it; it
+// keeps the cache usable only for the pods it answers Skip for.
+template <typename P>
+constexpr bool IsNodeLocal() {
+  if constexpr (requires { P::kNodeLocal; }) {
+    return P::kNodeLocal;
+  } else {
+    return false;
+  }
+}
+
 // Filter: may the pod run on this node? Success, or a rejection with reasons.
 template <typename P>
 concept FilterPlugin = Plugin<P> && requires(const P& p, const CycleState& state,
@@ -60,6 +78,11 @@ concept NormalizeScorePlugin =
       { p.NormalizeScore(pod, scores) } -> std::same_as<void>;
     };
 
+// A PreFilter answering PluginStatus::Skip() has nothing to check for this
+// pod: its Filter would pass every node, any copy of a node included, and
+// the runner does not call it this cycle (kube-scheduler's Skip). A PreScore
+// answering Skip scores no node: its Score is not called and every node
+// gets 0 from it.
 struct PreFilterResult {
   PluginStatus status;
   // When set, only these nodes can fit (e.g. NodeAffinity on metadata.name).
@@ -127,6 +150,7 @@ concept PostFilterPlugin =
 struct PluginInstance {
   std::string name;
   std::shared_ptr<const void> self;
+  bool node_local = false;  // the type declares kNodeLocal (see IsNodeLocal)
 
   PluginStatus (*filter)(const void*, const CycleState&, const PodInfo&, const NodeInfo&) = nullptr;
   int64_t (*score)(const void*, const CycleState&, const PodInfo&, const NodeInfo&) = nullptr;
@@ -146,6 +170,7 @@ PluginInstance MakePluginInstance(P plugin) {
   PluginInstance out;
   out.name = std::string(P::kName);
   out.self = std::make_shared<const P>(std::move(plugin));
+  out.node_local = IsNodeLocal<P>();
   if constexpr (FilterPlugin<P>) {
     out.filter = [](const void* s, const CycleState& st, const PodInfo& pod, const NodeInfo& node) {
       return static_cast<const P*>(s)->Filter(st, pod, node);

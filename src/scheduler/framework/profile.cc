@@ -142,6 +142,11 @@ Result<Profile> Profile::Build(const Registry& registry, const ProfileConfig& co
   };
   PODFLOW_RETURN_IF_ERROR(explicit_list(config.pre_filter, "preFilter", true, profile.pre_filter_));
   PODFLOW_RETURN_IF_ERROR(explicit_list(config.pre_score, "preScore", false, profile.pre_score_));
+  // The runner keeps one bit per filter / score plugin (skipped ones).
+  if (profile.filter_.size() > kMaxPluginsPerPoint || profile.score_.size() > kMaxPluginsPerPoint) {
+    return Status::Invalid(where + "at most " + std::to_string(kMaxPluginsPerPoint) +
+                           " filter and " + std::to_string(kMaxPluginsPerPoint) + " score plugins");
+  }
   // Args of a plugin no extension point enables are ignored, as
   // kube-scheduler does; args of a plugin nobody knows are a typo.
   for (const auto& [name, args] : config.plugin_args) {

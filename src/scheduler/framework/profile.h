@@ -59,6 +59,8 @@ struct ProfileConfig {
 // The lists themselves are in profile.cc.
 ProfileConfig DefaultProfileConfig();
 
+inline constexpr size_t kMaxPluginsPerPoint = 64;
+
 class Profile {
  public:
   struct ScoreEntry {

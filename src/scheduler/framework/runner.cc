@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "scheduler/framework/cycle_state.h"
+#include "scheduler/framework/equivalence_cache.h"
 #include "scheduler/framework/fit_error.h"
 #include "scheduler/framework/plugin.h"
 
@@ -22,11 +23,14 @@ constexpr std::string_view kFilteredByPreFilter = "node is filtered out by the p
 
 std::string Quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
-// The profile's filters on `node` in order; the first rejection (its plugin
-// set) or Success.
-PluginStatus RunFilterPlugins(const Profile& profile, const CycleState& state, const PodInfo& pod,
-                              const NodeInfo& node) {
-  for (const PluginInstance* plugin : profile.filter_plugins()) {
+// The profile's filters on `node` in order, those whose bit is set in
+// `skips` left out; the first rejection (its plugin set) or Success.
+PluginStatus RunFilterPlugins(const Profile& profile, uint64_t skips, const CycleState& state,
+                              const PodInfo& pod, const NodeInfo& node) {
+  const auto& plugins = profile.filter_plugins();
+  for (size_t i = 0; i < plugins.size(); ++i) {
+    if ((skips >> i) & 1) continue;
+    const PluginInstance* plugin = plugins[i];
     PluginStatus s = plugin->filter(plugin->self.get(), state, pod, node);
     if (s.IsSuccess()) continue;
     s.set_plugin(plugin->name);
@@ -40,20 +44,42 @@ PluginStatus RunFilterPlugins(const Profile& profile, const CycleState& state, c
 // them added (the room preemption made for them is taken) and then on the
 // node as it is (nothing is assumed of pods that are not there yet); the pod
 // must pass both.
-PluginStatus RunFiltersWithNominatedPods(const Profile& profile, const CycleState& state,
-                                         const PodInfo& pod, const NodeInfo& node,
-                                         const Snapshot& snapshot) {
-  std::optional<NodeInfo> with_nominated;
-  for (const auto& nominated : snapshot.NominatedPods(node.name)) {
-    if (nominated->uid == pod.uid || nominated->priority < pod.priority) continue;
-    if (!with_nominated.has_value()) with_nominated.emplace(node);
-    with_nominated->AddPod(nominated);
+PluginStatus RunFiltersWithNominatedPods(const Profile& profile, uint64_t skips,
+                                         const CycleState& state, const PodInfo& pod,
+                                         const NodeInfo& node, const Snapshot& snapshot) {
+  if (snapshot.HasNominatedPods()) {
+    std::optional<NodeInfo> with_nominated;
+    for (const auto& nominated : snapshot.NominatedPods(node.name)) {
+      if (nominated->uid == pod.uid || nominated->priority < pod.priority) continue;
+      if (!with_nominated.has_value()) with_nominated.emplace(node);
+      with_nominated->AddPod(nominated);
+    }
+    if (with_nominated.has_value()) {
+      PluginStatus s = RunFilterPlugins(profile, skips, state, pod, *with_nominated);
+      if (!s.IsSuccess()) return s;
+    }
   }
-  if (with_nominated.has_value()) {
-    PluginStatus s = RunFilterPlugins(profile, state, pod, *with_nominated);
-    if (!s.IsSuccess()) return s;
+  return RunFilterPlugins(profile, skips, state, pod, node);
+}
+
+// Bit i set when plugins[i] is one of `skipped`.
+template <typename List, typename Get>
+uint64_t SkipMask(const List& plugins, const std::vector<const PluginInstance*>& skipped, Get get) {
+  uint64_t mask = 0;
+  if (skipped.empty()) return mask;
+  for (size_t i = 0; i < plugins.size(); ++i) {
+    if (std::find(skipped.begin(), skipped.end(), get(plugins[i])) != skipped.end()) mask |= uint64_t{1} << i;
   }
-  return RunFilterPlugins(profile, state, pod, node);
+  return mask;
+}
+
+// Whether every plugin of `plugins` not in `skips` is node-local.
+template <typename List, typename Get>
+bool AllNodeLocal(const List& plugins, uint64_t skips, Get get) {
+  for (size_t i = 0; i < plugins.size(); ++i) {
+    if (((skips >> i) & 1) == 0 && !get(plugins[i])->node_local) return false;
+  }
+  return true;
 }
 
 // No node is feasible: the PostFilter plugins run in order until one
@@ -61,14 +87,15 @@ PluginStatus RunFiltersWithNominatedPods(const Profile& profile, const CycleStat
 // ", ", complete the message as kube-scheduler's FitError does: " <reasons>.".
 // Nothing is added when a node was nominated, or when the profile has no
 // PostFilter plugin.
-void RunPostFilter(const Profile& profile, CycleState& state, const PodInfo& pod,
-                   const Snapshot& snapshot, Decision& d) {
+void RunPostFilter(const Profile& profile, uint64_t filter_skips, CycleState& state,
+                   const PodInfo& pod, const Snapshot& snapshot, Decision& d) {
   if (profile.post_filter_plugins().empty()) return;
   state.Write<RunFilters>(std::string(kRunFiltersKey),
                           std::make_shared<const RunFilters>(RunFilters{
-                              [&profile, &snapshot](const CycleState& st, const PodInfo& p,
-                                                    const NodeInfo& node) {
-                                return RunFiltersWithNominatedPods(profile, st, p, node, snapshot);
+                              [&profile, &snapshot, filter_skips](const CycleState& st, const PodInfo& p,
+                                                                  const NodeInfo& node) {
+                                return RunFiltersWithNominatedPods(profile, filter_skips, st, p, node,
+                                                                   snapshot);
                               }}));
   std::string said;
   for (const PluginInstance* plugin : profile.post_filter_plugins()) {
@@ -126,6 +153,10 @@ Result<Decision> Schedule(const Profile& profile, const PodInfo& pod, const Snap
   // nodes worth visiting (the intersection of all such answers).
   std::optional<std::vector<std::string>> only;
   std::vector<std::string_view> narrowed_by;
+  std::vector<const PluginInstance*> skipped;
+  auto filter_skips = [&] {
+    return SkipMask(profile.filter_plugins(), skipped, [](const PluginInstance* p) { return p; });
+  };
   auto reject_all = [&](PluginStatus status) -> Result<Decision> {
     // kube-scheduler words this "0/N nodes are available: <reason>." and
     // counts the status for every node (preemption reads it).
@@ -137,11 +168,15 @@ Result<Decision> Schedule(const Profile& profile, const PodInfo& pod, const Snap
       reasons += reason;
     }
     d.message = "0/" + std::to_string(n) + " nodes are available: " + reasons + ".";
-    RunPostFilter(profile, state, pod, snapshot, d);
+    RunPostFilter(profile, filter_skips(), state, pod, snapshot, d);
     return d;
   };
   for (const PluginInstance* plugin : profile.pre_filter_plugins()) {
     PreFilterResult r = plugin->pre_filter(plugin->self.get(), state, pod, snapshot);
+    if (r.status.code() == PluginCode::kSkip) {
+      skipped.push_back(plugin);
+      continue;
+    }
     if (r.status.IsSuccess()) {
       if (r.node_names.has_value()) {
         narrowed_by.push_back(plugin->name);
@@ -179,6 +214,7 @@ Result<Decision> Schedule(const Profile& profile, const PodInfo& pod, const Snap
     }
     return reject_all(std::move(r.status));
   }
+  const uint64_t skips = filter_skips();
   // Nodes a PreFilter ruled out are rejected as UnschedulableAndUnresolvable
   // without running the filters (kube-scheduler records them so, and counts
   // them in the event: "2 node is filtered out by the prefilter result").
@@ -197,7 +233,7 @@ Result<Decision> Schedule(const Profile& profile, const PodInfo& pod, const Snap
     const NodeInfo* nominated = snapshot.FindNode(pod.nominated_node_name);
     if (nominated != nullptr &&
         (!only.has_value() || std::binary_search(only->begin(), only->end(), nominated->name))) {
-      PluginStatus verdict = RunFiltersWithNominatedPods(profile, state, pod, *nominated, snapshot);
+      PluginStatus verdict = RunFiltersWithNominatedPods(profile, skips, state, pod, *nominated, snapshot);
       if (verdict.code() == PluginCode::kError) {
         return Status::Internal("running " + Quoted(verdict.plugin()) + " filter plugin on node " +
                                 nominated->name + ": " + verdict.ToString());
@@ -213,41 +249,70 @@ Result<Decision> Schedule(const Profile& profile, const PodInfo& pod, const Snap
     }
   }
 
+  // The equivalence cache serves this cycle when every filter it runs is
+  // node-local (equivalence_cache.h).
+  EquivalenceCache::Class* cached = nullptr;
+  if (options.cache != nullptr && &options.cache->profile() == &profile &&
+      AllNodeLocal(profile.filter_plugins(), skips, [](const PluginInstance* p) { return p; })) {
+    cached = &options.cache->Acquire(EquivalenceSignature(pod), n, snapshot.ObjectsGeneration(), skips);
+  }
+
   // 1. Filter.
   const size_t to_find = NumFeasibleNodesToFind(profile.config().percentage_of_nodes_to_score, n);
-  std::vector<const NodeInfo*> feasible;
-  feasible.reserve(to_find);
+  std::vector<size_t> feasible_at;  // positions in nodes
+  feasible_at.reserve(to_find);
   d.verdicts.reserve(std::min(n, 2 * to_find));
   size_t visited = 0;
-  for (; visited < n && feasible.size() < to_find; ++visited) {
-    const NodeInfo& node = nodes[(start + visited) % n];
+  for (; visited < n && feasible_at.size() < to_find; ++visited) {
+    const size_t at = (start + visited) % n;
+    const NodeInfo& node = nodes[at];
     if (only.has_value() && !std::binary_search(only->begin(), only->end(), node.name)) continue;
-    PluginStatus verdict = RunFiltersWithNominatedPods(profile, state, pod, node, snapshot);
+    // Pods nominated here make the verdict depend on more than the node.
+    const bool reusable =
+        cached != nullptr && (!snapshot.HasNominatedPods() || snapshot.NominatedPods(node.name).empty());
+    if (reusable && cached->node_generation[at] == snapshot.NodeGeneration(at)) {
+      if (cached->verdict[at].IsSuccess()) feasible_at.push_back(at);
+      d.verdicts.push_back(NodeVerdict{node.name, cached->verdict[at]});
+      continue;
+    }
+    PluginStatus verdict = RunFiltersWithNominatedPods(profile, skips, state, pod, node, snapshot);
     if (verdict.code() == PluginCode::kError) {
       return Status::Internal("running " + Quoted(verdict.plugin()) + " filter plugin on node " +
                               node.name + ": " + verdict.ToString());
     }
-    if (verdict.IsSuccess()) feasible.push_back(&node);
+    if (reusable) {
+      cached->node_generation[at] = snapshot.NodeGeneration(at);
+      cached->verdict[at] = verdict;
+      cached->scored[at] = 0;
+    }
+    if (verdict.IsSuccess()) feasible_at.push_back(at);
     d.verdicts.push_back(NodeVerdict{node.name, std::move(verdict)});
   }
   d.next_start_node_index = (start + visited) % n;
-  d.feasible_nodes = feasible.size();
+  d.feasible_nodes = feasible_at.size();
 
   // 2. None or one.
-  if (feasible.empty()) {
+  if (feasible_at.empty()) {
     d.message = FitErrorMessage(n, d.verdicts);
-    RunPostFilter(profile, state, pod, snapshot, d);
+    RunPostFilter(profile, skips, state, pod, snapshot, d);
     return d;
   }
-  if (feasible.size() == 1) {
-    d.node = feasible[0]->name;
+  if (feasible_at.size() == 1) {
+    d.node = nodes[feasible_at[0]].name;
     d.tied_nodes = 1;
     return d;
   }
 
   // 3. PreScore, then Score.
+  std::vector<const NodeInfo*> feasible(feasible_at.size());
+  for (size_t i = 0; i < feasible_at.size(); ++i) feasible[i] = &nodes[feasible_at[i]];
+  skipped.clear();
   for (const PluginInstance* plugin : profile.pre_score_plugins()) {
     PluginStatus s = plugin->pre_score(plugin->self.get(), state, pod, snapshot, feasible);
+    if (s.code() == PluginCode::kSkip) {
+      skipped.push_back(plugin);
+      continue;
+    }
     if (!s.IsSuccess()) {
       s.set_plugin(plugin->name);
       return Status::Internal("running " + Quoted(plugin->name) + " prescore plugin: " +
@@ -259,12 +324,37 @@ Result<Decision> Schedule(const Profile& profile, const PodInfo& pod, const Snap
   const auto& score_plugins = profile.score_plugins();
   const size_t f = feasible.size();
   const size_t np = score_plugins.size();
-  std::vector<int64_t> raw(np * f), normalized(np * f), totals(f, 0);
+  const uint64_t score_skips =
+      SkipMask(score_plugins, skipped, [](const Profile::ScoreEntry& e) { return e.plugin; });
+  const bool scores_cached =
+      cached != nullptr && AllNodeLocal(score_plugins, score_skips, [](const Profile::ScoreEntry& e) { return e.plugin; });
+  if (scores_cached) options.cache->SetScoreSkips(*cached, score_skips);
+  std::vector<int64_t> raw(np * f, 0), normalized(np * f, 0), totals(f, 0);
+  for (size_t i = 0; i < f; ++i) {
+    const size_t at = feasible_at[i];
+    // Every feasible node's verdict was found or made this cycle; its entry
+    // is current unless pods nominated there kept it out.
+    const bool reusable = scores_cached && cached->node_generation[at] == snapshot.NodeGeneration(at);
+    int64_t* row = reusable ? cached->raw.data() + at * np : nullptr;
+    if (reusable && cached->scored[at]) {
+      for (size_t p = 0; p < np; ++p) raw[p * f + i] = row[p];
+      continue;
+    }
+    for (size_t p = 0; p < np; ++p) {
+      if ((score_skips >> p) & 1) continue;
+      const PluginInstance& plugin = *score_plugins[p].plugin;
+      raw[p * f + i] = plugin.score(plugin.self.get(), state, pod, *feasible[i]);
+    }
+    if (reusable) {
+      for (size_t p = 0; p < np; ++p) row[p] = raw[p * f + i];
+      cached->scored[at] = 1;
+    }
+  }
   for (size_t p = 0; p < np; ++p) {
+    if ((score_skips >> p) & 1) continue;
     const PluginInstance& plugin = *score_plugins[p].plugin;
-    std::span<int64_t> raw_col(raw.data() + p * f, f);
+    std::span<const int64_t> raw_col(raw.data() + p * f, f);
     std::span<int64_t> col(normalized.data() + p * f, f);
-    for (size_t i = 0; i < f; ++i) raw_col[i] = plugin.score(plugin.self.get(), state, pod, *feasible[i]);
     std::copy(raw_col.begin(), raw_col.end(), col.begin());
     if (plugin.normalize_score != nullptr) plugin.normalize_score(plugin.self.get(), pod, col);
     const int64_t weight = score_plugins[p].weight;

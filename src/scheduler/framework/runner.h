@@ -11,6 +11,7 @@
 
 #include "base/result.h"
 #include "scheduler/framework/decision.h"
+#include "scheduler/framework/equivalence_cache.h"
 #include "scheduler/framework/pod_info.h"
 #include "scheduler/framework/profile.h"
 #include "scheduler/framework/snapshot.h"
@@ -21,10 +22,16 @@ struct ScheduleOptions {
   // Index of the first node to visit (kube-scheduler's nextStartNodeIndex);
   // the stage passes back Decision::next_start_node_index.
   size_t start_node_index = 0;
+  // Verdicts and raw scores of equivalent pods on unchanged nodes
+  // (equivalence_cache.h); nullptr, or a cache of another profile, runs
+  // every plugin on every visited node. The Decision is the same either way.
+  EquivalenceCache* cache = nullptr;
 };
 
 // Runs one cycle for `pod` over `snapshot`:
-//  PreFilter: the profile's PreFilter plugins run once. A rejection rejects
+//  PreFilter: the profile's PreFilter plugins run once. A plugin answering
+//     Skip is not called at Filter this cycle (nor in preemption's trials).
+//     A rejection rejects
 //     every node with it ("0/N nodes are available: <reason>."). Plugins may
 //     narrow the nodes worth visiting: the intersection is visited, the
 //     other nodes are rejected as UnschedulableAndUnresolvable ("node is
@@ -42,7 +49,8 @@ struct ScheduleOptions {
 //  2. No feasible node: the PostFilter plugins run (preemption); Decision
 //     with message (see fit_error.h), no node, and possibly a nominated node
 //     and victims. One feasible node: it is chosen, unscored.
-//  3. Score: each score plugin scores every feasible node (raw), its
+//  3. PreScore (a plugin answering Skip scores 0 on every node, uncalled),
+//     then Score: each score plugin scores every feasible node (raw), its
 //     NormalizeScore rescales them, each must then lie in 0..100, times the
 //     weight; a node's total is the sum.
 //  4. Select: the best total; ties are broken by reservoir sampling over the

@@ -1,16 +1,25 @@
 #include "scheduler/framework/snapshot.h"
 
 #include <algorithm>
+#include <atomic>
 
 namespace podflow::scheduler {
+
+uint64_t NextGeneration() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
 
 Status Snapshot::UpsertNode(NodeInfo node) {
   if (node.name.empty()) return Status::Invalid("node has no name");
   auto it = node_index_.find(node.name);
   CountImages(node, +1);
+  objects_generation_ = NextGeneration();
   if (it == node_index_.end()) {
     node_index_.emplace(node.name, nodes_.size());
     nodes_.push_back(std::move(node));
+    node_generations_.push_back(0);
+    Touch(nodes_.size() - 1);
     affinity_.NodeAdded(*this);
     return Status::Ok();
   }
@@ -19,6 +28,7 @@ Status Snapshot::UpsertNode(NodeInfo node) {
   for (const auto& pod : old.pods()) node.AddPod(pod);
   affinity_.RelabelNode(it->second, old, node, *this);
   old = std::move(node);
+  Touch(it->second);
   return Status::Ok();
 }
 
@@ -32,6 +42,8 @@ Status Snapshot::RemoveNode(std::string_view name) {
     pod_node_.erase(pod->uid);
   }
   nodes_.erase(nodes_.begin() + static_cast<std::ptrdiff_t>(index));
+  node_generations_.erase(node_generations_.begin() + static_cast<std::ptrdiff_t>(index));
+  objects_generation_ = NextGeneration();
   affinity_.NodeRemoved(index);
   node_index_.erase(it);
   // Indices after the removed node shift down by one.
@@ -72,6 +84,7 @@ Status Snapshot::AddPod(PodInfo pod) {
   NodeInfo& target = nodes_[node->second];
   target.AddPod(std::make_shared<const PodInfo>(std::move(pod)));
   affinity_.AddPod(*target.pods().back(), target, *this);
+  Touch(node->second);
   return Status::Ok();
 }
 
@@ -85,6 +98,7 @@ Status Snapshot::RemovePod(std::string_view uid) {
     break;
   }
   PODFLOW_RETURN_IF_ERROR(node.RemovePod(uid));
+  Touch(it->second);
   pod_node_.erase(it);
   return Status::Ok();
 }
@@ -117,6 +131,7 @@ std::span<const std::shared_ptr<const PodInfo>> Snapshot::NominatedPods(std::str
 }
 
 Status Snapshot::UpsertService(ServiceInfo service) {
+  objects_generation_ = NextGeneration();
   if (service.name.empty()) return Status::Invalid("service has no name");
   std::vector<ServiceInfo>& list = services_[service.namespace_];
   for (ServiceInfo& existing : list) {
@@ -130,6 +145,7 @@ Status Snapshot::UpsertService(ServiceInfo service) {
 }
 
 Status Snapshot::RemoveService(std::string_view namespace_, std::string_view name) {
+  objects_generation_ = NextGeneration();
   auto it = services_.find(std::string(namespace_));
   if (it != services_.end()) {
     std::vector<ServiceInfo>& list = it->second;
@@ -151,6 +167,7 @@ std::span<const ServiceInfo> Snapshot::Services(std::string_view namespace_) con
 }
 
 Status Snapshot::UpsertNamespace(std::string name, Labels labels) {
+  objects_generation_ = NextGeneration();
   if (name.empty()) return Status::Invalid("namespace has no name");
   auto it = namespaces_.find(name);
   if (it != namespaces_.end() && it->second == labels) return Status::Ok();
@@ -160,6 +177,7 @@ Status Snapshot::UpsertNamespace(std::string name, Labels labels) {
 }
 
 Status Snapshot::RemoveNamespace(std::string_view name) {
+  objects_generation_ = NextGeneration();
   auto it = namespaces_.find(name);
   if (it == namespaces_.end()) {
     return Status::NotFound("namespace " + std::string(name) + " not found");

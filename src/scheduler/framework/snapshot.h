@@ -6,6 +6,7 @@
 // Thread safety: none; one owner. A cycle reads it through const methods.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
@@ -21,6 +22,9 @@
 #include "scheduler/framework/volumes.h"
 
 namespace podflow::scheduler {
+
+// A value never returned before in this process (thread-safe).
+uint64_t NextGeneration();
 
 class Snapshot {
  public:
@@ -51,12 +55,20 @@ class Snapshot {
   std::string_view NominatedNodeOf(std::string_view uid) const;
 
   // PersistentVolumes and claims the volume plugins read (volumes.h).
-  void UpsertPersistentVolume(PersistentVolumeInfo pv) { volumes_.UpsertPersistentVolume(std::move(pv)); }
-  Status RemovePersistentVolume(std::string_view name) { return volumes_.RemovePersistentVolume(name); }
+  void UpsertPersistentVolume(PersistentVolumeInfo pv) {
+    objects_generation_ = NextGeneration();
+    volumes_.UpsertPersistentVolume(std::move(pv));
+  }
+  Status RemovePersistentVolume(std::string_view name) {
+    objects_generation_ = NextGeneration();
+    return volumes_.RemovePersistentVolume(name);
+  }
   void UpsertPersistentVolumeClaim(PersistentVolumeClaimInfo pvc) {
+    objects_generation_ = NextGeneration();
     volumes_.UpsertPersistentVolumeClaim(std::move(pvc));
   }
   Status RemovePersistentVolumeClaim(std::string_view namespace_, std::string_view name) {
+    objects_generation_ = NextGeneration();
     return volumes_.RemovePersistentVolumeClaim(namespace_, name);
   }
   const VolumeCatalog& volumes() const { return volumes_; }
@@ -90,9 +102,26 @@ class Snapshot {
   const NodeInfo* FindNode(std::string_view name) const;
   // The pod of that uid, if counted on some node.
   const PodInfo* FindPod(std::string_view uid) const;
+  // Whether any pod is nominated anywhere (NominatedPods is then empty for
+  // every node).
+  bool HasNominatedPods() const { return !nominated_.empty(); }
+
+  // Change counters for the equivalence cache (equivalence_cache.h), as
+  // kube-scheduler's NodeInfo.Generation: every change to a node or to the
+  // pods counted on it gives nodes()[i] a new NodeGeneration(i), drawn from
+  // one process-wide counter (NextGeneration) so that no two node states,
+  // in this snapshot or a copy of it, ever share a value.
+  // ObjectsGeneration() changes with every change to what is not a pod:
+  // a node added, replaced or removed, a PersistentVolume, claim, Service or
+  // Namespace. Nominations change neither (the runner reads them directly).
+  uint64_t NodeGeneration(size_t index) const { return node_generations_[index]; }
+  uint64_t ObjectsGeneration() const { return objects_generation_; }
 
  private:
   std::vector<NodeInfo> nodes_;
+  std::vector<uint64_t> node_generations_;  // parallel to nodes_
+  uint64_t objects_generation_ = NextGeneration();
+  void Touch(size_t index) { node_generations_[index] = NextGeneration(); }
   std::unordered_map<std::string, size_t> node_index_;  // name -> index in nodes_
   std::unordered_map<std::string, size_t> pod_node_;    // uid -> index in nodes_
   std::unordered_map<std::string, int64_t> image_nodes_;  // image name -> nodes holding it

@@ -8,6 +8,7 @@ std::string_view PluginCodeName(PluginCode code) {
     case PluginCode::kUnschedulable: return "Unschedulable";
     case PluginCode::kUnschedulableAndUnresolvable: return "UnschedulableAndUnresolvable";
     case PluginCode::kError: return "Error";
+    case PluginCode::kSkip: return "Skip";
   }
   return "Unknown";
 }

@@ -18,6 +18,9 @@ enum class PluginCode : int {
   kUnschedulableAndUnresolvable = 2,
   // Something is broken; the cycle fails and the pod is retried.
   kError = 3,
+  // PreFilter / PreScore only: the plugin has nothing to do for this pod
+  // this cycle (plugin.h). Never a node's verdict.
+  kSkip = 4,
 };
 
 std::string_view PluginCodeName(PluginCode code);
@@ -36,6 +39,7 @@ class PluginStatus {
     return {PluginCode::kUnschedulableAndUnresolvable, {std::move(reason)}};
   }
   static PluginStatus Error(std::string reason) { return {PluginCode::kError, {std::move(reason)}}; }
+  static PluginStatus Skip() { return {PluginCode::kSkip, {}}; }
 
   bool IsSuccess() const { return code_ == PluginCode::kSuccess; }
   bool IsRejected() const {

@@ -173,6 +173,23 @@ void SchedulerCore::UpsertPod(const KeyValue& kv, Clock::time_point now) {
   Requeue(kv.key, state, now);
 }
 
+void SchedulerCore::MakeCaches() {
+  equivalence_caches_.reserve(profiles_.size());
+  for (const scheduler::Profile* p : profiles_) equivalence_caches_.emplace_back(*p);
+}
+
+uint64_t SchedulerCore::equivalence_hits() const {
+  uint64_t n = 0;
+  for (const auto& c : equivalence_caches_) n += c.hits();
+  return n;
+}
+
+uint64_t SchedulerCore::equivalence_misses() const {
+  uint64_t n = 0;
+  for (const auto& c : equivalence_caches_) n += c.misses();
+  return n;
+}
+
 const scheduler::Profile* SchedulerCore::ProfileFor(const scheduler::PodInfo& pod) const {
   for (const scheduler::Profile* p : profiles_) {
     if (p->Handles(pod)) return p;
@@ -221,6 +238,11 @@ std::optional<Result<SchedulerCore::Outcome>> SchedulerCore::Cycle(const std::st
   if (profile == nullptr) {  // its schedulerName changed to one we do not run
     queue_.Remove(key);
     return std::nullopt;
+  }
+  if (use_equivalence_cache_) {
+    for (scheduler::EquivalenceCache& c : equivalence_caches_) {
+      if (&c.profile() == profile) options.cache = &c;
+    }
   }
   Result<scheduler::Decision> decision = scheduler::Schedule(*profile, *info, cache_, options);
   if (!decision.ok()) {

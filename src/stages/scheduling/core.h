@@ -32,10 +32,20 @@ class SchedulerCore {
 
   // The profiles must outlive the core. A pod is scheduled by the profile of
   // its spec.schedulerName; pods no profile handles are left alone.
-  explicit SchedulerCore(const scheduler::Profile& profile) : profiles_{&profile} {}
+  explicit SchedulerCore(const scheduler::Profile& profile) : profiles_{&profile} { MakeCaches(); }
   explicit SchedulerCore(const std::vector<scheduler::Profile>& profiles) {
     for (const auto& p : profiles) profiles_.push_back(&p);
+    MakeCaches();
   }
+
+  // Whether cycles reuse verdicts and scores of equivalent pods on unchanged
+  // nodes (scheduler/framework/equivalence_cache.h; on by default). The
+  // decisions are the same either way: podflow-replay --verify-scheduling
+  // re-runs decisions without it, which checks that.
+  void set_equivalence_cache(bool on) { use_equivalence_cache_ = on; }
+  // Cycles that found / did not find their pod's class in the cache.
+  uint64_t equivalence_hits() const;
+  uint64_t equivalence_misses() const;
 
   void UpsertNode(const KeyValue& kv, Clock::time_point now);
   void RemoveNode(const std::string& key);
@@ -135,8 +145,12 @@ class SchedulerCore {
   void Requeue(const std::string& key, const PodState& state, Clock::time_point now);
 
   const scheduler::Profile* ProfileFor(const scheduler::PodInfo& pod) const;
+  void MakeCaches();
 
   std::vector<const scheduler::Profile*> profiles_;
+  // One per profile, in profiles_ order.
+  std::vector<scheduler::EquivalenceCache> equivalence_caches_;
+  bool use_equivalence_cache_ = true;
   scheduler::Snapshot cache_;
   SchedulingQueue queue_;
   std::unordered_map<std::string, PodState> pods_;

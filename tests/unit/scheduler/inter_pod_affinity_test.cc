@@ -1,5 +1,6 @@
 // InterPodAffinity: label selectors, filter verdicts and normalized scores,
 // from Kubernetes' documented inter-pod affinity semantics.
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string>
@@ -134,10 +135,12 @@ std::map<std::string, std::string> Verdicts(const Snapshot& snap, const PodInfo&
                                             const InterPodAffinity& plugin = {}) {
   CycleState state;
   PreFilterResult pre = plugin.PreFilter(state, pod, snap);
-  REQUIRE(pre.status.IsSuccess());
+  const bool skip = pre.status.code() == PluginCode::kSkip;
+  REQUIRE((pre.status.IsSuccess() || skip));
   std::map<std::string, std::string> out;
   for (const NodeInfo& node : snap.nodes()) {
     PluginStatus s = plugin.Filter(state, pod, node);
+    if (skip) CHECK(s.IsSuccess());  // Skip promises that every node passes
     out[node.name] = s.IsSuccess() ? "" : std::string(PluginCodeName(s.code())) + ": " + s.reasons()[0];
     // A copy of the node (as the runner makes to add nominated pods) is
     // judged by its labels instead of its position: the same verdict.
@@ -446,11 +449,15 @@ std::pair<std::vector<int64_t>, std::vector<int64_t>> Scores(const Snapshot& sna
   CycleState state;
   std::vector<const NodeInfo*> feasible;
   for (const NodeInfo& n : snap.nodes()) feasible.push_back(&n);
-  REQUIRE(plugin.PreScore(state, pod, snap, feasible).IsSuccess());
+  const PluginStatus pre = plugin.PreScore(state, pod, snap, feasible);
+  const bool skip = pre.code() == PluginCode::kSkip;
+  REQUIRE((pre.IsSuccess() || skip));
   std::vector<int64_t> raw;
   for (const NodeInfo* n : feasible) raw.push_back(plugin.Score(state, pod, *n));
   std::vector<int64_t> normalized = raw;
   plugin.NormalizeScore(pod, normalized);
+  // Skip promises what the runner then gives: 0 on every node.
+  if (skip) CHECK(std::all_of(normalized.begin(), normalized.end(), [](int64_t s) { return s == 0; }));
   return {raw, normalized};
 }
 

@@ -197,13 +197,17 @@ class PvcBuilder {
   api::PersistentVolumeClaimT pvc_;
 };
 
-// A cycle of one plugin against one node: PreFilter, then (if it passed) Filter.
+// A cycle of one plugin against one node: PreFilter, then (if it passed or
+// skipped) Filter. Skip promises that Filter passes: that is checked.
 template <typename P>
 PluginStatus PreFilterThenFilter(const P& plugin, const PodInfo& pod, const Snapshot& snap, const NodeInfo& node) {
   CycleState state;
   PreFilterResult r = plugin.PreFilter(state, pod, snap);
-  if (!r.status.IsSuccess()) return r.status;
-  return plugin.Filter(state, pod, node);
+  const bool skip = r.status.code() == PluginCode::kSkip;
+  if (!r.status.IsSuccess() && !skip) return r.status;
+  PluginStatus s = plugin.Filter(state, pod, node);
+  if (skip) CHECK(s.IsSuccess());
+  return s;
 }
 
 }  // namespace podflow::scheduler::testing

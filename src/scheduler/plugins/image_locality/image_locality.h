@@ -36,6 +36,7 @@ int64_t ScaledImageScore(int64_t size, int64_t num_nodes, int64_t total_nodes);
 class ImageLocality {
  public:
   static constexpr std::string_view kName = "ImageLocality";
+  static constexpr bool kNodeLocal = true;
 
   // Records, for this cycle, the number of nodes and how many hold each of
   // the pod's images (from the snapshot, feasible or not).

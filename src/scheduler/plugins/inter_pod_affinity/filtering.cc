@@ -130,10 +130,11 @@ PreFilterResult InterPodAffinity::PreFilter(CycleState& cycle, const PodInfo& po
     }
   }
 
-  // Nothing to check: Filter passes every node without a state.
+  // Nothing to check: Filter would pass every node (it does without a
+  // state), so the runner need not call it.
   if (state->affinity.empty() && state->anti_affinity.empty() &&
       state->existing_anti_affinity.empty()) {
-    return {};
+    return {PluginStatus::Skip(), std::nullopt};
   }
   cycle.Write<PreFilterState>(std::string(kPreFilterKey), std::move(state));
   return {};

@@ -66,12 +66,14 @@ Result<InterPodAffinity> InterPodAffinity::FromArgs(const YAML::Node& node) {
 PluginStatus InterPodAffinity::PreScore(CycleState& cycle, const PodInfo& pod,
                                         const Snapshot& snapshot,
                                         std::span<const NodeInfo* const> feasible) const {
-  if (feasible.empty()) return PluginStatus::Success();
+  // Skip: no term can score this pod, so every node would score 0 (a
+  // missing state scores 0, and 0 everywhere normalizes to 0).
+  if (feasible.empty()) return PluginStatus::Skip();
   const PodAffinityTerms& own = pod.pod_affinity;
   const bool has_preferred = !own.preferred_affinity.empty() || !own.preferred_anti_affinity.empty();
-  if (ignore_preferred_terms_of_existing_pods_ && !has_preferred) return PluginStatus::Success();
+  if (ignore_preferred_terms_of_existing_pods_ && !has_preferred) return PluginStatus::Skip();
   // No running pod has terms that could score this one.
-  if (!has_preferred && snapshot.affinity().scoring_pods() == 0) return PluginStatus::Success();
+  if (!has_preferred && snapshot.affinity().scoring_pods() == 0) return PluginStatus::Skip();
 
   const Labels* own_ns = snapshot.NamespaceLabels(pod.namespace_);
   if (own_ns == nullptr) own_ns = &kNoLabels;
@@ -119,7 +121,8 @@ PluginStatus InterPodAffinity::PreScore(CycleState& cycle, const PodInfo& pod,
       }
     }
   }
-  if (scored) cycle.Write<PreScoreState>(std::string(kPreScoreKey), std::move(state));
+  if (!scored) return PluginStatus::Skip();
+  cycle.Write<PreScoreState>(std::string(kPreScoreKey), std::move(state));
   return PluginStatus::Success();
 }
 

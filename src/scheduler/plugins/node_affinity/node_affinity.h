@@ -43,6 +43,7 @@ bool MatchesNodeSelector(const NodeSelector& selector, const NodeInfo& node);
 class NodeAffinity {
  public:
   static constexpr std::string_view kName = "NodeAffinity";
+  static constexpr bool kNodeLocal = true;
   static constexpr std::string_view kErrReasonPod = "node(s) didn't match Pod's node affinity/selector";
   static constexpr std::string_view kErrReasonEnforced =
       "node(s) didn't match scheduler-enforced node affinity";

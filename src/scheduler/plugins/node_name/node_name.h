@@ -11,6 +11,7 @@ namespace podflow::scheduler::plugins {
 class NodeName {
  public:
   static constexpr std::string_view kName = "NodeName";
+  static constexpr bool kNodeLocal = true;
   static constexpr std::string_view kErrReason = "node(s) didn't match the requested node name";
 
   // UnschedulableAndUnresolvable when the pod names another node.

@@ -12,6 +12,7 @@ namespace podflow::scheduler::plugins {
 class NodePorts {
  public:
   static constexpr std::string_view kName = "NodePorts";
+  static constexpr bool kNodeLocal = true;
   static constexpr std::string_view kErrReason =
       "node(s) didn't have free ports for the requested pod ports";
 

@@ -17,6 +17,7 @@ namespace podflow::scheduler::plugins {
 class NodePreferAvoidPods {
  public:
   static constexpr std::string_view kName = "NodePreferAvoidPods";
+  static constexpr bool kNodeLocal = true;
   static constexpr int32_t kDefaultWeight = 10000;
 
   int64_t Score(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const;

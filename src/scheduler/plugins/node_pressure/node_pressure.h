@@ -20,6 +20,7 @@ namespace podflow::scheduler::plugins {
 class NodePressure {
  public:
   static constexpr std::string_view kName = "NodePressure";
+  static constexpr bool kNodeLocal = true;
   static constexpr std::string_view kMemoryPressure = "node(s) had memory pressure";
   static constexpr std::string_view kDiskPressure = "node(s) had disk pressure";
   static constexpr std::string_view kPidPressure = "node(s) had pid pressure";

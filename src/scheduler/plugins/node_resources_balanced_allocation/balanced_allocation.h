@@ -32,6 +32,7 @@ int64_t BalancedResourceScore(std::span<const int64_t> requested,
 class NodeResourcesBalancedAllocation {
  public:
   static constexpr std::string_view kName = "NodeResourcesBalancedAllocation";
+  static constexpr bool kNodeLocal = true;
   static constexpr size_t kMaxResources = 16;  // Score keeps fixed arrays
 
   NodeResourcesBalancedAllocation() : resources_(DefaultScoringResources()) {}

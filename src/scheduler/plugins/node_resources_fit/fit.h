@@ -73,6 +73,7 @@ int64_t RequestedToCapacityRatioScore(std::span<const UtilizationShapePoint> sha
 class NodeResourcesFit {
  public:
   static constexpr std::string_view kName = "NodeResourcesFit";
+  static constexpr bool kNodeLocal = true;
   static constexpr std::string_view kTooManyPods = "Too many pods";
 
   // LeastAllocated over cpu:1, memory:1, nothing ignored.

@@ -12,6 +12,7 @@ namespace podflow::scheduler::plugins {
 class NodeUnschedulable {
  public:
   static constexpr std::string_view kName = "NodeUnschedulable";
+  static constexpr bool kNodeLocal = true;
   static constexpr std::string_view kErrReason = "node(s) were unschedulable";
   static constexpr std::string_view kTaintKey = "node.kubernetes.io/unschedulable";
 

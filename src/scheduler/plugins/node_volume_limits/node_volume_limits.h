@@ -48,6 +48,7 @@ std::optional<int64_t> VolumeLimit(const NodeInfo& node, std::string_view limit_
 class NodeVolumeLimits {
  public:
   static constexpr std::string_view kName = "NodeVolumeLimits";
+  static constexpr bool kNodeLocal = true;
   static constexpr std::string_view kErrReasonMaxVolumeCountExceeded = "node(s) exceed max volume count";
 
   // Resolves the new pod's volumes once. A claim of the pod that does not

@@ -46,7 +46,8 @@ PreFilterResult PodTopologySpread::PreFilter(CycleState& state, const PodInfo& p
                                              const Snapshot& snapshot) const {
   std::vector<TopologySpreadConstraint> constraints =
       Constraints(pod, snapshot, api::UnsatisfiableConstraintAction::DoNotSchedule);
-  if (constraints.empty()) return {};  // no state: Filter lets every node pass
+  // No DoNotSchedule constraint: Filter would let every node pass.
+  if (constraints.empty()) return {PluginStatus::Skip(), std::nullopt};
 
   auto s = std::make_shared<FilterState>();
   s->snapshot = &snapshot;

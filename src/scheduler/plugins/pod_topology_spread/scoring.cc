@@ -61,7 +61,8 @@ PluginStatus PodTopologySpread::PreScore(CycleState& state, const PodInfo& pod,
                                          std::span<const NodeInfo* const> feasible) const {
   std::vector<TopologySpreadConstraint> constraints =
       Constraints(pod, snapshot, api::UnsatisfiableConstraintAction::ScheduleAnyway);
-  if (constraints.empty() || feasible.empty()) return PluginStatus::Success();  // not scored
+  // Nothing to spread: no node is scored (kube-scheduler skips the plugin).
+  if (constraints.empty() || feasible.empty()) return PluginStatus::Skip();
 
   auto s = std::make_shared<ScoreState>();
   s->require_all_keys = !pod.topology_spread_constraints.empty() || !system_defaulted_;

@@ -21,6 +21,7 @@ namespace podflow::scheduler::plugins {
 class TaintToleration {
  public:
   static constexpr std::string_view kName = "TaintToleration";
+  static constexpr bool kNodeLocal = true;
 
   // UnschedulableAndUnresolvable naming the node's first untolerated
   // NoSchedule/NoExecute taint: "node(s) had untolerated taint {key: value}".

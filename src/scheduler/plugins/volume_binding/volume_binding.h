@@ -31,6 +31,7 @@ std::set<std::string> VolumeHostnames(const PersistentVolumeInfo& pv);
 class VolumeBinding {
  public:
   static constexpr std::string_view kName = "VolumeBinding";
+  static constexpr bool kNodeLocal = true;
   static constexpr std::string_view kErrReasonNodeConflict = "node(s) had volume node affinity conflict";
   static constexpr std::string_view kErrReasonPVNotExist =
       "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)";

@@ -74,6 +74,12 @@ PreFilterResult VolumeRestrictions::PreFilter(CycleState& state, const PodInfo& 
       s->once_claims.push_back(v.claim_name);
     }
   }
+  // No disk that can conflict and no ReadWriteOncePod claim: Filter would
+  // pass every node (and does, should it be called).
+  if (s->once_claims.empty() && std::none_of(pod.volumes.begin(), pod.volumes.end(), ChecksConflicts)) {
+    state.Write<State>(std::string(kStateKey), std::move(s));
+    return {PluginStatus::Skip(), std::nullopt};
+  }
   if (!s->once_claims.empty()) {
     for (const NodeInfo& node : snapshot.nodes()) {
       for (const auto& other : node.pods()) {

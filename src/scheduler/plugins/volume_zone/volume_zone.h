@@ -24,6 +24,7 @@ std::optional<std::set<std::string>> LabelZonesToSet(std::string_view value);
 class VolumeZone {
  public:
   static constexpr std::string_view kName = "VolumeZone";
+  static constexpr bool kNodeLocal = true;
   static constexpr std::string_view kErrReasonConflict = "node(s) had no available volume zone";
 
   // Reads the zone labels of the volumes bound to the pod's claims
