@@ -86,6 +86,13 @@ class Writer {
   std::string& out_;
 };
 
+// A tripwire for whoever adds a field to PodInfo: write it into the
+// signature below (or say there why it names the pod), then update the size.
+// A field a plugin reads but the signature leaves out would let the cache
+// hand one pod another's verdicts. (752 bytes with libstdc++ on x86-64.)
+static_assert(sizeof(void*) != 8 || sizeof(std::string) != 32 || sizeof(PodInfo) == 752,
+              "PodInfo changed: update EquivalenceSignature");
+
 }  // namespace
 
 std::string EquivalenceSignature(const PodInfo& pod) {

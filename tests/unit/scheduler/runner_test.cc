@@ -1,4 +1,5 @@
 // Whole-profile scheduling cycles with the default profile.
+#include <memory>
 #include <set>
 
 #include <catch2/catch.hpp>
@@ -272,6 +273,59 @@ TEST_CASE("PreFilter narrowings with nothing in common reject every node") {
   auto one = Schedule(NarrowingProfile({}, std::nullopt), MakePod().Info(), snap);
   REQUIRE(one.ok());
   CHECK(one->message == "0/3 nodes are available: node(s) didn't satisfy plugin NarrowA.");
+}
+
+// A plugin that skips (or not) at PreFilter and PreScore and counts the
+// Filter and Score calls it gets: Filter rejects node a, Score gives 7 (it
+// has no NormalizeScore).
+struct Skipper {
+  static constexpr std::string_view kName = "Skipper";
+  bool skip = true;
+  std::shared_ptr<int> filters = std::make_shared<int>(0);
+  std::shared_ptr<int> scores = std::make_shared<int>(0);
+  PreFilterResult PreFilter(CycleState&, const PodInfo&, const Snapshot&) const {
+    return {skip ? PluginStatus::Skip() : PluginStatus::Success(), std::nullopt};
+  }
+  PluginStatus Filter(const CycleState&, const PodInfo&, const NodeInfo& node) const {
+    ++*filters;
+    return node.name == "a" ? PluginStatus::Unschedulable("no a") : PluginStatus::Success();
+  }
+  PluginStatus PreScore(CycleState&, const PodInfo&, const Snapshot&, std::span<const NodeInfo* const>) const {
+    return skip ? PluginStatus::Skip() : PluginStatus::Success();
+  }
+  int64_t Score(const CycleState&, const PodInfo&, const NodeInfo&) const {
+    ++*scores;
+    return 7;
+  }
+};
+
+TEST_CASE("a plugin answering Skip is not called at Filter or Score and scores 0") {
+  for (bool skip : {true, false}) {
+    INFO("skip " << skip);
+    Skipper skipper;
+    skipper.skip = skip;
+    Registry registry = plugins::NewInTreeRegistry().value();
+    REQUIRE(registry.Register("Skipper", [skipper](const YAML::Node&) -> Result<PluginInstance> {
+      return MakePluginInstance(skipper);
+    }).ok());
+    ProfileConfig config = DefaultProfileConfig();
+    config.filter.push_back("Skipper");
+    config.score.push_back({"Skipper", 1});
+    const Profile profile = Profile::Build(registry, config).value();
+    Snapshot snap = ThreeNodes();
+    auto d = Schedule(profile, MakePod().Cpu("1").Info(), snap);
+    REQUIRE(d.ok());
+    INFO(d->Explain());
+    CHECK(*skipper.filters == (skip ? 0 : 3));
+    CHECK(*skipper.scores == (skip ? 0 : 2));
+    CHECK(d->feasible_nodes == (skip ? 3 : 2));
+    for (const NodeScores& n : d->scores) {
+      const PluginScore& last = n.plugins.back();
+      REQUIRE(last.plugin == "Skipper");
+      CHECK(last.raw == (skip ? 0 : 7));
+      CHECK(last.weighted == (skip ? 0 : 7));
+    }
+  }
 }
 
 }  // namespace
