@@ -1,7 +1,9 @@
 // InterPodAffinity: label selectors, filter verdicts and normalized scores,
 // from Kubernetes' documented inter-pod affinity semantics.
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -438,6 +440,101 @@ TEST_CASE("InterPodAffinity mismatchLabelKeys excludes pods sharing the pod's va
   // Only web pods of another tenant repel it.
   CHECK(Verdicts(snap, pod.Info()) == std::map<std::string, std::string>{
                                           {"n1", ""}, {"n2", kAntiFail}, {"n3", ""}, {"n4", ""}});
+}
+
+// ---- copies of a node (preemption, nominated pods) ----------------------
+
+// The verdict on a copy of `node` edited by `edit` (PreFilter on `snap`).
+std::string CopyVerdict(const Snapshot& snap, const PodInfo& pod, const std::string& node,
+                        const std::function<void(NodeInfo&)>& edit) {
+  InterPodAffinity plugin;
+  CycleState state;
+  PreFilterResult pre = plugin.PreFilter(state, pod, snap);
+  REQUIRE(pre.status.IsSuccess());
+  NodeInfo copy = *snap.FindNode(node);
+  edit(copy);
+  PluginStatus s = plugin.Filter(state, pod, copy);
+  return s.IsSuccess() ? "" : std::string(PluginCodeName(s.code())) + ": " + s.reasons()[0];
+}
+
+TEST_CASE("InterPodAffinity counts the pods a copy of a node gained or lost", "[inter-pod-affinity]") {
+  Snapshot snap = Cluster();
+  Bind(snap, MakePod().Name("db-1").Label("app", "db"), "n1");
+  auto anti_db = MakePod().Name("web").Label("app", "web");
+  RequiredAnti(anti_db, Term{App("db"), kHost});
+  const PodInfo web = anti_db.Info();
+
+  SECTION("a victim removed frees its node") {
+    CHECK(Verdicts(snap, web)["n1"] == kAntiFail);
+    CHECK(CopyVerdict(snap, web, "n1", [](NodeInfo& n) { REQUIRE(n.RemovePod("uid-db-1").ok()); }) == "");
+  }
+  SECTION("a pod added (nominated there) counts") {
+    CHECK(Verdicts(snap, web)["n2"] == "");
+    auto db2 = std::make_shared<const PodInfo>(MakePod().Name("db-2").Label("app", "db").Node("n2").Info());
+    CHECK(CopyVerdict(snap, web, "n2", [&](NodeInfo& n) { n.AddPod(db2); }) == kAntiFail);
+  }
+  SECTION("a running pod's anti-affinity goes with it") {
+    auto guard = MakePod().Name("guard").Label("app", "guard");
+    RequiredAnti(guard, Term{App("web"), kHost});
+    Bind(snap, guard, "n3");
+    const PodInfo plain_web = MakePod().Name("w").Label("app", "web").Info();
+    CHECK(Verdicts(snap, plain_web)["n3"] == kExistingFail);
+    CHECK(CopyVerdict(snap, plain_web, "n3", [](NodeInfo& n) { REQUIRE(n.RemovePod("uid-guard").ok()); }) == "");
+    // ... and comes with a pod added elsewhere, even of a term no running
+    // pod has.
+    auto other = MakePod().Name("other").Label("app", "other");
+    RequiredAnti(other, Term{App("web"), kZone});
+    auto added = std::make_shared<const PodInfo>(other.Node("n1").Info());
+    CHECK(CopyVerdict(snap, plain_web, "n1", [&](NodeInfo& n) { n.AddPod(added); }) == kExistingFail);
+  }
+  SECTION("required affinity loses the only pod it could follow") {
+    Bind(snap, MakePod().Name("cache").Label("app", "cache"), "n3");
+    auto follower = MakePod().Name("f").Label("app", "web");
+    RequiredAffinity(follower, Term{App("cache"), kZone});
+    CHECK(Verdicts(snap, follower.Info())["n3"] == "");
+    auto without_cache = [](NodeInfo& n) { REQUIRE(n.RemovePod("uid-cache").ok()); };
+    CHECK(CopyVerdict(snap, follower.Info(), "n3", without_cache) == kAffinityFail);
+    // A pod of the group it selects may then start the group anywhere.
+    auto first = MakePod().Name("c2").Label("app", "cache");
+    RequiredAffinity(first, Term{App("cache"), kZone});
+    CHECK(CopyVerdict(snap, first.Info(), "n3", without_cache) == "");
+  }
+}
+
+TEST_CASE("preemption evicts a lower-priority pod that a required anti-affinity keeps out",
+          "[inter-pod-affinity][preemption]") {
+  static auto registry = plugins::NewInTreeRegistry();
+  static auto profile = Profile::Build(*registry, DefaultProfileConfig());
+  REQUIRE(profile.ok());
+  Snapshot snap;
+  for (const char* name : {"a", "b"}) {
+    REQUIRE(snap.UpsertNode(MakeNode().Name(name).Label(kHost, name).Cpu("4").Memory("8Gi").Info()).ok());
+  }
+  Bind(snap, MakePod().Name("db-a").Label("app", "db").Priority(0).Cpu("1"), "a");
+  Bind(snap, MakePod().Name("db-b").Label("app", "db").Priority(0).Cpu("2"), "b");
+  Bind(snap, MakePod().Name("keep-b").Label("app", "other").Priority(0).Cpu("1"), "b");
+
+  auto web = MakePod().Name("web").Label("app", "web").Priority(100).Cpu("1");
+  RequiredAnti(web, Term{App("db"), kHost});
+  auto d = Schedule(*profile, web.Info(), snap);
+  REQUIRE(d.ok());
+  INFO(d->Explain());
+  CHECK_FALSE(d->scheduled());
+  CHECK(d->message == "0/2 nodes are available: 2 node(s) didn't match pod anti-affinity rules.");
+  // Each node needs one priority-0 victim (keep-b matches no term and is
+  // reprieved), so kube-scheduler's tie rules leave them equal and the
+  // first candidate in node order wins.
+  CHECK(d->nominated_node == "a");
+  CHECK(d->victims == std::vector<std::string>{"uid-db-a"});
+
+  // A higher-priority db pod is not evicted for it.
+  Snapshot high;
+  REQUIRE(high.UpsertNode(MakeNode().Name("a").Label(kHost, "a").Cpu("4").Memory("8Gi").Info()).ok());
+  Bind(high, MakePod().Name("db-a").Label("app", "db").Priority(1000), "a");
+  auto none = Schedule(*profile, web.Info(), high);
+  REQUIRE(none.ok());
+  CHECK(none->nominated_node.empty());
+  CHECK(none->message.find("No preemption victims found for incoming pod") != std::string::npos);
 }
 
 // ---- Score ---------------------------------------------------------------

@@ -1,4 +1,5 @@
 // InterPodAffinity PreFilter and Filter.
+#include <algorithm>
 #include <array>
 #include <functional>
 #include <memory>
@@ -20,13 +21,24 @@ constexpr std::string_view kPreFilterKey = "PreFilterInterPodAffinity";
 struct DomainCheck {
   size_t key;
   const DomainCounts* counts;
+  // Which pods the counts count, to adjust them on a copy of a node: pods
+  // matching `set` (all its terms, or its one term), or pods having
+  // `owner_term` as a required anti-affinity term (once per occurrence).
+  const TermSetCounts* set = nullptr;
+  const AffinityTerm* owner_term = nullptr;
 };
 
 struct PreFilterState {
   // The snapshot's nodes: a node of the snapshot reads its counts by
-  // position (DomainCounts::by_node); others (copies) by label value.
+  // position (DomainCounts::by_node); others (copies) by label value,
+  // adjusted for the pods the copy has and the snapshot's node has not, or
+  // the reverse (kube-scheduler's PreFilter extensions AddPod / RemovePod:
+  // preemption's node without its victims, a node with nominated pods).
+  const Snapshot* snapshot = nullptr;
   const NodeInfo* nodes = nullptr;
   size_t num_nodes = 0;
+  // Pods matching all required affinity terms, anywhere.
+  int64_t affinity_total = 0;
   // Filter must read node labels: an affinity check (a node without the
   // key fails) or counts without a by_node mirror.
   bool needs_labels = false;
@@ -82,12 +94,66 @@ int64_t DomainCount(const DomainCheck& check, size_t position, size_t num_nodes,
   return value != nullptr ? CountOf(check.counts->by_value, *value) : 0;
 }
 
+bool MatchesTerm(const AffinityTerm& term, const PodInfo& pod, const Snapshot& snapshot) {
+  return term.Matches(pod.namespace_, pod.labels, snapshot.NamespaceLabels(pod.namespace_));
+}
+
+// How many times `pod` is counted by `check`.
+int64_t CountedBy(const DomainCheck& check, const PodInfo& pod, const Snapshot& snapshot) {
+  if (check.set != nullptr) {
+    // A set counts pods matching every one of its terms.
+    for (const AffinityTerm& t : check.set->terms) {
+      if (!MatchesTerm(t, pod, snapshot)) return 0;
+    }
+    return 1;
+  }
+  int64_t n = 0;
+  for (const AffinityTerm& t : pod.pod_affinity.required_anti_affinity) n += t.key == check.owner_term->key;
+  return n;
+}
+
+// A copy of a snapshot node: the pods it has that the snapshot's node has
+// not (added) and the reverse (removed).
+struct PodChanges {
+  std::vector<const PodInfo*> added;
+  std::vector<const PodInfo*> removed;
+};
+
+PodChanges ChangesOf(const NodeInfo& copy, const Snapshot& snapshot) {
+  PodChanges out;
+  const NodeInfo* original = snapshot.FindNode(copy.name);
+  auto has = [](const NodeInfo& node, const std::string& uid) {
+    return std::any_of(node.pods().begin(), node.pods().end(), [&](const auto& p) { return p->uid == uid; });
+  };
+  for (const auto& p : copy.pods()) {
+    if (original == nullptr || !has(*original, p->uid)) out.added.push_back(p.get());
+  }
+  if (original != nullptr) {
+    for (const auto& p : original->pods()) {
+      if (!has(copy, p->uid)) out.removed.push_back(p.get());
+    }
+  }
+  return out;
+}
+
+// The count of the copy's domain for `check`: the snapshot's, plus the
+// added pods, minus the removed ones.
+int64_t CopyDomainCount(const DomainCheck& check, const std::string* const* values, const PodChanges& changes,
+                        const Snapshot& snapshot) {
+  if (values[check.key] == nullptr) return 0;
+  int64_t count = CountOf(check.counts->by_value, *values[check.key]);
+  for (const PodInfo* p : changes.added) count += CountedBy(check, *p, snapshot);
+  for (const PodInfo* p : changes.removed) count -= CountedBy(check, *p, snapshot);
+  return count;
+}
+
 }  // namespace
 
 PreFilterResult InterPodAffinity::PreFilter(CycleState& cycle, const PodInfo& pod,
                                             const Snapshot& snapshot) const {
   const PodAffinityTerms& terms = pod.pod_affinity;
   auto state = std::make_shared<PreFilterState>();
+  state->snapshot = &snapshot;
   state->nodes = snapshot.nodes().data();
   state->num_nodes = snapshot.nodes().size();
   state->computed.reserve(1 + terms.required_anti_affinity.size());
@@ -99,7 +165,7 @@ PreFilterResult InterPodAffinity::PreFilter(CycleState& cycle, const PodInfo& po
     if (group.owners.empty()) continue;
     if (group.term.Matches(pod.namespace_, pod.labels, ns_labels != nullptr ? ns_labels : &kNoLabels)) {
       state->existing_anti_affinity.push_back(
-          {state->KeyIndex(group.term.topology_key), &group.owners});
+          {state->KeyIndex(group.term.topology_key), &group.owners, nullptr, &group.term});
     }
   }
 
@@ -107,8 +173,9 @@ PreFilterResult InterPodAffinity::PreFilter(CycleState& cycle, const PodInfo& po
     const TermSetCounts& counts = MatchCounts(snapshot, AffinityIndex::AffinityKey(terms),
                                               terms.required_affinity, /*all=*/true, *state);
     for (size_t i = 0; i < counts.terms.size(); ++i) {
-      state->affinity.push_back({state->KeyIndex(counts.terms[i].topology_key), &counts.counts[i]});
+      state->affinity.push_back({state->KeyIndex(counts.terms[i].topology_key), &counts.counts[i], &counts});
     }
+    state->affinity_total = counts.total;
     state->no_affinity_match = counts.total == 0;
     state->matches_own_affinity = true;
     for (const AffinityTerm& t : terms.required_affinity) {
@@ -120,7 +187,7 @@ PreFilterResult InterPodAffinity::PreFilter(CycleState& cycle, const PodInfo& po
         MatchCounts(snapshot, AffinityIndex::AntiAffinityKey(t), {t}, /*all=*/false, *state);
     // No matching pod anywhere: the term rejects no node.
     if (counts.counts[0].empty()) continue;
-    state->anti_affinity.push_back({state->KeyIndex(counts.terms[0].topology_key), &counts.counts[0]});
+    state->anti_affinity.push_back({state->KeyIndex(counts.terms[0].topology_key), &counts.counts[0], &counts});
   }
 
   state->needs_labels = !state->affinity.empty();
@@ -140,7 +207,7 @@ PreFilterResult InterPodAffinity::PreFilter(CycleState& cycle, const PodInfo& po
   return {};
 }
 
-PluginStatus InterPodAffinity::Filter(const CycleState& cycle, const PodInfo&,
+PluginStatus InterPodAffinity::Filter(const CycleState& cycle, const PodInfo& pod,
                                       const NodeInfo& node) const {
   const PreFilterState* state = cycle.Read<PreFilterState>(kPreFilterKey);
   if (state == nullptr) return PluginStatus::Success();
@@ -167,6 +234,20 @@ PluginStatus InterPodAffinity::Filter(const CycleState& cycle, const PodInfo&,
     }
   }
 
+  // A copy of a node counts the pods it gained or lost against the
+  // snapshot's node (its domains are the original's: a copy keeps labels).
+  const bool copy = position == state->num_nodes;
+  PodChanges changes;
+  if (copy) changes = ChangesOf(node, *state->snapshot);
+  auto count = [&](const DomainCheck& check) {
+    return copy ? CopyDomainCount(check, values, changes, *state->snapshot)
+                : DomainCount(check, position, state->num_nodes, values);
+  };
+  // Whether `term`, held by a pod on this node, matches `subject` here.
+  auto holds_here = [&](const AffinityTerm& term, const PodInfo& subject) {
+    return FindLabel(node.labels, term.topology_key) != nullptr && MatchesTerm(term, subject, *state->snapshot);
+  };
+
   if (!state->affinity.empty()) {
     bool pods_exist = true;
     for (const DomainCheck& check : state->affinity) {
@@ -175,22 +256,43 @@ PluginStatus InterPodAffinity::Filter(const CycleState& cycle, const PodInfo&,
         return PluginStatus::UnschedulableAndUnresolvable(
             std::string(kErrReasonAffinityRulesNotMatch));
       }
-      if (DomainCount(check, position, state->num_nodes, values) <= 0) pods_exist = false;
+      if (count(check) <= 0) pods_exist = false;
+    }
+    bool none_anywhere = state->no_affinity_match;
+    if (copy) {
+      int64_t total = state->affinity_total;
+      for (const PodInfo* p : changes.added) total += CountedBy(state->affinity[0], *p, *state->snapshot);
+      for (const PodInfo* p : changes.removed) total -= CountedBy(state->affinity[0], *p, *state->snapshot);
+      none_anywhere = total == 0;
     }
     // The first pod of a group that selects itself may start it anywhere
     // its topology labels exist.
-    if (!pods_exist && !(state->no_affinity_match && state->matches_own_affinity)) {
+    if (!pods_exist && !(none_anywhere && state->matches_own_affinity)) {
       return PluginStatus::UnschedulableAndUnresolvable(std::string(kErrReasonAffinityRulesNotMatch));
     }
   }
   for (const DomainCheck& check : state->anti_affinity) {
-    if (DomainCount(check, position, state->num_nodes, values) > 0) {
-      return PluginStatus::Unschedulable(std::string(kErrReasonAntiAffinityRulesNotMatch));
+    if (count(check) > 0) return PluginStatus::Unschedulable(std::string(kErrReasonAntiAffinityRulesNotMatch));
+  }
+  // Added pods may match terms no counted pod matches (PreFilter kept no
+  // check for those).
+  for (const PodInfo* added : changes.added) {
+    for (const AffinityTerm& t : pod.pod_affinity.required_anti_affinity) {
+      if (holds_here(t, *added)) {
+        return PluginStatus::Unschedulable(std::string(kErrReasonAntiAffinityRulesNotMatch));
+      }
     }
   }
   for (const DomainCheck& check : state->existing_anti_affinity) {
-    if (DomainCount(check, position, state->num_nodes, values) > 0) {
+    if (count(check) > 0) {
       return PluginStatus::Unschedulable(std::string(kErrReasonExistingAntiAffinityRulesNotMatch));
+    }
+  }
+  for (const PodInfo* added : changes.added) {
+    for (const AffinityTerm& t : added->pod_affinity.required_anti_affinity) {
+      if (holds_here(t, pod)) {
+        return PluginStatus::Unschedulable(std::string(kErrReasonExistingAntiAffinityRulesNotMatch));
+      }
     }
   }
   return PluginStatus::Success();

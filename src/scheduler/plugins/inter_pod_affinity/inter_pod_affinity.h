@@ -28,8 +28,13 @@
 // ignorePreferredTermsOfExistingPods (default false: when true and the pod
 // has no preferred terms, every node scores 0).
 //
-// Pods nominated to a node (preemption) are not seen by this plugin's
-// PreFilter counts.
+// On a copy of a snapshot node (preemption's node without its victims, the
+// runner's node with nominated pods added) Filter adjusts the counts of the
+// node's domains by the pods the copy gained or lost, as kube-scheduler's
+// PreFilter extensions AddPod / RemovePod do. PreFilter answers Skip when
+// there is nothing to check (no term of the pod matches a counted pod, no
+// counted pod's anti-affinity matches it); a nominated pod is then not seen
+// either, as in kube-scheduler, which skips such plugins' AddPod too.
 #pragma once
 
 #include <cstdint>
