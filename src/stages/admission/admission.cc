@@ -1,10 +1,12 @@
 // The admission chain for one request: authenticate, then per document
-// decode, authorize, default, validate, allocate, pack.
+// decode, authorize, default, mutating plugins, validate, validating plugins
+// and allocation, pack.
 #include "stages/admission/admission.h"
 
 #include "api_generated.h"
 #include "model/objects.h"
 #include "stages/admission/defaults.h"
+#include "stages/admission/priority.h"
 #include "stages/admission/validation.h"
 
 namespace podflow::admission {
@@ -18,7 +20,12 @@ struct Context {
   const CreateStamp& stamp;
   std::mt19937_64& rng;
   const ClusterIpAllocator& cluster_ips;
-  std::set<std::string>& taken_ips;  // grows as this request hands addresses out
+  std::set<std::string>& taken_ips;          // grows as this request hands addresses out
+  RequestPriorityClasses& priority_classes;  // grows as this request admits classes
+  // The name as submitted, generateName when there was none: admission
+  // plugins name the object so, as name generation comes after them in
+  // kube-apiserver.
+  std::string submitted_name;
 };
 
 // ---- Per-kind hooks; kinds without one only get metadata defaults ----
@@ -27,6 +34,16 @@ template <typename T>
 void DefaultKind(T&) {}
 void DefaultKind(api::PodT& pod) { DefaultPod(pod); }
 void DefaultKind(api::ServiceT& service) { DefaultService(service); }
+void DefaultKind(api::PriorityClassT& pc) { DefaultPriorityClass(pc); }
+
+// Mutating admission plugins that may refuse, after the defaults.
+template <typename T>
+std::optional<ApiStatusInfo> Mutate(T&, Context&) {
+  return std::nullopt;
+}
+std::optional<ApiStatusInfo> Mutate(api::PodT& pod, Context& ctx) {
+  return AdmitPodPriority(ctx.submitted_name, *pod.spec, ctx.priority_classes);
+}
 
 template <typename T>
 void ValidateKind(const T&, Causes&) {}
@@ -36,14 +53,21 @@ void ValidateKind(const api::PodT& pod, Causes& out) {
 void ValidateKind(const api::ServiceT& service, Causes& out) {
   for (Cause& c : ValidateServiceSpec(*service.spec)) out.push_back(std::move(c));
 }
+void ValidateKind(const api::PriorityClassT& pc, Causes& out) {
+  for (Cause& c : ValidatePriorityClass(pc)) out.push_back(std::move(c));
+}
 
-// After validation: services get their cluster IP (kube-apiserver allocates
-// in BeginCreate, after validation). A failure replaces the outcome.
+// After validation: validating admission plugins, and services get their
+// cluster IP (kube-apiserver allocates in BeginCreate, after validation). A
+// failure replaces the outcome.
 template <typename T>
-std::optional<ApiStatusInfo> Allocate(T&, Context&) {
+std::optional<ApiStatusInfo> AfterValidation(T&, Context&) {
   return std::nullopt;
 }
-std::optional<ApiStatusInfo> Allocate(api::ServiceT& service, Context& ctx) {
+std::optional<ApiStatusInfo> AfterValidation(api::PriorityClassT& pc, Context& ctx) {
+  return AdmitPriorityClass(pc, ctx.priority_classes);
+}
+std::optional<ApiStatusInfo> AfterValidation(api::ServiceT& service, Context& ctx) {
   api::ServiceSpecT& spec = *service.spec;
   if (spec.type == api::ServiceType::ExternalName || spec.cluster_ip == "None") return std::nullopt;
   if (spec.cluster_ip.empty()) {
@@ -68,10 +92,15 @@ void AdmitAs(const model::Object& object, Context& ctx, AdmissionOutcome& out) {
   auto native = model::Unpack<Table>(object.bytes);
   if (!native->metadata) native->metadata = std::make_unique<api::ObjectMetaT>();
   api::ObjectMetaT& meta = *native->metadata;
+  ctx.submitted_name = meta.name.empty() ? meta.generate_name : meta.name;
   DefaultMeta(ctx.kind, meta, ctx.stamp, ctx.rng);
   DefaultKind(*native);
   out.name = meta.name;
   out.namespace_ = meta.namespace_;
+  if (std::optional<ApiStatusInfo> refused = Mutate(*native, ctx)) {
+    out.status = std::move(*refused);
+    return;
+  }
 
   Causes causes = ValidateMeta(ctx.kind, meta);
   ValidateKind(*native, causes);
@@ -79,7 +108,7 @@ void AdmitAs(const model::Object& object, Context& ctx, AdmissionOutcome& out) {
     out.status = InvalidStatus(ctx.kind, meta.name, std::move(causes));
     return;
   }
-  if (std::optional<ApiStatusInfo> failure = Allocate(*native, ctx)) {
+  if (std::optional<ApiStatusInfo> failure = AfterValidation(*native, ctx)) {
     out.status = std::move(*failure);
     return;
   }
@@ -135,7 +164,8 @@ Admission::Admission(AdmissionConfig config, Clock clock, std::mt19937_64 rng)
     : config_(std::move(config)), clock_(std::move(clock)), rng_(rng) {}
 
 AdmitReply Admission::Admit(std::string_view bearer_token, std::string_view manifest_text,
-                            const std::set<std::string>& taken_cluster_ips) {
+                            const std::set<std::string>& taken_cluster_ips,
+                            const PriorityClassLister& priority_classes) {
   AdmitReply reply;
   Result<UserInfo> user = config_.authenticator.Authenticate(bearer_token);
   if (!user.ok()) {
@@ -152,6 +182,7 @@ AdmitReply Admission::Admit(std::string_view bearer_token, std::string_view mani
     return reply;
   }
   std::set<std::string> taken = taken_cluster_ips;
+  RequestPriorityClasses classes(priority_classes);
   for (const model::Decoded& d : *documents) {
     AdmissionOutcome out;
     out.kind = d.object.kind;
@@ -174,7 +205,7 @@ AdmitReply Admission::Admit(std::string_view bearer_token, std::string_view mani
       continue;
     }
     CreateStamp stamp{NewUuid(rng_), FormatRfc3339(clock_())};
-    Context ctx{*kind, stamp, rng_, config_.cluster_ips, taken};
+    Context ctx{*kind, stamp, rng_, config_.cluster_ips, taken, classes, {}};
     for (const KindHooks& h : kHooks) {
       if (h.kind == kind->kind) h.admit(d.object, ctx, out);
     }

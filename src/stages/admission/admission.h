@@ -3,7 +3,9 @@
 // as --token-auth-file), authorized (a small rule policy), defaulted (the
 // apiserver's defaulting and the mutating plugins), validated (Kubernetes'
 // field errors, every cause collected) and handed back as bytes to write
-// with "must not exist" semantics. Every outcome carries a Kubernetes-style
+// with "must not exist" semantics. What admission needs from the log (the
+// cluster IPs in use, the stored PriorityClasses) the caller reads and hands
+// in as plain values. Every outcome carries a Kubernetes-style
 // status (ApiStatusInfo) that goes out as msg::ApiStatus or as kubectl
 // prints it.
 //
@@ -27,6 +29,7 @@
 
 #include "base/result.h"
 #include "model/codec.h"
+#include "pod_generated.h"  // api::PreemptionPolicy
 
 namespace YAML {
 class Node;
@@ -112,6 +115,10 @@ ApiStatusInfo UnauthorizedStatus();
 ApiStatusInfo ForbiddenStatus(std::string_view user, std::string_view verb,
                               const model::KindInfo& kind, std::string_view namespace_,
                               std::string_view name = {});
+// 403 Forbidden from an admission plugin: `pods "x" is forbidden: <reason>`
+// (`priorityclasses.scheduling.k8s.io "x" is forbidden: ...` for group kinds).
+ApiStatusInfo AdmissionForbiddenStatus(const model::KindInfo& kind, std::string_view name,
+                                       std::string_view reason);
 // 400 BadRequest with `message` (undecodable manifests).
 ApiStatusInfo BadRequestStatus(std::string message);
 // 500 InternalError: `Internal error occurred: <message>`.
@@ -249,6 +256,30 @@ struct AdmissionConfig {
 Result<AdmissionConfig> ParseAdmissionConfig(const YAML::Node& section,
                                              std::string_view base_dir = {});
 
+// ---- What admission reads from the log ----
+
+// A stored PriorityClass (scheduling.k8s.io/v1) as the Priority plugin uses it.
+struct PriorityClassInfo {
+  std::string name;
+  int32_t value = 0;
+  bool global_default = false;
+  api::PreemptionPolicy preemption_policy = api::PreemptionPolicy::PreemptLowerPriority;
+
+  bool operator==(const PriorityClassInfo&) const = default;
+};
+
+// Lists the stored PriorityClasses. Admission calls it at most once per
+// request, and only when a document needs them (a Pod or a PriorityClass);
+// a failure fails those documents with 500 InternalError. An empty function
+// stands for "none stored".
+using PriorityClassLister = std::function<Result<std::vector<PriorityClassInfo>>()>;
+
+// A PriorityClass as the log stores it. The bytes are checked with the
+// FlatBuffers Verifier first: Corruption when they are not a PriorityClass.
+// An unset preemptionPolicy (written before podflow defaulted it) reads as
+// PreemptLowerPriority, the default.
+Result<PriorityClassInfo> ReadStoredPriorityClass(std::string_view bytes);
+
 // ---- The entry point ----
 
 using Clock = std::function<std::chrono::system_clock::time_point()>;
@@ -281,11 +312,15 @@ class Admission {
   Admission(AdmissionConfig config, Clock clock, std::mt19937_64 rng);
 
   // Authenticates, then per document: decode, authorize "create", default,
-  // validate, allocate a cluster IP for services. `taken_cluster_ips` are the
-  // addresses of existing services; addresses handed out earlier in the same
-  // request count as taken too.
+  // run the mutating plugins (Priority), validate, run the validating
+  // plugins (one default PriorityClass), allocate a cluster IP for services.
+  // `taken_cluster_ips` are the addresses of existing services; addresses
+  // handed out earlier in the same request count as taken too. Pods resolve
+  // their priority against `priority_classes`, the built-in system classes
+  // and the PriorityClasses admitted earlier in the same request.
   AdmitReply Admit(std::string_view bearer_token, std::string_view manifest_text,
-                   const std::set<std::string>& taken_cluster_ips = {});
+                   const std::set<std::string>& taken_cluster_ips = {},
+                   const PriorityClassLister& priority_classes = {});
 
  private:
   AdmissionConfig config_;

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <random>
 #include <set>
 #include <string_view>
+#include <vector>
 
 #include "base/logging.h"
 #include "model/objects.h"
@@ -32,6 +34,24 @@ Result<std::set<std::string>> TakenClusterIps(persistence::Client& client) {
   taken.erase("None");
   taken.erase("");
   return taken;
+}
+
+// Every stored PriorityClass. One that fails verification is logged and
+// left out: pods naming it are refused as if it did not exist.
+Result<std::vector<PriorityClassInfo>> StoredPriorityClasses(persistence::Client& client) {
+  static auto log = Logger("stage.admission");
+  Result<RangeResult> stored = client.List(model::KindPrefix(model::Kind("PriorityClass")));
+  if (!stored.ok()) return stored.status();
+  std::vector<PriorityClassInfo> classes;
+  for (const KeyValue& kv : stored->kvs) {
+    Result<PriorityClassInfo> pc = ReadStoredPriorityClass(kv.value);
+    if (!pc.ok()) {
+      log->warn("ignoring {}: {}", kv.key, pc.status().ToString());
+      continue;
+    }
+    classes.push_back(std::move(*pc));
+  }
+  return classes;
 }
 
 flatbuffers::Offset<msg::SubmitReply> FailureReply(flatbuffers::FlatBufferBuilder& fbb,
@@ -159,7 +179,14 @@ bus::ReplyBody AdmissionStage::Handle(const msg::Envelope& envelope, flatbuffers
   // are admitted without it, and only if one turns out to hold a Service
   // is it admitted again (nothing was written yet) with the lock taken.
   std::unique_lock<std::mutex> ip_lock(cluster_ip_mu_, std::defer_lock);
-  AdmitReply admitted = worker->admission.Admit(token, text);
+  // PriorityClasses are read only if a document needs them (a Pod, a
+  // PriorityClass), and once for both admissions.
+  std::optional<Result<std::vector<PriorityClassInfo>>> classes;
+  const PriorityClassLister list_classes = [&]() -> Result<std::vector<PriorityClassInfo>> {
+    if (!classes) classes = StoredPriorityClasses(worker->client);
+    return *classes;
+  };
+  AdmitReply admitted = worker->admission.Admit(token, text, {}, list_classes);
   const bool has_service = std::any_of(admitted.results.begin(), admitted.results.end(), [](const auto& o) {
     return o.admitted() && o.kind != nullptr && o.kind->kind == "Service";
   });
@@ -170,7 +197,7 @@ bus::ReplyBody AdmissionStage::Handle(const msg::Envelope& envelope, flatbuffers
       Return(std::move(worker));
       return {msg::Body::SubmitReply, FailureReply(fbb, InternalErrorStatus(ips.status().ToString())).Union()};
     }
-    admitted = worker->admission.Admit(token, text, *ips);
+    admitted = worker->admission.Admit(token, text, *ips, list_classes);
   }
   if (admitted.failure) {
     Return(std::move(worker));

@@ -169,9 +169,12 @@ ApiStatusInfo CreatedStatus(const model::KindInfo& kind, std::string_view name) 
 
 ApiStatusInfo InvalidStatus(const model::KindInfo& kind, std::string_view name,
                             std::vector<Cause> causes) {
-  ApiStatusInfo info = Failure(422, "Invalid", InvalidMessage(kind.kind, name, causes));
+  // The kind as GroupKind prints: "Pod", "PriorityClass.scheduling.k8s.io".
+  std::string group = Group(kind);
+  std::string qualified = std::string(kind.kind) + (group.empty() ? "" : "." + group);
+  ApiStatusInfo info = Failure(422, "Invalid", InvalidMessage(qualified, name, causes));
   info.details.name = std::string(name);
-  info.details.group = Group(kind);
+  info.details.group = std::move(group);
   info.details.kind = std::string(kind.kind);
   info.details.causes = std::move(causes);
   return info;
@@ -191,15 +194,22 @@ ApiStatusInfo UnauthorizedStatus() { return Failure(401, "Unauthorized", "Unauth
 ApiStatusInfo ForbiddenStatus(std::string_view user, std::string_view verb,
                               const model::KindInfo& kind, std::string_view namespace_,
                               std::string_view name) {
-  std::string group = Group(kind);
+  std::string reason = "User " + Quote(user) + " cannot " + std::string(verb) + " resource " +
+                       Quote(kind.resource) + " in API group " + Quote(Group(kind));
+  reason += kind.namespaced ? " in the namespace " + Quote(namespace_) : " at the cluster scope";
+  return AdmissionForbiddenStatus(kind, name, reason);
+}
+
+ApiStatusInfo AdmissionForbiddenStatus(const model::KindInfo& kind, std::string_view name,
+                                       std::string_view reason) {
+  // apierrors.NewForbidden: `<resource> "<name>" is forbidden: <reason>`,
+  // the name left out when there is none.
   std::string message = QualifiedResource(kind);
   if (!name.empty()) message += " " + Quote(name);
-  message += " is forbidden: User " + Quote(user) + " cannot " + std::string(verb) + " resource " +
-             Quote(kind.resource) + " in API group " + Quote(group);
-  message += kind.namespaced ? " in the namespace " + Quote(namespace_) : " at the cluster scope";
+  message += " is forbidden: " + std::string(reason);
   ApiStatusInfo info = Failure(403, "Forbidden", std::move(message));
   info.details.name = std::string(name);
-  info.details.group = std::move(group);
+  info.details.group = Group(kind);
   info.details.kind = std::string(kind.resource);
   return info;
 }

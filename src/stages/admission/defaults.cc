@@ -220,11 +220,7 @@ void DefaultPod(api::PodT& pod) {
   if (spec.service_account_name.empty()) spec.service_account_name = spec.service_account;
   if (spec.service_account_name.empty()) spec.service_account_name = "default";
   spec.service_account = spec.service_account_name;
-  // The Priority plugin, with no PriorityClass objects to resolve.
-  if (!spec.priority.has_value() && spec.priority_class_name.empty()) spec.priority = 0;
-  if (spec.preemption_policy == api::PreemptionPolicy::Unset) {
-    spec.preemption_policy = api::PreemptionPolicy::PreemptLowerPriority;
-  }
+  // priority and preemptionPolicy are the Priority plugin's (priority.h).
   DefaultTolerations(spec);
   for (auto& c : spec.init_containers) DefaultContainer(*c, spec.host_network);
   for (auto& c : spec.containers) DefaultContainer(*c, spec.host_network);
@@ -233,6 +229,12 @@ void DefaultPod(api::PodT& pod) {
   pod.status = std::make_unique<api::PodStatusT>();
   pod.status->phase = api::PodPhase::Pending;
   pod.status->qos_class = QosClass(spec);
+}
+
+void DefaultPriorityClass(api::PriorityClassT& pc) {
+  if (pc.preemption_policy == api::PreemptionPolicy::Unset) {
+    pc.preemption_policy = api::PreemptionPolicy::PreemptLowerPriority;
+  }
 }
 
 void DefaultService(api::ServiceT& service) {

@@ -1,7 +1,7 @@
 // Mutating admission: the apiserver's defaulting (SetDefaults_*), the
 // fields it stamps on create (uid, creationTimestamp, generateName), and the
-// mutating plugins podflow models (Priority, DefaultTolerationSeconds,
-// ServiceAccount). Internal to admission.
+// mutating plugins that need nothing from the log (DefaultTolerationSeconds,
+// ServiceAccount; Priority is in priority.h). Internal to admission.
 #pragma once
 
 #include <chrono>
@@ -42,8 +42,11 @@ api::PullPolicy DefaultPullPolicy(std::string_view image);
 // containers and init containers). REQUIRES: requests defaulted from limits.
 api::PodQOSClass QosClass(const api::PodSpecT& spec);
 
-// Pod defaults, including status {phase Pending, qosClass}.
+// Pod defaults, including status {phase Pending, qosClass}. Priority and
+// preemptionPolicy are left to the Priority plugin (priority.h).
 void DefaultPod(api::PodT& pod);
+// PriorityClass defaults: preemptionPolicy PreemptLowerPriority.
+void DefaultPriorityClass(api::PriorityClassT& pc);
 // Service defaults except the cluster IP (the allocator's job).
 void DefaultService(api::ServiceT& service);
 

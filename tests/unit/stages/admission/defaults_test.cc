@@ -134,7 +134,8 @@ spec:
   dnsPolicy: Default
   schedulerName: my-scheduler
   terminationGracePeriodSeconds: 5
-  priority: 7
+  priority: 0
+  preemptionPolicy: PreemptLowerPriority
   enableServiceLinks: false
   tolerations: [{operator: Exists}]
   initContainers:
@@ -156,7 +157,8 @@ status: {phase: Running}
   CHECK(spec.dns_policy == api::DNSPolicy::Default);
   CHECK(spec.scheduler_name == "my-scheduler");
   CHECK(spec.termination_grace_period_seconds.value() == 5);
-  CHECK(spec.priority.value() == 7);
+  CHECK(spec.priority.value() == 0);  // what the Priority plugin computes may be repeated
+  CHECK(spec.preemption_policy == api::PreemptionPolicy::PreemptLowerPriority);
   CHECK(spec.enable_service_links.value() == false);
   CHECK(spec.tolerations.size() == 1);  // "tolerate everything" covers both defaults
   CHECK(spec.init_containers[0]->image_pull_policy == api::PullPolicy::Never);

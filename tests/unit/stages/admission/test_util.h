@@ -39,10 +39,10 @@ inline Admission TestAdmission(AdmissionConfig config = TestConfig()) {
 }
 
 // Admits `manifest` as admin and requires exactly one document.
-inline AdmissionOutcome AdmitOne(std::string_view manifest,
-                                 const std::set<std::string>& taken = {}) {
+inline AdmissionOutcome AdmitOne(std::string_view manifest, const std::set<std::string>& taken = {},
+                                 const PriorityClassLister& priority_classes = {}) {
   Admission admission = TestAdmission();
-  AdmitReply reply = admission.Admit(kAdminToken, manifest, taken);
+  AdmitReply reply = admission.Admit(kAdminToken, manifest, taken, priority_classes);
   INFO((reply.failure ? reply.failure->message : ""));
   REQUIRE_FALSE(reply.failure.has_value());
   REQUIRE(reply.results.size() == 1);
@@ -69,6 +69,21 @@ inline std::string ReadManifest(const std::string& name) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+// A lister of PriorityClasses as the stage reads them from the log: each
+// manifest admitted, and its bytes read back through the Verifier.
+inline PriorityClassLister StoredPriorityClasses(const std::vector<std::string>& manifests) {
+  std::vector<PriorityClassInfo> classes;
+  for (const std::string& manifest : manifests) {
+    AdmissionOutcome out = AdmitOne(manifest);
+    INFO(out.status.message);
+    REQUIRE(out.admitted());
+    Result<PriorityClassInfo> pc = ReadStoredPriorityClass(out.bytes);
+    REQUIRE(pc.ok());
+    classes.push_back(std::move(*pc));
+  }
+  return [classes]() -> Result<std::vector<PriorityClassInfo>> { return classes; };
 }
 
 }  // namespace podflow::admission::testing

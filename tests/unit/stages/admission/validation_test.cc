@@ -221,7 +221,10 @@ TEST_CASE("valid manifests from config/manifests are admitted", "[admission][val
                            "priority-class.yaml", "resource-quota.yaml", "storage-list.yaml"}) {
     SECTION(name) {
       Admission admission = testing::TestAdmission();
-      AdmitReply reply = admission.Admit(testing::kAdminToken, testing::ReadManifest(name));
+      // pod-resources-gpu.yaml names the class priority-class.yaml defines.
+      AdmitReply reply = admission.Admit(
+          testing::kAdminToken, testing::ReadManifest(name), {},
+          testing::StoredPriorityClasses({testing::ReadManifest("priority-class.yaml")}));
       REQUIRE_FALSE(reply.failure.has_value());
       REQUIRE_FALSE(reply.results.empty());
       for (const AdmissionOutcome& out : reply.results) {
