@@ -77,6 +77,10 @@ std::vector<std::string> DecisionDifferences(const Decision& a, const Decision& 
   for (size_t i = 0; i < std::min(a.victims.size(), b.victims.size()); ++i) {
     differ("victims[" + std::to_string(i) + "]", a.victims[i], b.victims[i]);
   }
+  differ("clearedNominations", a.cleared_nominations.size(), b.cleared_nominations.size());
+  for (size_t i = 0; i < std::min(a.cleared_nominations.size(), b.cleared_nominations.size()); ++i) {
+    differ("clearedNominations[" + std::to_string(i) + "]", a.cleared_nominations[i], b.cleared_nominations[i]);
+  }
   differ("clearNomination", a.clear_nomination ? 1 : 0, b.clear_nomination ? 1 : 0);
   differ("message", a.message, b.message);
   return out;

@@ -62,6 +62,10 @@ struct Decision {
   // node the pod is nominated to once `victims` (pod uids) are gone.
   std::string nominated_node;
   std::vector<std::string> victims;
+  // With nominated_node: pods of lower priority nominated there before,
+  // whose nomination ends (kube-scheduler clears their nominatedNodeName:
+  // they may no longer fit once this pod takes the room).
+  std::vector<std::string> cleared_nominations;
   // When !scheduled() and preemption found no node at all: the pod's earlier
   // nomination (status.nominatedNodeName) ends.
   bool clear_nomination = false;

@@ -119,6 +119,9 @@ struct PostFilterResult {
   PluginStatus status;
   std::string nominated_node;  // preemption: where the pod will fit once victims are gone
   std::vector<std::string> victims;  // uids of the pods to evict from nominated_node
+  // uids of pods of lower priority nominated to nominated_node: the room
+  // they were promised is now this pod's, so their nomination ends.
+  std::vector<std::string> cleared_nominations;
   // No nomination, and an earlier one of the pod ends: no node can be made
   // to fit (kube-scheduler's result with an empty nominated node).
   bool clear_nomination = false;

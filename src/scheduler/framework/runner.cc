@@ -103,6 +103,7 @@ void RunPostFilter(const Profile& profile, uint64_t filter_skips, CycleState& st
     if (r.status.IsSuccess() && !r.nominated_node.empty()) {
       d.nominated_node = std::move(r.nominated_node);
       d.victims = std::move(r.victims);
+      d.cleared_nominations = std::move(r.cleared_nominations);
       return;
     }
     if (r.clear_nomination) d.clear_nomination = true;

@@ -277,6 +277,19 @@ std::optional<Result<SchedulerCore::Outcome>> SchedulerCore::Cycle(const std::st
         outcome.victims.push_back(
             Outcome::Victim{std::move(victim_key), uid, v->second.mod_revision, v->second.bytes});
       }
+      for (const std::string& uid : outcome.decision.cleared_nominations) {
+        std::string cleared_key;
+        for (const auto& nominated : cache_.NominatedPods(outcome.decision.nominated_node)) {
+          if (nominated->uid == uid) {
+            cleared_key = model::ObjectKey(model::Kind("Pod"), nominated->namespace_, nominated->name);
+          }
+        }
+        cache_.RemoveNominatedPod(uid);
+        auto c = pods_.find(cleared_key);
+        if (c == pods_.end() || c->second.uid != uid) continue;
+        outcome.cleared_nominations.push_back(
+            Outcome::Victim{std::move(cleared_key), uid, c->second.mod_revision, c->second.bytes});
+      }
       info->nominated_node_name = outcome.decision.nominated_node;
       cache_.AddNominatedPod(std::move(*info));
     } else if (outcome.decision.clear_nomination) {

@@ -101,6 +101,10 @@ class SchedulerCore {
       std::string pod_bytes;
     };
     std::vector<Victim> victims;
+    // Pods of lower priority nominated to decision.nominated_node
+    // (decision.cleared_nominations), as the core knows them: the core has
+    // dropped their nomination; the stage clears status.nominatedNodeName.
+    std::vector<Victim> cleared_nominations;
   };
   // One scheduling cycle for the next queued pod; nullopt when none is
   // ready. A scheduled pod is assumed on its node; an unschedulable one

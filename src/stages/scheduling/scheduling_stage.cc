@@ -146,8 +146,40 @@ void SchedulingStage::Loop() {
     }
   };
 
+  // Pods of lower priority nominated to the node preemption chose lose their
+  // nomination, as kube-scheduler clears it: status.nominatedNodeName is
+  // removed in a write guarded by the revision the cache saw (retried at the
+  // current revision while it is the same pod still naming that node).
+  auto clear_nominations = [&](const SchedulerCore::Outcome& outcome) {
+    for (const SchedulerCore::Outcome::Victim& cleared : outcome.cleared_nominations) {
+      std::string bytes = cleared.pod_bytes;
+      Revision guard = cleared.mod_revision;
+      for (int attempt = 0; attempt < 3; ++attempt) {
+        std::unique_ptr<api::PodT> pod = model::Unpack<api::Pod>(bytes);
+        if (!pod->metadata || pod->metadata->uid != cleared.uid || !pod->status ||
+            pod->status->nominated_node_name != outcome.decision.nominated_node) {
+          break;
+        }
+        pod->status->nominated_node_name.clear();
+        Result<persistence::WriteResult> written = client.Write({PutOp{cleared.key, model::Pack(*pod), guard}});
+        if (!written.ok()) {
+          log->warn("clearing the nomination of {}: {}", cleared.key, written.status().ToString());
+          break;
+        }
+        if (written->succeeded) {
+          log->info("{}: nomination of {} to {} cleared", outcome.key, cleared.key, outcome.decision.nominated_node);
+          break;
+        }
+        if (!written->current) break;  // gone
+        bytes = written->current->value;
+        guard = written->current->mod_revision;
+      }
+    }
+  };
+
   auto record_unschedulable = [&](const SchedulerCore::Outcome& outcome) {
     evict_victims(outcome);
+    clear_nominations(outcome);
     std::unique_ptr<api::PodT> pod = model::Unpack<api::Pod>(outcome.pod_bytes);
     if (!pod->metadata || !pod->spec) return;
     if (!pod->status) pod->status = std::make_unique<api::PodStatusT>();

@@ -191,6 +191,12 @@ PostFilterResult DefaultPreemption::PostFilter(CycleState& state, const PodInfo&
   out.nominated_node = best.node;
   out.victims.reserve(best.victims.size());
   for (const PodInfo* v : best.victims) out.victims.push_back(v->uid);
+  // Pods of lower priority nominated there lose the room they were promised.
+  for (const auto& nominated : snapshot.NominatedPods(best.node)) {
+    if (nominated->uid != pod.uid && nominated->priority < pod.priority) {
+      out.cleared_nominations.push_back(nominated->uid);
+    }
+  }
   return out;
 }
 

@@ -22,7 +22,8 @@
 //    earliest; a pod not started yet counts as starting last), then the first
 //    candidate.
 // The pod is then nominated to that node: the stage evicts the victims and
-// the pod schedules there once they are gone. kube-scheduler also refuses a
+// the pod schedules there once they are gone. Pods of lower priority
+// nominated to that node lose their nomination (cleared_nominations). kube-scheduler also refuses a
 // pod whose nominated node still has victims terminating; podflow deletes
 // victims outright and drops them from the cache at once, so there is never
 // such a victim to wait for.

@@ -90,6 +90,28 @@ TEST_CASE("a high-priority pod preempts, holds the room and schedules there", "[
   CHECK(f.core.cache().FindNode("a")->requested().milli_cpu == 2000);
 }
 
+TEST_CASE("a lower-priority pod nominated to the chosen node loses its nomination", "[scheduling][preemption]") {
+  Fixture f;
+  // mid was nominated to a earlier (its stored status says so) and waits.
+  f.core.UpsertPod(Pod("mid", 3, "1", 10, "", "a"), t0);
+  REQUIRE(f.core.cache().NominatedNodeOf("uid-mid") == "a");
+  f.core.UpsertPod(Pod("vip", 100, "2", 11), t0);
+  // vip comes first (priority); a needs low-a gone, and mid's room is now vip's.
+  auto out = f.core.Next(t0);
+  REQUIRE(out.has_value());
+  REQUIRE(out->ok());
+  const SchedulerCore::Outcome& o = **out;
+  INFO(o.decision.Explain());
+  CHECK(o.key == "/registry/pods/default/vip");
+  CHECK(o.decision.nominated_node == "a");
+  CHECK(o.decision.cleared_nominations == std::vector<std::string>{"uid-mid"});
+  REQUIRE(o.cleared_nominations.size() == 1);
+  CHECK(o.cleared_nominations[0].key == "/registry/pods/default/mid");
+  CHECK(o.cleared_nominations[0].mod_revision == Revision(10));
+  CHECK(f.core.cache().NominatedNodeOf("uid-mid").empty());
+  CHECK(f.core.cache().NominatedNodeOf("uid-vip") == "a");
+}
+
 TEST_CASE("a stored nominatedNodeName holds the room after a restart", "[scheduling][preemption]") {
   Fixture f;
   f.core.RemovePod("/registry/pods/default/low-a", t0);
