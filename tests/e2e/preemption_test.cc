@@ -10,10 +10,17 @@ namespace {
 
 std::string Key(const std::string& name) { return model::ObjectKey(model::Kind("Pod"), "default", name); }
 
+// A pod of the PriorityClass "priority-<priority>" (admission resolves it
+// into spec.priority, as kube-apiserver's Priority plugin does).
 std::string PodYaml(const std::string& name, int priority, const std::string& cpu) {
-  return "---\napiVersion: v1\nkind: Pod\nmetadata: {name: " + name + "}\nspec:\n  priority: " +
+  return "---\napiVersion: v1\nkind: Pod\nmetadata: {name: " + name + "}\nspec:\n  priorityClassName: priority-" +
          std::to_string(priority) +
          "\n  containers: [{name: app, image: busybox:1.28, resources: {requests: {cpu: \"" + cpu + "\"}}}]\n";
+}
+
+std::string PriorityClassYaml(int value) {
+  return "---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: priority-" +
+         std::to_string(value) + "}\nvalue: " + std::to_string(value) + "\nglobalDefault: false\n";
 }
 
 bool Bound(const api::Pod& p) { return p.spec()->node_name() != nullptr && p.spec()->node_name()->size() > 0; }
@@ -21,6 +28,12 @@ bool Bound(const api::Pod& p) { return p.spec()->node_name() != nullptr && p.spe
 TEST_CASE("A high-priority pod preempts the lowest-priority pod and is bound to its node", "[e2e][preemption]") {
   Pipeline pipeline(false);
   pipeline.StartAll();
+  for (int value : {1, 2, 3, 1000}) {
+    for (const auto& [reason, message] : pipeline.Submit(PriorityClassYaml(value))) {
+      INFO(message);
+      REQUIRE(reason.empty());
+    }
+  }
   // node-1 and node-2 have 4 cpu, node-3 has 2: fill all three, one pod at
   // a time (the queue would take the highest priority first).
   const std::map<std::string, std::string> fillers = {{"low-1", PodYaml("low-1", 1, "3500m")},
@@ -48,6 +61,8 @@ TEST_CASE("A high-priority pod preempts the lowest-priority pod and is bound to 
   REQUIRE(vip->status() != nullptr);
   REQUIRE(vip->status()->nominated_node_name() != nullptr);
   CHECK(vip->status()->nominated_node_name()->str() == node_of["low-1"]);
+  REQUIRE(vip->spec()->priority().has_value());
+  CHECK(*vip->spec()->priority() == 1000);
 
   CHECK_FALSE(pipeline.Get(Key("low-1")).has_value());
   CHECK(pipeline.Get(Key("low-2")).has_value());
