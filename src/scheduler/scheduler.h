@@ -24,6 +24,7 @@
 #include "scheduler/framework/equivalence_cache.h"
 #include "scheduler/framework/fit_error.h"
 #include "scheduler/framework/labels.h"
+#include "scheduler/framework/metrics.h"
 #include "scheduler/framework/node_info.h"
 #include "scheduler/framework/plugin.h"
 #include "scheduler/framework/pod_info.h"

@@ -22,6 +22,8 @@
 // --no-compare.
 #include <malloc.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <functional>
@@ -212,6 +214,24 @@ int RunVariant(const Variant& v, int num_nodes, int num_pods, double seconds, bo
   Emit(v.name + "_unschedulable", static_cast<double>(unschedulable));
   if (errors > 0) Emit(v.name + "_errors", static_cast<double>(errors));
   Emit(v.name + "_cache_mb", static_cast<double>(HeapInUse() - std::min(HeapInUse(), heap_before)) / (1 << 20));
+  // Where a cycle's time went (every cycle per extension point; plugins on
+  // the sampled cycles), per scheduled pod.
+  const scheduler::SchedulerMetrics& m = core->metrics();
+  for (size_t p = 0; p < scheduler::kNumExtensionPoints; ++p) {
+    const auto point = static_cast<scheduler::ExtensionPoint>(p);
+    std::string name(scheduler::ExtensionPointName(point));
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    Emit(v.name + "_" + name + "_us_per_cycle",
+         m.total_attempts() > 0 ? m.point(point).total_us / static_cast<double>(m.total_attempts()) : 0);
+  }
+  std::vector<std::pair<double, std::string>> plugins;
+  for (const auto& [key, timing] : m.plugins()) plugins.emplace_back(timing.MeanUs(), key);
+  std::sort(plugins.begin(), plugins.end(), std::greater<>());
+  for (size_t i = 0; i < plugins.size() && i < 3; ++i) {
+    std::string key = plugins[i].second;
+    std::replace(key.begin(), key.end(), '/', '_');
+    Emit(v.name + "_slowest" + std::to_string(i + 1) + "_" + key + "_us", plugins[i].first);
+  }
   const uint64_t lookups = core->equivalence_hits() + core->equivalence_misses();
   Emit(v.name + "_equivalence_hit_pct",
        lookups > 0 ? 100.0 * static_cast<double>(core->equivalence_hits()) / static_cast<double>(lookups) : 0);

@@ -1,6 +1,7 @@
 #include "scheduler/framework/runner.h"
 
 #include <algorithm>
+#include <chrono>
 #include <iterator>
 #include <optional>
 #include <numeric>
@@ -21,17 +22,50 @@ constexpr int32_t kMinFeasibleNodesPercentageToFind = 5;
 
 constexpr std::string_view kFilteredByPreFilter = "node is filtered out by the prefilter result";
 
+using Clock = std::chrono::steady_clock;
+
+double MicrosSince(Clock::time_point t) {
+  return std::chrono::duration<double, std::micro>(Clock::now() - t).count();
+}
+
+// One cycle's timing for SchedulerMetrics (ScheduleOptions::metrics).
+struct CycleTimer {
+  SchedulerMetrics* metrics = nullptr;
+  bool sample = false;  // plugins are timed one by one this cycle
+  // Sampled cycles: time per plugin, by position in the profile's filter /
+  // score list, summed over nodes.
+  std::vector<double> filter_us;
+  std::vector<double> score_us;
+};
+
+void RecordPoint(CycleTimer* timer, ExtensionPoint point, Clock::time_point since) {
+  if (timer != nullptr) timer->metrics->AddPoint(point, MicrosSince(since));
+}
+
+// Calls `call` (one plugin at a once-per-cycle point), timing it on sampled cycles.
+template <typename F>
+auto TimedCall(CycleTimer* timer, std::string_view plugin, ExtensionPoint point, F&& call) {
+  if (timer == nullptr || !timer->sample) return call();
+  const Clock::time_point at = Clock::now();
+  auto result = call();
+  timer->metrics->AddPlugin(plugin, point, MicrosSince(at));
+  return result;
+}
+
 std::string Quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 // The profile's filters on `node` in order, those whose bit is set in
-// `skips` left out; the first rejection (its plugin set) or Success.
+// `skips` left out; the first rejection (its plugin set) or Success. With
+// `plugin_us`, each call's time is added to plugin_us[position].
 PluginStatus RunFilterPlugins(const Profile& profile, uint64_t skips, const CycleState& state,
-                              const PodInfo& pod, const NodeInfo& node) {
+                              const PodInfo& pod, const NodeInfo& node, double* plugin_us) {
   const auto& plugins = profile.filter_plugins();
   for (size_t i = 0; i < plugins.size(); ++i) {
     if ((skips >> i) & 1) continue;
     const PluginInstance* plugin = plugins[i];
+    const Clock::time_point at = plugin_us != nullptr ? Clock::now() : Clock::time_point();
     PluginStatus s = plugin->filter(plugin->self.get(), state, pod, node);
+    if (plugin_us != nullptr) plugin_us[i] += MicrosSince(at);
     if (s.IsSuccess()) continue;
     s.set_plugin(plugin->name);
     return s;
@@ -46,7 +80,8 @@ PluginStatus RunFilterPlugins(const Profile& profile, uint64_t skips, const Cycl
 // must pass both.
 PluginStatus RunFiltersWithNominatedPods(const Profile& profile, uint64_t skips,
                                          const CycleState& state, const PodInfo& pod,
-                                         const NodeInfo& node, const Snapshot& snapshot) {
+                                         const NodeInfo& node, const Snapshot& snapshot,
+                                         double* plugin_us = nullptr) {
   if (snapshot.HasNominatedPods()) {
     std::optional<NodeInfo> with_nominated;
     for (const auto& nominated : snapshot.NominatedPods(node.name)) {
@@ -55,11 +90,11 @@ PluginStatus RunFiltersWithNominatedPods(const Profile& profile, uint64_t skips,
       with_nominated->AddPod(nominated);
     }
     if (with_nominated.has_value()) {
-      PluginStatus s = RunFilterPlugins(profile, skips, state, pod, *with_nominated);
+      PluginStatus s = RunFilterPlugins(profile, skips, state, pod, *with_nominated, plugin_us);
       if (!s.IsSuccess()) return s;
     }
   }
-  return RunFilterPlugins(profile, skips, state, pod, node);
+  return RunFilterPlugins(profile, skips, state, pod, node, plugin_us);
 }
 
 // Bit i set when plugins[i] is one of `skipped`.
@@ -88,8 +123,9 @@ bool AllNodeLocal(const List& plugins, uint64_t skips, Get get) {
 // Nothing is added when a node was nominated, or when the profile has no
 // PostFilter plugin.
 void RunPostFilter(const Profile& profile, uint64_t filter_skips, CycleState& state,
-                   const PodInfo& pod, const Snapshot& snapshot, Decision& d) {
+                   const PodInfo& pod, const Snapshot& snapshot, Decision& d, CycleTimer* timer) {
   if (profile.post_filter_plugins().empty()) return;
+  const Clock::time_point began = Clock::now();
   state.Write<RunFilters>(std::string(kRunFiltersKey),
                           std::make_shared<const RunFilters>(RunFilters{
                               [&profile, &snapshot, filter_skips](const CycleState& st, const PodInfo& p,
@@ -99,11 +135,14 @@ void RunPostFilter(const Profile& profile, uint64_t filter_skips, CycleState& st
                               }}));
   std::string said;
   for (const PluginInstance* plugin : profile.post_filter_plugins()) {
-    PostFilterResult r = plugin->post_filter(plugin->self.get(), state, pod, snapshot, d.verdicts);
+    PostFilterResult r = TimedCall(timer, plugin->name, ExtensionPoint::kPostFilter, [&] {
+      return plugin->post_filter(plugin->self.get(), state, pod, snapshot, d.verdicts);
+    });
     if (r.status.IsSuccess() && !r.nominated_node.empty()) {
       d.nominated_node = std::move(r.nominated_node);
       d.victims = std::move(r.victims);
       d.cleared_nominations = std::move(r.cleared_nominations);
+      RecordPoint(timer, ExtensionPoint::kPostFilter, began);
       return;
     }
     if (r.clear_nomination) d.clear_nomination = true;
@@ -113,7 +152,11 @@ void RunPostFilter(const Profile& profile, uint64_t filter_skips, CycleState& st
     }
   }
   if (!said.empty()) d.message += " " + said + ".";
+  RecordPoint(timer, ExtensionPoint::kPostFilter, began);
 }
+
+Result<Decision> ScheduleCycle(const Profile& profile, const PodInfo& pod, const Snapshot& snapshot,
+                               const ScheduleOptions& options, CycleTimer* timer);
 
 }  // namespace
 
@@ -138,7 +181,40 @@ uint64_t TieBreakSeed(uint64_t profile_seed, std::string_view pod_uid) {
 
 Result<Decision> Schedule(const Profile& profile, const PodInfo& pod, const Snapshot& snapshot,
                           const ScheduleOptions& options) {
+  if (options.metrics == nullptr) return ScheduleCycle(profile, pod, snapshot, options, nullptr);
+  const Clock::time_point began = Clock::now();
+  CycleTimer timer;
+  timer.metrics = options.metrics;
+  timer.sample = options.metrics->SamplePlugins();
+  if (timer.sample) {
+    timer.filter_us.assign(profile.filter_plugins().size(), 0);
+    timer.score_us.assign(profile.score_plugins().size(), 0);
+  }
+  Result<Decision> d = ScheduleCycle(profile, pod, snapshot, options, &timer);
+  for (size_t i = 0; i < timer.filter_us.size(); ++i) {
+    if (timer.filter_us[i] > 0) {
+      options.metrics->AddPlugin(profile.filter_plugins()[i]->name, ExtensionPoint::kFilter, timer.filter_us[i]);
+    }
+  }
+  for (size_t i = 0; i < timer.score_us.size(); ++i) {
+    if (timer.score_us[i] > 0) {
+      options.metrics->AddPlugin(profile.score_plugins()[i].plugin->name, ExtensionPoint::kScore, timer.score_us[i]);
+    }
+  }
+  options.metrics->AddAttempt(!d.ok()           ? AttemptResult::kError
+                              : d->scheduled()  ? AttemptResult::kScheduled
+                                                : AttemptResult::kUnschedulable,
+                              MicrosSince(began));
+  return d;
+}
+
+namespace {
+
+Result<Decision> ScheduleCycle(const Profile& profile, const PodInfo& pod, const Snapshot& snapshot,
+                               const ScheduleOptions& options, CycleTimer* timer) {
   Decision d;
+  double* filter_us = timer != nullptr && timer->sample ? timer->filter_us.data() : nullptr;
+  double* score_us = timer != nullptr && timer->sample ? timer->score_us.data() : nullptr;
   const std::vector<NodeInfo>& nodes = snapshot.nodes();
   const size_t n = nodes.size();
   d.num_all_nodes = n;
@@ -152,6 +228,7 @@ Result<Decision> Schedule(const Profile& profile, const PodInfo& pod, const Snap
 
   // 0. PreFilter: a rejection rejects every node; a plugin may narrow the
   // nodes worth visiting (the intersection of all such answers).
+  const Clock::time_point pre_filter_began = Clock::now();
   std::optional<std::vector<std::string>> only;
   std::vector<std::string_view> narrowed_by;
   std::vector<const PluginInstance*> skipped;
@@ -169,11 +246,13 @@ Result<Decision> Schedule(const Profile& profile, const PodInfo& pod, const Snap
       reasons += reason;
     }
     d.message = "0/" + std::to_string(n) + " nodes are available: " + reasons + ".";
-    RunPostFilter(profile, filter_skips(), state, pod, snapshot, d);
+    RecordPoint(timer, ExtensionPoint::kPreFilter, pre_filter_began);
+    RunPostFilter(profile, filter_skips(), state, pod, snapshot, d, timer);
     return d;
   };
   for (const PluginInstance* plugin : profile.pre_filter_plugins()) {
-    PreFilterResult r = plugin->pre_filter(plugin->self.get(), state, pod, snapshot);
+    PreFilterResult r = TimedCall(timer, plugin->name, ExtensionPoint::kPreFilter,
+                                  [&] { return plugin->pre_filter(plugin->self.get(), state, pod, snapshot); });
     if (r.status.code() == PluginCode::kSkip) {
       skipped.push_back(plugin);
       continue;
@@ -216,6 +295,8 @@ Result<Decision> Schedule(const Profile& profile, const PodInfo& pod, const Snap
     return reject_all(std::move(r.status));
   }
   const uint64_t skips = filter_skips();
+  RecordPoint(timer, ExtensionPoint::kPreFilter, pre_filter_began);
+  const Clock::time_point filter_began = Clock::now();
   // Nodes a PreFilter ruled out are rejected as UnschedulableAndUnresolvable
   // without running the filters (kube-scheduler records them so, and counts
   // them in the event: "2 node is filtered out by the prefilter result").
@@ -234,7 +315,7 @@ Result<Decision> Schedule(const Profile& profile, const PodInfo& pod, const Snap
     const NodeInfo* nominated = snapshot.FindNode(pod.nominated_node_name);
     if (nominated != nullptr &&
         (!only.has_value() || std::binary_search(only->begin(), only->end(), nominated->name))) {
-      PluginStatus verdict = RunFiltersWithNominatedPods(profile, skips, state, pod, *nominated, snapshot);
+      PluginStatus verdict = RunFiltersWithNominatedPods(profile, skips, state, pod, *nominated, snapshot, filter_us);
       if (verdict.code() == PluginCode::kError) {
         return Status::Internal("running " + Quoted(verdict.plugin()) + " filter plugin on node " +
                                 nominated->name + ": " + verdict.ToString());
@@ -245,6 +326,7 @@ Result<Decision> Schedule(const Profile& profile, const PodInfo& pod, const Snap
         d.node = nominated->name;
         d.tied_nodes = 1;
         d.next_start_node_index = start;
+        RecordPoint(timer, ExtensionPoint::kFilter, filter_began);
         return d;
       }
     }
@@ -276,7 +358,7 @@ Result<Decision> Schedule(const Profile& profile, const PodInfo& pod, const Snap
       d.verdicts.push_back(NodeVerdict{node.name, cached->verdict[at]});
       continue;
     }
-    PluginStatus verdict = RunFiltersWithNominatedPods(profile, skips, state, pod, node, snapshot);
+    PluginStatus verdict = RunFiltersWithNominatedPods(profile, skips, state, pod, node, snapshot, filter_us);
     if (verdict.code() == PluginCode::kError) {
       return Status::Internal("running " + Quoted(verdict.plugin()) + " filter plugin on node " +
                               node.name + ": " + verdict.ToString());
@@ -291,11 +373,12 @@ Result<Decision> Schedule(const Profile& profile, const PodInfo& pod, const Snap
   }
   d.next_start_node_index = (start + visited) % n;
   d.feasible_nodes = feasible_at.size();
+  RecordPoint(timer, ExtensionPoint::kFilter, filter_began);
 
   // 2. None or one.
   if (feasible_at.empty()) {
     d.message = FitErrorMessage(n, d.verdicts);
-    RunPostFilter(profile, skips, state, pod, snapshot, d);
+    RunPostFilter(profile, skips, state, pod, snapshot, d, timer);
     return d;
   }
   if (feasible_at.size() == 1) {
@@ -308,8 +391,10 @@ Result<Decision> Schedule(const Profile& profile, const PodInfo& pod, const Snap
   std::vector<const NodeInfo*> feasible(feasible_at.size());
   for (size_t i = 0; i < feasible_at.size(); ++i) feasible[i] = &nodes[feasible_at[i]];
   skipped.clear();
+  const Clock::time_point pre_score_began = Clock::now();
   for (const PluginInstance* plugin : profile.pre_score_plugins()) {
-    PluginStatus s = plugin->pre_score(plugin->self.get(), state, pod, snapshot, feasible);
+    PluginStatus s = TimedCall(timer, plugin->name, ExtensionPoint::kPreScore,
+                               [&] { return plugin->pre_score(plugin->self.get(), state, pod, snapshot, feasible); });
     if (s.code() == PluginCode::kSkip) {
       skipped.push_back(plugin);
       continue;
@@ -320,6 +405,8 @@ Result<Decision> Schedule(const Profile& profile, const PodInfo& pod, const Snap
                               s.ToString());
     }
   }
+  RecordPoint(timer, ExtensionPoint::kPreScore, pre_score_began);
+  const Clock::time_point score_began = Clock::now();
   // Scores are kept as one column per plugin; per-node detail (NodeScores)
   // is built afterwards for the best nodes only.
   const auto& score_plugins = profile.score_plugins();
@@ -344,7 +431,9 @@ Result<Decision> Schedule(const Profile& profile, const PodInfo& pod, const Snap
     for (size_t p = 0; p < np; ++p) {
       if ((score_skips >> p) & 1) continue;
       const PluginInstance& plugin = *score_plugins[p].plugin;
+      const Clock::time_point at = score_us != nullptr ? Clock::now() : Clock::time_point();
       raw[p * f + i] = plugin.score(plugin.self.get(), state, pod, *feasible[i]);
+      if (score_us != nullptr) score_us[p] += MicrosSince(at);
     }
     if (reusable) {
       for (size_t p = 0; p < np; ++p) row[p] = raw[p * f + i];
@@ -357,7 +446,11 @@ Result<Decision> Schedule(const Profile& profile, const PodInfo& pod, const Snap
     std::span<const int64_t> raw_col(raw.data() + p * f, f);
     std::span<int64_t> col(normalized.data() + p * f, f);
     std::copy(raw_col.begin(), raw_col.end(), col.begin());
-    if (plugin.normalize_score != nullptr) plugin.normalize_score(plugin.self.get(), pod, col);
+    if (plugin.normalize_score != nullptr) {
+      const Clock::time_point at = score_us != nullptr ? Clock::now() : Clock::time_point();
+      plugin.normalize_score(plugin.self.get(), pod, col);
+      if (score_us != nullptr) score_us[p] += MicrosSince(at);
+    }
     const int64_t weight = score_plugins[p].weight;
     for (size_t i = 0; i < f; ++i) {
       if (col[i] < kMinNodeScore || col[i] > kMaxNodeScore) {
@@ -368,6 +461,8 @@ Result<Decision> Schedule(const Profile& profile, const PodInfo& pod, const Snap
       totals[i] += col[i] * weight;
     }
   }
+
+  RecordPoint(timer, ExtensionPoint::kScore, score_began);
 
   // 4. Select: reservoir sampling over the best totals.
   std::mt19937_64 rng(d.tie_break_seed);
@@ -425,5 +520,7 @@ Result<Decision> Schedule(const Profile& profile, const PodInfo& pod, const Snap
   }
   return d;
 }
+
+}  // namespace
 
 }  // namespace podflow::scheduler

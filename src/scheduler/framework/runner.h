@@ -12,6 +12,7 @@
 #include "base/result.h"
 #include "scheduler/framework/decision.h"
 #include "scheduler/framework/equivalence_cache.h"
+#include "scheduler/framework/metrics.h"
 #include "scheduler/framework/pod_info.h"
 #include "scheduler/framework/profile.h"
 #include "scheduler/framework/snapshot.h"
@@ -26,6 +27,8 @@ struct ScheduleOptions {
   // (equivalence_cache.h); nullptr, or a cache of another profile, runs
   // every plugin on every visited node. The Decision is the same either way.
   EquivalenceCache* cache = nullptr;
+  // Where to add this cycle's timings (metrics.h); nullptr: not measured.
+  SchedulerMetrics* metrics = nullptr;
 };
 
 // Runs one cycle for `pod` over `snapshot`:

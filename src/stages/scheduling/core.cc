@@ -234,6 +234,7 @@ std::optional<Result<SchedulerCore::Outcome>> SchedulerCore::Cycle(const std::st
   }
   scheduler::ScheduleOptions options;
   options.start_node_index = next_start_node_index_;
+  options.metrics = &metrics_;
   const scheduler::Profile* profile = ProfileFor(*info);
   if (profile == nullptr) {  // its schedulerName changed to one we do not run
     queue_.Remove(key);

@@ -46,6 +46,9 @@ class SchedulerCore {
   // Cycles that found / did not find their pod's class in the cache.
   uint64_t equivalence_hits() const;
   uint64_t equivalence_misses() const;
+  // What the cycles measured (scheduler/framework/metrics.h); the stage logs
+  // and resets it now and then.
+  scheduler::SchedulerMetrics& metrics() { return metrics_; }
 
   void UpsertNode(const KeyValue& kv, Clock::time_point now);
   void RemoveNode(const std::string& key);
@@ -155,6 +158,7 @@ class SchedulerCore {
   // One per profile, in profiles_ order.
   std::vector<scheduler::EquivalenceCache> equivalence_caches_;
   bool use_equivalence_cache_ = true;
+  scheduler::SchedulerMetrics metrics_;
   scheduler::Snapshot cache_;
   SchedulingQueue queue_;
   std::unordered_map<std::string, PodState> pods_;

@@ -16,6 +16,9 @@ namespace {
 constexpr uint32_t kEventNamerInstance = 300;
 // Cycles run back to back before the informers are read again.
 constexpr int kCyclesPerPoll = 64;
+// How often the stage logs what its cycles measured (a line per interval
+// with attempts, their outcome and where the time went).
+constexpr std::chrono::seconds kMetricsLogInterval{30};
 
 // A run id: distinct across starts of the stage (time and randomness).
 uint64_t NewRunId() {
@@ -203,8 +206,15 @@ void SchedulingStage::Loop() {
     }
   };
 
+  // What the cycles measured, logged at most every kMetricsLogInterval.
+  Clock::time_point metrics_logged = Clock::now();
   bool synced = false;
   while (!stopping_) {
+    if (Clock::now() - metrics_logged >= kMetricsLogInterval && core.metrics().total_attempts() > 0) {
+      log->info("scheduling: {}", core.metrics().Summary());
+      core.metrics().Reset();
+      metrics_logged = Clock::now();
+    }
     if (!run_recorded) {
       Result<persistence::WriteResult> w = client.Write({PutOp{run_key, run_record}});
       if (!w.ok()) {

@@ -328,5 +328,58 @@ TEST_CASE("a plugin answering Skip is not called at Filter or Score and scores 0
   }
 }
 
+// A filter that is broken: an Error on every node.
+struct Broken {
+  static constexpr std::string_view kName = "Broken";
+  PluginStatus Filter(const CycleState&, const PodInfo&, const NodeInfo&) const {
+    return PluginStatus::Error("broken");
+  }
+};
+
+TEST_CASE("the runner counts attempts and times extension points, plugins on sampled cycles") {
+  Snapshot snap = ThreeNodes();
+  SchedulerMetrics metrics;
+  ScheduleOptions options;
+  options.metrics = &metrics;
+  const int cycles = 2 * static_cast<int>(SchedulerMetrics::kPluginSampleEvery);
+  for (int i = 0; i < cycles; ++i) {
+    // Every third pod fits nowhere (5 cpu on 4-cpu nodes).
+    const std::string cpu = i % 3 == 0 ? "5" : "1";
+    REQUIRE(Schedule(DefaultProfile(), MakePod().Name("p" + std::to_string(i)).Cpu(cpu).Info(), snap, options).ok());
+  }
+  CHECK(metrics.total_attempts() == static_cast<uint64_t>(cycles));
+  CHECK(metrics.attempts(AttemptResult::kUnschedulable) == 7);  // i = 0, 3, ..., 18
+  CHECK(metrics.attempts(AttemptResult::kScheduled) == 13);
+  CHECK(metrics.attempts(AttemptResult::kError) == 0);
+  CHECK(metrics.point(ExtensionPoint::kPreFilter).count == static_cast<uint64_t>(cycles));
+  CHECK(metrics.point(ExtensionPoint::kFilter).count == static_cast<uint64_t>(cycles));
+  CHECK(metrics.point(ExtensionPoint::kPostFilter).count == 7);  // preemption ran for the unschedulable
+  CHECK(metrics.point(ExtensionPoint::kScore).count == 13);      // three feasible nodes: scored
+  // Two cycles of twenty time each plugin: the first (i = 0, unschedulable:
+  // filters and preemption ran) and the eleventh (i = 10, scheduled:
+  // filters and scores ran).
+  const auto& plugins = metrics.plugins();
+  REQUIRE(plugins.count("NodeResourcesFit/Filter") == 1);
+  CHECK(plugins.at("NodeResourcesFit/Filter").count == 2);
+  REQUIRE(plugins.count("DefaultPreemption/PostFilter") == 1);
+  CHECK(plugins.at("DefaultPreemption/PostFilter").count == 1);  // i = 0 only; i = 10 fits
+  REQUIRE(plugins.count("NodeResourcesFit/Score") == 1);
+  CHECK(plugins.at("NodeResourcesFit/Score").count == 1);        // i = 10
+  CHECK(metrics.Summary().rfind("20 attempts (13 scheduled, 7 unschedulable, 0 error), ", 0) == 0);
+
+  // A plugin error is an attempt of its own kind.
+  Registry registry = plugins::NewInTreeRegistry().value();
+  REQUIRE(registry.Register("Broken", [](const YAML::Node&) -> Result<PluginInstance> {
+    return MakePluginInstance(Broken{});
+  }).ok());
+  ProfileConfig config = DefaultProfileConfig();
+  config.filter.push_back("Broken");
+  const Profile broken = Profile::Build(registry, config).value();
+  metrics.Reset();
+  CHECK_FALSE(Schedule(broken, MakePod().Cpu("1").Info(), snap, options).ok());
+  CHECK(metrics.total_attempts() == 1);
+  CHECK(metrics.attempts(AttemptResult::kError) == 1);
+}
+
 }  // namespace
 }  // namespace podflow::scheduler
