@@ -161,7 +161,11 @@ void SchedulerCore::UpsertPod(const KeyValue& kv, Clock::time_point now) {
   }
   // kube-scheduler's nominator: a pending pod's status.nominatedNodeName
   // holds its room there against pods of lower or equal priority.
-  if (!state.assumed && !info->nominated_node_name.empty()) cache_.AddNominatedPod(*info);
+  if (info->nominated_node_name.empty()) {
+    state.cleared_nomination.clear();  // the store has caught up
+  } else if (!state.assumed && info->nominated_node_name != state.cleared_nomination) {
+    cache_.AddNominatedPod(*info);
+  }
   if (state.assumed) {
     // Still unbound after our decision: binding lost its compare-and-swap
     // if the pod changed since the revision we decided on.
@@ -288,10 +292,12 @@ std::optional<Result<SchedulerCore::Outcome>> SchedulerCore::Cycle(const std::st
         cache_.RemoveNominatedPod(uid);
         auto c = pods_.find(cleared_key);
         if (c == pods_.end() || c->second.uid != uid) continue;
+        c->second.cleared_nomination = outcome.decision.nominated_node;
         outcome.cleared_nominations.push_back(
             Outcome::Victim{std::move(cleared_key), uid, c->second.mod_revision, c->second.bytes});
       }
       info->nominated_node_name = outcome.decision.nominated_node;
+      state.cleared_nomination.clear();
       cache_.AddNominatedPod(std::move(*info));
     } else if (outcome.decision.clear_nomination) {
       cache_.RemoveNominatedPod(state.uid);

@@ -146,6 +146,10 @@ class SchedulerCore {
     Clock::time_point assumed_at{};
     Revision mod_revision;
     Revision own_write;       // our last write of it (0: none)
+    // The node a higher-priority preemptor took this pod's nomination to:
+    // a stored status still naming it (our own earlier write, on its way)
+    // does not bring the nomination back.
+    std::string cleared_nomination;
     std::string bytes;        // latest stored pod
   };
   void Uncount(PodState& state);

@@ -152,16 +152,30 @@ void SchedulingStage::Loop() {
   // Pods of lower priority nominated to the node preemption chose lose their
   // nomination, as kube-scheduler clears it: status.nominatedNodeName is
   // removed in a write guarded by the revision the cache saw (retried at the
-  // current revision while it is the same pod still naming that node).
+  // current revision while it is the same pod still naming that node). The
+  // cache may not show the nomination yet (this stage wrote it moments ago):
+  // the stored pod is read then.
   auto clear_nominations = [&](const SchedulerCore::Outcome& outcome) {
     for (const SchedulerCore::Outcome::Victim& cleared : outcome.cleared_nominations) {
       std::string bytes = cleared.pod_bytes;
       Revision guard = cleared.mod_revision;
+      bool read = false;
       for (int attempt = 0; attempt < 3; ++attempt) {
         std::unique_ptr<api::PodT> pod = model::Unpack<api::Pod>(bytes);
-        if (!pod->metadata || pod->metadata->uid != cleared.uid || !pod->status ||
-            pod->status->nominated_node_name != outcome.decision.nominated_node) {
-          break;
+        if (!pod->metadata || pod->metadata->uid != cleared.uid) break;
+        if (!pod->status || pod->status->nominated_node_name != outcome.decision.nominated_node) {
+          if (read) break;
+          read = true;
+          RangeRequest request;
+          request.key = cleared.key;
+          Result<RangeResult> now = client.Read(request);
+          if (!now.ok() || now->kvs.empty() ||
+              !model::VerifyObject(model::Kind("Pod"), now->kvs[0].value).ok()) {
+            break;
+          }
+          bytes = std::move(now->kvs[0].value);
+          guard = now->kvs[0].mod_revision;
+          continue;
         }
         pod->status->nominated_node_name.clear();
         Result<persistence::WriteResult> written = client.Write({PutOp{cleared.key, model::Pack(*pod), guard}});
@@ -176,6 +190,7 @@ void SchedulingStage::Loop() {
         if (!written->current) break;  // gone
         bytes = written->current->value;
         guard = written->current->mod_revision;
+        read = true;
       }
     }
   };

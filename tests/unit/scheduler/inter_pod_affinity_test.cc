@@ -498,6 +498,18 @@ TEST_CASE("InterPodAffinity counts the pods a copy of a node gained or lost", "[
     auto first = MakePod().Name("c2").Label("app", "cache");
     RequiredAffinity(first, Term{App("cache"), kZone});
     CHECK(CopyVerdict(snap, first.Info(), "n3", without_cache) == "");
+    // The same with two terms (each counts the cache pod once).
+    auto two = MakePod().Name("c3").Label("app", "cache");
+    RequiredAffinity(two, Term{App("cache"), kZone});
+    RequiredAffinity(two, Term{App("cache"), kHost});
+    CHECK(Verdicts(snap, two.Info())["n3"] == "");
+    CHECK(CopyVerdict(snap, two.Info(), "n3", without_cache) == "");
+  }
+  SECTION("terms no counted pod matches still see a pod nominated there") {
+    auto anti_cache = MakePod().Name("w2").Label("app", "web");
+    RequiredAnti(anti_cache, Term{App("cache"), kHost});
+    auto cache = std::make_shared<const PodInfo>(MakePod().Name("cache").Label("app", "cache").Node("n2").Info());
+    CHECK(CopyVerdict(snap, anti_cache.Info(), "n2", [&](NodeInfo& n) { n.AddPod(cache); }) == kAntiFail);
   }
 }
 

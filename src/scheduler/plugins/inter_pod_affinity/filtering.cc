@@ -197,9 +197,12 @@ PreFilterResult InterPodAffinity::PreFilter(CycleState& cycle, const PodInfo& po
     }
   }
 
-  // Nothing to check: Filter would pass every node (it does without a
-  // state), so the runner need not call it.
-  if (state->affinity.empty() && state->anti_affinity.empty() &&
+  // No required term of its own and no running pod's anti-affinity against
+  // it: Filter would pass every node, a copy with nominated pods added
+  // included (it does without a state), so the runner need not call it. A
+  // pod with terms keeps the Filter even when nothing matches them yet, so
+  // that a pod nominated to a node is seen (kube-scheduler skips the same).
+  if (terms.required_affinity.empty() && terms.required_anti_affinity.empty() &&
       state->existing_anti_affinity.empty()) {
     return {PluginStatus::Skip(), std::nullopt};
   }
@@ -247,6 +250,12 @@ PluginStatus InterPodAffinity::Filter(const CycleState& cycle, const PodInfo& po
   auto holds_here = [&](const AffinityTerm& term, const PodInfo& subject) {
     return FindLabel(node.labels, term.topology_key) != nullptr && MatchesTerm(term, subject, *state->snapshot);
   };
+  // Running pods' terms are matched against this pod as PreFilter does.
+  const Labels* own_ns = state->snapshot->NamespaceLabels(pod.namespace_);
+  auto existing_holds_here = [&](const AffinityTerm& term) {
+    return FindLabel(node.labels, term.topology_key) != nullptr &&
+           term.Matches(pod.namespace_, pod.labels, own_ns != nullptr ? own_ns : &kNoLabels);
+  };
 
   if (!state->affinity.empty()) {
     bool pods_exist = true;
@@ -260,9 +269,12 @@ PluginStatus InterPodAffinity::Filter(const CycleState& cycle, const PodInfo& po
     }
     bool none_anywhere = state->no_affinity_match;
     if (copy) {
+      // The total sums every term's counts: a matching pod on this node (it
+      // has every term's key, checked above) counts once per term.
+      const int64_t per_pod = static_cast<int64_t>(state->affinity.size());
       int64_t total = state->affinity_total;
-      for (const PodInfo* p : changes.added) total += CountedBy(state->affinity[0], *p, *state->snapshot);
-      for (const PodInfo* p : changes.removed) total -= CountedBy(state->affinity[0], *p, *state->snapshot);
+      for (const PodInfo* p : changes.added) total += per_pod * CountedBy(state->affinity[0], *p, *state->snapshot);
+      for (const PodInfo* p : changes.removed) total -= per_pod * CountedBy(state->affinity[0], *p, *state->snapshot);
       none_anywhere = total == 0;
     }
     // The first pod of a group that selects itself may start it anywhere
@@ -290,7 +302,7 @@ PluginStatus InterPodAffinity::Filter(const CycleState& cycle, const PodInfo& po
   }
   for (const PodInfo* added : changes.added) {
     for (const AffinityTerm& t : added->pod_affinity.required_anti_affinity) {
-      if (holds_here(t, pod)) {
+      if (existing_holds_here(t)) {
         return PluginStatus::Unschedulable(std::string(kErrReasonExistingAntiAffinityRulesNotMatch));
       }
     }

@@ -32,9 +32,9 @@
 // runner's node with nominated pods added) Filter adjusts the counts of the
 // node's domains by the pods the copy gained or lost, as kube-scheduler's
 // PreFilter extensions AddPod / RemovePod do. PreFilter answers Skip when
-// there is nothing to check (no term of the pod matches a counted pod, no
-// counted pod's anti-affinity matches it); a nominated pod is then not seen
-// either, as in kube-scheduler, which skips such plugins' AddPod too.
+// the pod has no required term and no counted pod's anti-affinity matches
+// it, as kube-scheduler does; a nominated pod's anti-affinity is then not
+// seen either (kube-scheduler skips such plugins' AddPod too).
 #pragma once
 
 #include <cstdint>

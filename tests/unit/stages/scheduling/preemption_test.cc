@@ -110,6 +110,16 @@ TEST_CASE("a lower-priority pod nominated to the chosen node loses its nominatio
   CHECK(o.cleared_nominations[0].mod_revision == Revision(10));
   CHECK(f.core.cache().NominatedNodeOf("uid-mid").empty());
   CHECK(f.core.cache().NominatedNodeOf("uid-vip") == "a");
+
+  // A stored status of mid still naming a (written before the clear) does
+  // not bring the nomination back; once the store shows it cleared, a new
+  // nomination counts again.
+  f.core.UpsertPod(Pod("mid", 3, "1", 12, "", "a"), t0);
+  CHECK(f.core.cache().NominatedNodeOf("uid-mid").empty());
+  f.core.UpsertPod(Pod("mid", 3, "1", 13), t0);
+  CHECK(f.core.cache().NominatedNodeOf("uid-mid").empty());
+  f.core.UpsertPod(Pod("mid", 3, "1", 14, "", "a"), t0);
+  CHECK(f.core.cache().NominatedNodeOf("uid-mid") == "a");
 }
 
 TEST_CASE("a stored nominatedNodeName holds the room after a restart", "[scheduling][preemption]") {
