@@ -96,6 +96,21 @@ TEST_CASE("EquivalenceSignature: only what names the pod is left out", "[equival
   cases.push_back({"a nominated node", like().NominatedNode("n1").Info()});
   cases.push_back({"a node name", like().Node("n1").Info()});
   cases.push_back({"being deleted", like().Deleting().Info()});
+  cases.push_back({"a preemption policy", like().PreemptNever().Info()});
+  cases.push_back({"an init container", like().InitImage("busybox:1.28").Info()});
+  {
+    auto c = std::make_unique<api::TopologySpreadConstraintT>();
+    c->max_skew = 1;
+    c->topology_key = std::string(kZone);
+    cases.push_back({"a spread constraint", like().SpreadConstraint(std::move(c)).Info()});
+  }
+  cases.push_back({"pod anti-affinity", like().EditAffinity([](api::AffinityT& a) {
+    a.pod_anti_affinity = std::make_unique<api::PodAntiAffinityT>();
+    auto term = std::make_unique<api::PodAffinityTermT>();
+    term->label_selector = std::make_unique<api::LabelSelectorT>();
+    term->topology_key = std::string(kHostname);
+    a.pod_anti_affinity->required_during_scheduling_ignored_during_execution.push_back(std::move(term));
+  }).Info()});
   for (const Case& c : cases) {
     INFO(c.what);
     CHECK(EquivalenceSignature(c.pod) != EquivalenceSignature(base));
@@ -235,8 +250,30 @@ PodInfo TemplatePod(int kind, int i) {
       return MakePod().Name(name).Info();  // BestEffort: kept off memory pressure
     case 8:
       return MakePod().Name(name).Cpu("100m").Label("app", "web").Owner("ReplicaSet", "rs-web").Info();
-    default:
+    case 9:
       return MakePod().Name(name).Cpu("1").Priority(100).Info();
+    case 10: {
+      // Keeps off nodes running kind 8 pods; once placed, kind 8 pods keep
+      // off it too: InterPodAffinity stops skipping for both kinds.
+      return MakePod().Name(name).Cpu("100m").Label("app", "guard").EditAffinity([](api::AffinityT& a) {
+        a.pod_anti_affinity = std::make_unique<api::PodAntiAffinityT>();
+        auto term = std::make_unique<api::PodAffinityTermT>();
+        term->label_selector = std::make_unique<api::LabelSelectorT>();
+        testing::PutString(term->label_selector->match_labels, "app", "web");
+        term->topology_key = std::string(kHostname);
+        a.pod_anti_affinity->required_during_scheduling_ignored_during_execution.push_back(std::move(term));
+      }).Info();
+    }
+    default: {
+      // Spread over zones, scored: the filters may use the cache, the scores not.
+      auto c = std::make_unique<api::TopologySpreadConstraintT>();
+      c->max_skew = 1;
+      c->topology_key = std::string(kZone);
+      c->when_unsatisfiable = api::UnsatisfiableConstraintAction::ScheduleAnyway;
+      c->label_selector = std::make_unique<api::LabelSelectorT>();
+      testing::PutString(c->label_selector->match_labels, "app", "web");
+      return MakePod().Name(name).Cpu("100m").Label("app", "web").SpreadConstraint(std::move(c)).Info();
+    }
   }
 }
 
@@ -275,7 +312,7 @@ void RandomWalk(int32_t percentage, int num_nodes, uint32_t seed, int steps) {
   for (int step = 0; step < steps; ++step) {
     const int what = pick(20);
     if (what < 13) {  // a pod, most often one like the last
-      const PodInfo pod = TemplatePod(pick(10), step);
+      const PodInfo pod = TemplatePod(pick(12), step);
       Decision d = Both(profile, cache, pod, snap, start);
       start = d.next_start_node_index;
       if (d.scheduled()) {
