@@ -431,9 +431,9 @@ Result<Decision> ScheduleCycle(const Profile& profile, const PodInfo& pod, const
     for (size_t p = 0; p < np; ++p) {
       if ((score_skips >> p) & 1) continue;
       const PluginInstance& plugin = *score_plugins[p].plugin;
-      const Clock::time_point at = score_us != nullptr ? Clock::now() : Clock::time_point();
+      const Clock::time_point called = score_us != nullptr ? Clock::now() : Clock::time_point();
       raw[p * f + i] = plugin.score(plugin.self.get(), state, pod, *feasible[i]);
-      if (score_us != nullptr) score_us[p] += MicrosSince(at);
+      if (score_us != nullptr) score_us[p] += MicrosSince(called);
     }
     if (reusable) {
       for (size_t p = 0; p < np; ++p) row[p] = raw[p * f + i];

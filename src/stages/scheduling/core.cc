@@ -287,6 +287,7 @@ std::optional<Result<SchedulerCore::Outcome>> SchedulerCore::Cycle(const std::st
         for (const auto& nominated : cache_.NominatedPods(outcome.decision.nominated_node)) {
           if (nominated->uid == uid) {
             cleared_key = model::ObjectKey(model::Kind("Pod"), nominated->namespace_, nominated->name);
+            break;
           }
         }
         cache_.RemoveNominatedPod(uid);

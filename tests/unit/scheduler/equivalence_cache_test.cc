@@ -59,6 +59,20 @@ Decision Both(const Profile& profile, EquivalenceCache& cache, const PodInfo& po
   return std::move(a).value();
 }
 
+// Adds required pod anti-affinity, per hostname, to pods labelled
+// app=`app` (an empty selector when `app` is empty).
+testing::PodBuilder& AntiAffinityTo(testing::PodBuilder& b, const std::string& app) {
+  b.EditAffinity([&](api::AffinityT& a) {
+    a.pod_anti_affinity = std::make_unique<api::PodAntiAffinityT>();
+    auto term = std::make_unique<api::PodAffinityTermT>();
+    term->label_selector = std::make_unique<api::LabelSelectorT>();
+    if (!app.empty()) testing::PutString(term->label_selector->match_labels, "app", app);
+    term->topology_key = std::string(kHostname);
+    a.pod_anti_affinity->required_during_scheduling_ignored_during_execution.push_back(std::move(term));
+  });
+  return b;
+}
+
 std::string VerdictOn(const Decision& d, std::string_view node) {
   for (const NodeVerdict& v : d.verdicts) {
     if (v.node == node) return v.status.ToString();
@@ -104,13 +118,7 @@ TEST_CASE("EquivalenceSignature: only what names the pod is left out", "[equival
     c->topology_key = std::string(kZone);
     cases.push_back({"a spread constraint", like().SpreadConstraint(std::move(c)).Info()});
   }
-  cases.push_back({"pod anti-affinity", like().EditAffinity([](api::AffinityT& a) {
-    a.pod_anti_affinity = std::make_unique<api::PodAntiAffinityT>();
-    auto term = std::make_unique<api::PodAffinityTermT>();
-    term->label_selector = std::make_unique<api::LabelSelectorT>();
-    term->topology_key = std::string(kHostname);
-    a.pod_anti_affinity->required_during_scheduling_ignored_during_execution.push_back(std::move(term));
-  }).Info()});
+  cases.push_back({"pod anti-affinity", AntiAffinityTo(like().Name("b"), "").Info()});
   for (const Case& c : cases) {
     INFO(c.what);
     CHECK(EquivalenceSignature(c.pod) != EquivalenceSignature(base));
@@ -206,21 +214,14 @@ TEST_CASE("the equivalence cache sees what changed since it was filled", "[equiv
   }
   SECTION("pods whose inter-pod affinity reads other nodes do not use the cache") {
     auto anti = [](const std::string& name) {
-      return MakePod().Name(name).Cpu("1").Label("app", "db").EditAffinity([](api::AffinityT& a) {
-        a.pod_anti_affinity = std::make_unique<api::PodAntiAffinityT>();
-        auto term = std::make_unique<api::PodAffinityTermT>();
-        term->label_selector = std::make_unique<api::LabelSelectorT>();
-        testing::PutString(term->label_selector->match_labels, "app", "db");
-        term->topology_key = std::string(kHostname);
-        a.pod_anti_affinity->required_during_scheduling_ignored_during_execution.push_back(std::move(term));
-      });
+      return AntiAffinityTo(MakePod().Name(name).Cpu("1").Label("app", "db"), "db").Info();
     };
     for (const char* name : {"a", "b", "c"}) {
       REQUIRE(snap.UpsertNode(MakeNode().Name(name).Cpu("4").Memory("8Gi").Label(std::string(kHostname), name).Info()).ok());
     }
-    Bind(snap, anti("db-0").Info(), "a");
+    Bind(snap, anti("db-0"), "a");
     const uint64_t lookups = cache.hits() + cache.misses();
-    Decision d = Both(profile, cache, anti("db-1").Info(), snap);
+    Decision d = Both(profile, cache, anti("db-1"), snap);
     CHECK(VerdictOn(d, "a") == "Unschedulable (InterPodAffinity): node(s) didn't match pod anti-affinity rules");
     CHECK(cache.hits() + cache.misses() == lookups);
   }
@@ -255,14 +256,7 @@ PodInfo TemplatePod(int kind, int i) {
     case 10: {
       // Keeps off nodes running kind 8 pods; once placed, kind 8 pods keep
       // off it too: InterPodAffinity stops skipping for both kinds.
-      return MakePod().Name(name).Cpu("100m").Label("app", "guard").EditAffinity([](api::AffinityT& a) {
-        a.pod_anti_affinity = std::make_unique<api::PodAntiAffinityT>();
-        auto term = std::make_unique<api::PodAffinityTermT>();
-        term->label_selector = std::make_unique<api::LabelSelectorT>();
-        testing::PutString(term->label_selector->match_labels, "app", "web");
-        term->topology_key = std::string(kHostname);
-        a.pod_anti_affinity->required_during_scheduling_ignored_during_execution.push_back(std::move(term));
-      }).Info();
+      return AntiAffinityTo(MakePod().Name(name).Cpu("100m").Label("app", "guard"), "web").Info();
     }
     default: {
       // Spread over zones, scored: the filters may use the cache, the scores not.

@@ -136,15 +136,21 @@ PodChanges ChangesOf(const NodeInfo& copy, const Snapshot& snapshot) {
   return out;
 }
 
-// The count of the copy's domain for `check`: the snapshot's, plus the
-// added pods, minus the removed ones.
+// What the copy's changes add to `check`'s count: the added pods it counts,
+// less the removed ones.
+int64_t NetCounted(const DomainCheck& check, const PodChanges& changes, const Snapshot& snapshot) {
+  int64_t net = 0;
+  for (const PodInfo* p : changes.added) net += CountedBy(check, *p, snapshot);
+  for (const PodInfo* p : changes.removed) net -= CountedBy(check, *p, snapshot);
+  return net;
+}
+
+// The count of the copy's domain for `check`: the snapshot's, adjusted by
+// the copy's changes.
 int64_t CopyDomainCount(const DomainCheck& check, const std::string* const* values, const PodChanges& changes,
                         const Snapshot& snapshot) {
   if (values[check.key] == nullptr) return 0;
-  int64_t count = CountOf(check.counts->by_value, *values[check.key]);
-  for (const PodInfo* p : changes.added) count += CountedBy(check, *p, snapshot);
-  for (const PodInfo* p : changes.removed) count -= CountedBy(check, *p, snapshot);
-  return count;
+  return CountOf(check.counts->by_value, *values[check.key]) + NetCounted(check, changes, snapshot);
 }
 
 }  // namespace
@@ -272,9 +278,7 @@ PluginStatus InterPodAffinity::Filter(const CycleState& cycle, const PodInfo& po
       // The total sums every term's counts: a matching pod on this node (it
       // has every term's key, checked above) counts once per term.
       const int64_t per_pod = static_cast<int64_t>(state->affinity.size());
-      int64_t total = state->affinity_total;
-      for (const PodInfo* p : changes.added) total += per_pod * CountedBy(state->affinity[0], *p, *state->snapshot);
-      for (const PodInfo* p : changes.removed) total -= per_pod * CountedBy(state->affinity[0], *p, *state->snapshot);
+      const int64_t total = state->affinity_total + per_pod * NetCounted(state->affinity[0], changes, *state->snapshot);
       none_anywhere = total == 0;
     }
     // The first pod of a group that selects itself may start it anywhere
