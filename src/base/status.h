@@ -11,7 +11,8 @@
 
 namespace podflow {
 
-// The codes a caller can branch on. Kept apart on purpose:
+// The codes a caller can branch on. Their values are frozen: they cross the
+// bus (ApiStatus.error_code); add new codes at the end. Kept apart on purpose:
 //  - kInvalid / kNotFound / kAlreadyExists / kConflict / kFutureRevision /
 //    kCompacted are expected outcomes of a request ("rejected"), with a reason;
 //  - kCorruption / kIOError / kInternal mean something is broken.

@@ -1,58 +1,79 @@
-// The bus: ZeroMQ channels carrying verified FlatBuffers frames (design §3).
+// The bus: ZeroMQ channels carrying verified FlatBuffers frames. The only
+// module that touches ZeroMQ: nothing here names a ZeroMQ type, and every
+// ZeroMQ error becomes a Status inside the bus.
 //
 // Every frame is one msg::Envelope, checked with the FlatBuffers Verifier
 // before use: a malformed frame is logged and dropped, never trusted.
 // Patterns, one per kind of conversation:
 //  - request/reply: RpcServer (ROUTER front, a pool of REP workers behind an
-//    inproc DEALER, joined by zmq::proxy_steerable) and RpcClient (DEALER,
-//    replies matched to requests by Envelope.id);
+//    inproc DEALER) and RpcClient (DEALER, replies matched by Envelope.id);
 //  - push/pull: Pusher / Puller (decisions, reports);
-//  - streams with credits are built on RpcServer's ROUTER by the watch
-//    service (src/stages/persistence).
-// Endpoints are plain ZeroMQ addresses (inproc://, ipc://, tcp://) resolved
-// from the pipeline file by the caller.
+//  - streams with credits: StreamServer / StreamClient (watch events). A
+//    client opens a stream with a frame of its own kind, the server answers
+//    with frames while the client has credits, and the client grants more
+//    as it consumes them, so a slow client never makes the server buffer.
+// Endpoints are ZeroMQ addresses (inproc://, ipc://, tcp://) resolved from
+// the pipeline file by the caller; inproc endpoints need one shared Context.
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
-
-#include <zmq.hpp>
 
 #include "base/result.h"
 #include "messages_generated.h"
 
 namespace podflow::bus {
 
-// A received frame that passed the Verifier. Owns its bytes.
-class Frame {
+// The ZeroMQ context every socket of a process is made from. Outlives the
+// sockets made from it. Not copyable. Thread-safe.
+class Context {
  public:
-  Frame() = default;
-  explicit Frame(zmq::message_t message) : message_(std::move(message)) {}
+  Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+  ~Context();
 
-  const msg::Envelope& envelope() const { return *msg::GetEnvelope(message_.data()); }
-  std::string_view bytes() const {
-    return std::string_view(static_cast<const char*>(message_.data()), message_.size());
-  }
+  struct Impl;
+  Impl& impl() { return *impl_; }
 
  private:
-  zmq::message_t message_;
+  std::unique_ptr<Impl> impl_;
 };
 
-// Verifies `message` as an Envelope. Invalid names the size and what failed.
-Result<Frame> VerifyFrame(zmq::message_t message);
+// A received frame that passed the Verifier. Owns its bytes. Move-only.
+class Frame {
+ public:
+  struct Storage;
+  Frame();
+  explicit Frame(std::unique_ptr<Storage> storage);
+  Frame(Frame&&) noexcept;
+  Frame& operator=(Frame&&) noexcept;
+  ~Frame();
 
-// Finishes `fbb` as an Envelope holding `body`; returns the frame bytes.
-zmq::message_t FinishFrame(flatbuffers::FlatBufferBuilder& fbb, msg::Body type,
-                           flatbuffers::Offset<void> body, uint64_t id = 0);
+  const msg::Envelope& envelope() const { return *msg::GetEnvelope(data_); }
+  std::string_view bytes() const { return std::string_view(reinterpret_cast<const char*>(data_), size_); }
 
-// The reply body a handler built into the builder it was given.
+ private:
+  std::unique_ptr<Storage> storage_;
+  const uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+// Finishes `fbb` as an Envelope holding `body`; returns the frame's bytes.
+std::string FinishFrame(flatbuffers::FlatBufferBuilder& fbb, msg::Body type,
+                        flatbuffers::Offset<void> body, uint64_t id = 0);
+
+// The body a handler built into the builder it was given (NONE: no body).
 struct ReplyBody {
   msg::Body type = msg::Body::NONE;
   flatbuffers::Offset<void> body;
@@ -66,7 +87,7 @@ class RpcServer {
   using Handler = std::function<ReplyBody(const msg::Envelope& request,
                                           flatbuffers::FlatBufferBuilder& reply)>;
 
-  RpcServer(zmq::context_t& context, std::string endpoint, int workers, Handler handler);
+  RpcServer(Context& context, std::string endpoint, int workers, Handler handler);
   RpcServer(const RpcServer&) = delete;
   RpcServer& operator=(const RpcServer&) = delete;
   ~RpcServer();
@@ -76,17 +97,17 @@ class RpcServer {
   void Stop();
 
  private:
+  struct Sockets;
   void WorkerLoop();
 
-  zmq::context_t& context_;
+  Context& context_;
   const std::string endpoint_;
   const std::string backend_;  // inproc address of the worker side
   const std::string control_;  // inproc address of the proxy's control socket
   const int workers_;
   Handler handler_;
   std::atomic<bool> stopping_{false};
-  std::unique_ptr<zmq::socket_t> frontend_;
-  std::unique_ptr<zmq::socket_t> backend_socket_;
+  std::unique_ptr<Sockets> sockets_;
   std::thread proxy_thread_;
   std::vector<std::thread> worker_threads_;
 };
@@ -95,9 +116,10 @@ class RpcServer {
 // time. Not copyable.
 class RpcClient {
  public:
-  RpcClient(zmq::context_t& context, std::string endpoint);
+  RpcClient(Context& context, std::string endpoint);
   RpcClient(const RpcClient&) = delete;
   RpcClient& operator=(const RpcClient&) = delete;
+  ~RpcClient();
 
   // Sends the request built in `fbb` and waits up to `timeout` for its reply.
   // Unavailable when no reply came in time (the socket is then reset, so a
@@ -105,38 +127,145 @@ class RpcClient {
   Result<Frame> Call(flatbuffers::FlatBufferBuilder& fbb, msg::Body type,
                      flatbuffers::Offset<void> body, std::chrono::milliseconds timeout);
 
+  const std::string& endpoint() const { return endpoint_; }
+
  private:
+  struct Socket;
   void Connect();
 
-  zmq::context_t& context_;
+  Context& context_;
   const std::string endpoint_;
-  std::unique_ptr<zmq::socket_t> socket_;
+  std::unique_ptr<Socket> socket_;
   uint64_t next_id_ = 1;
 };
 
-// PUSH side of a push/pull channel (connects). Not copyable.
+// PUSH side of a push/pull channel (connects). One thread at a time. Not copyable.
 class Pusher {
  public:
-  Pusher(zmq::context_t& context, const std::string& endpoint);
-  // Queues the frame; blocks up to `timeout` when the high-water mark is hit.
-  Status Push(zmq::message_t frame, std::chrono::milliseconds timeout = std::chrono::seconds(5));
+  Pusher(Context& context, const std::string& endpoint);
+  Pusher(const Pusher&) = delete;
+  Pusher& operator=(const Pusher&) = delete;
+  ~Pusher();
+
+  // Queues a finished frame (FinishFrame); blocks up to `timeout` when the
+  // high-water mark is hit, then answers Unavailable.
+  Status Push(std::string_view frame, std::chrono::milliseconds timeout = std::chrono::seconds(5));
 
  private:
-  zmq::socket_t socket_;
+  struct Socket;
+  std::unique_ptr<Socket> socket_;
 };
 
-// PULL side (binds). Not copyable.
+// PULL side (binds). One thread at a time. Not copyable.
 class Puller {
  public:
-  Puller(zmq::context_t& context, std::string endpoint);
+  Puller(Context& context, std::string endpoint);
+  Puller(const Puller&) = delete;
+  Puller& operator=(const Puller&) = delete;
+  ~Puller();
+
   Status Bind();
   // The next verified frame within `timeout`; Unavailable on timeout.
   // Malformed frames are logged and skipped.
   Result<Frame> Pull(std::chrono::milliseconds timeout);
 
  private:
+  struct Socket;
   std::string endpoint_;
-  zmq::socket_t socket_;
+  std::unique_ptr<Socket> socket_;
+};
+
+// ---- streams with credits ----
+//
+// The frames of a stream carry its id in Envelope.id. The client's first
+// frame opens the stream (a body of the owner's kind) with its initial
+// credits in Envelope.credits; StreamCredit grants more and StreamCancel
+// ends it. Every frame the server sends takes one credit.
+
+// What a stream sends: the owner's source of frames for one open stream.
+// Called on the server's thread only.
+class StreamSource {
+ public:
+  struct Next {
+    ReplyBody body;     // NONE: nothing to send now
+    bool last = false;  // the stream ends with this frame
+  };
+  virtual ~StreamSource() = default;
+  // Builds the next frame into `fbb` when there is one.
+  virtual Next Produce(flatbuffers::FlatBufferBuilder& fbb) = 0;
+  // True while the source has more to send at once (the server then serves
+  // again without waiting for a wake-up).
+  virtual bool Behind() const = 0;
+};
+
+// Serves streams on one endpoint (ROUTER) from one thread. A stream whose
+// client is gone or cancelled is dropped; a full connection keeps the
+// stream's frame until it can be sent. Not copyable.
+class StreamServer {
+ public:
+  // Makes the source of a stream a client opened with `open`. Never null.
+  using Opener = std::function<std::unique_ptr<StreamSource>(const msg::Envelope& open)>;
+
+  StreamServer(Context& context, std::string endpoint, Opener opener);
+  StreamServer(const StreamServer&) = delete;
+  StreamServer& operator=(const StreamServer&) = delete;
+  ~StreamServer();
+
+  // Binds and starts the thread. IOError when the endpoint cannot be bound.
+  Status Start();
+  // Makes the thread serve every stream now (the data behind them moved).
+  // Thread-safe and cheap; the thread also serves every `tick` (100 ms).
+  void Wake();
+  void Stop();
+
+  size_t open_streams() const { return open_streams_.load(); }
+
+ private:
+  struct Sockets;
+  struct Stream;
+  void Loop();
+  void ReceiveAll();
+  void ServeStreams();
+
+  Context& context_;
+  const std::string endpoint_;
+  Opener opener_;
+  std::atomic<bool> stopping_{false};
+  std::atomic<size_t> open_streams_{0};
+  std::unique_ptr<Sockets> sockets_;
+  std::map<std::pair<std::string, uint64_t>, Stream> streams_;  // owned by thread_
+  bool behind_ = false;  // thread_ only: a stream with credits has more at once
+  std::thread thread_;
+};
+
+// One stream as its client sees it. One thread at a time. Not copyable;
+// the destructor cancels the stream.
+class StreamClient {
+ public:
+  // Opens a stream with `open` (built by `build` into the builder, given the
+  // stream's id) and `credits` (at least 2) frames in flight.
+  using OpenBuilder = std::function<ReplyBody(flatbuffers::FlatBufferBuilder& fbb, uint64_t stream_id)>;
+  static Result<std::unique_ptr<StreamClient>> Open(Context& context, const std::string& endpoint,
+                                                    uint32_t credits, const OpenBuilder& build);
+  StreamClient(const StreamClient&) = delete;
+  StreamClient& operator=(const StreamClient&) = delete;
+  ~StreamClient();
+
+  // The stream's next frame, nullopt when none came within `timeout`; a
+  // malformed frame or one of another stream is an error. Grants credits
+  // back as frames are consumed.
+  Result<std::optional<Frame>> Next(std::chrono::milliseconds timeout);
+
+  uint64_t id() const { return id_; }
+
+ private:
+  struct Socket;
+  StreamClient(Context& context, const std::string& endpoint, uint32_t credits);
+
+  std::unique_ptr<Socket> socket_;
+  const uint32_t credits_;
+  const uint64_t id_;
+  uint32_t consumed_ = 0;  // frames received since the last credit grant
 };
 
 }  // namespace podflow::bus

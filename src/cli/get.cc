@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <memory>
 
-#include <zmq.hpp>
 
 #include "cli/commands.h"
 #include "cli/describe.h"
@@ -15,7 +14,7 @@
 #include "pipeline/config.h"
 #include "pod_generated.h"
 #include "scheduler/framework/decision_record.h"
-#include "stages/persistence/persistence.h"
+#include "client/client.h"
 
 namespace podflow::cli {
 namespace {
@@ -73,7 +72,8 @@ Result<Target> ParseTarget(const std::vector<std::string>& args) {
   return t;
 }
 
-// Reads objects over the api channel. Not copyable (owns a socket).
+// Reads objects over the api channel with the API client, in kubectl's
+// words when the server cannot be reached. Not copyable (owns a socket).
 class ApiReader {
  public:
   static Result<std::unique_ptr<ApiReader>> Open(const ReadOptions& options) {
@@ -88,51 +88,35 @@ class ApiReader {
 
   // The kvs under a prefix, following continue tokens.
   Result<std::vector<KeyValue>> List(const std::string& prefix) {
-    RangeRequest request = RangeRequest::Prefix(prefix);
-    request.limit = 500;
-    std::vector<KeyValue> all;
-    while (true) {
-      Result<RangeResult> part = client_.Read(request, kReadTimeout);
-      if (!part.ok()) return Unreachable(part.status());
-      for (KeyValue& kv : part->kvs) all.push_back(std::move(kv));
-      if (!part->more) return all;
-      request.continue_token = part->continue_token;
-    }
+    Result<RangeResult> all = client_.List(prefix, 500, kReadTimeout);
+    if (!all.ok()) return Unreachable(all.status());
+    return std::move(all->kvs);
   }
 
   // The value at one key, or nullopt when there is none.
   Result<std::optional<KeyValue>> GetKey(const std::string& key) {
-    RangeRequest request;
-    request.key = key;
-    Result<RangeResult> r = client_.Read(request, kReadTimeout);
-    if (!r.ok()) return Unreachable(r.status());
-    if (r->kvs.empty()) return std::optional<KeyValue>();
-    return std::optional<KeyValue>(std::move(r->kvs[0]));
+    Result<std::optional<KeyValue>> kv = client_.Get(key, kReadTimeout);
+    if (!kv.ok()) return Unreachable(kv.status());
+    return kv;
   }
 
   // One object, or NotFound in kubectl's words.
   Result<KeyValue> Get(const model::KindInfo& kind, const std::string& ns, const std::string& name) {
-    RangeRequest request;
-    request.key = model::ObjectKey(kind, ns, name);
-    Result<RangeResult> r = client_.Read(request, kReadTimeout);
-    if (!r.ok()) return Unreachable(r.status());
-    if (r->kvs.empty()) {
-      return Status::NotFound(std::string(kind.resource) + " \"" + name + "\" not found");
-    }
-    return std::move(r->kvs[0]);
+    Result<std::optional<KeyValue>> kv = GetKey(model::ObjectKey(kind, ns, name));
+    if (!kv.ok()) return kv.status();
+    if (!kv->has_value()) return Status::NotFound(std::string(kind.resource) + " \"" + name + "\" not found");
+    return std::move(**kv);
   }
 
  private:
-  explicit ApiReader(std::string endpoint)
-      : endpoint_(std::move(endpoint)), client_(context_, endpoint_, "podflow-cli") {}
+  explicit ApiReader(const std::string& endpoint) : client_(context_, endpoint, "podflow-cli") {}
 
   Status Unreachable(const Status& s) const {
-    return Status(s.code(), "Unable to connect to the server at " + endpoint_ + ": " + s.ToString());
+    return Status(s.code(), "Unable to connect to the server at " + client_.endpoint() + ": " + s.ToString());
   }
 
-  zmq::context_t context_;
-  const std::string endpoint_;
-  persistence::Client client_;
+  bus::Context context_;
+  client::ApiClient client_;
 };
 
 // kubectl's error line for a failed request.

@@ -19,7 +19,7 @@
 #include "model/codec.h"
 #include "model/objects.h"
 #include "pipeline/config.h"
-#include "stages/persistence/persistence.h"
+#include "client/client.h"
 
 namespace podflow::cli {
 namespace {
@@ -88,7 +88,7 @@ Result<Endpoints> Resolve(const PublishOptions& options) {
 // time the reading, not the pods).
 class RunningTracker {
  public:
-  explicit RunningTracker(std::unique_ptr<persistence::RemoteWatcher> watcher)
+  explicit RunningTracker(std::unique_ptr<client::RemoteWatcher> watcher)
       : watcher_(std::move(watcher)), thread_([this] { Loop(); }) {}
   RunningTracker(const RunningTracker&) = delete;
   RunningTracker& operator=(const RunningTracker&) = delete;
@@ -140,7 +140,7 @@ class RunningTracker {
     }
   }
 
-  std::unique_ptr<persistence::RemoteWatcher> watcher_;
+  std::unique_ptr<client::RemoteWatcher> watcher_;
   std::atomic<bool> stop_{false};
   std::mutex mu_;
   std::map<std::string, Clock::time_point> running_at_;  // GUARDED_BY(mu_)
@@ -230,13 +230,13 @@ int RunPublish(const PublishOptions& options) {
   }
   // A caller that takes the report keeps stdout for its own output.
   FILE* summary = options.report != nullptr ? stderr : stdout;
-  zmq::context_t context;
+  bus::Context context;
   bus::RpcClient client(context, endpoints->submit);
 
   // Watching starts before anything is submitted, so no Running is missed.
   std::unique_ptr<RunningTracker> tracker;
   if (options.wait) {
-    persistence::Client api(context, endpoints->api, "podflow-publish");
+    client::ApiClient api(context, endpoints->api, "podflow-publish");
     RangeRequest probe = RangeRequest::Prefix("/registry/pods/");
     probe.limit = 1;
     Result<RangeResult> head = api.Read(probe);
@@ -244,12 +244,12 @@ int RunPublish(const PublishOptions& options) {
       std::fprintf(stderr, "error: %s\n", head.status().message().c_str());
       return 1;
     }
-    persistence::RemoteWatchOptions watch;
+    client::RemoteWatchOptions watch;
     watch.key = "/registry/pods/";
     watch.prefix = true;
     watch.start_revision = Revision(head->revision.value() + 1);
     watch.credits = 1024;
-    auto opened = persistence::RemoteWatcher::Open(context, endpoints->watch, watch);
+    auto opened = client::RemoteWatcher::Open(context, endpoints->watch, watch);
     if (!opened.ok()) {
       std::fprintf(stderr, "error: %s\n", opened.status().message().c_str());
       return 1;

@@ -12,20 +12,13 @@ namespace podflow::cli {
 
 Result<pipeline::StageRegistry> AllStages() {
   pipeline::StageRegistry registry;
-  PODFLOW_RETURN_IF_ERROR(registry.Register(
-      "persistence", pipeline::FactoryOf<persistence::PersistenceStage>(persistence::PersistenceStage::Create)));
-  PODFLOW_RETURN_IF_ERROR(registry.Register(
-      "admission", pipeline::FactoryOf<admission::AdmissionStage>(admission::AdmissionStage::Create)));
-  PODFLOW_RETURN_IF_ERROR(registry.Register(
-      "scheduling", pipeline::FactoryOf<scheduling::SchedulingStage>(scheduling::SchedulingStage::Create)));
-  PODFLOW_RETURN_IF_ERROR(registry.Register(
-      "binding", pipeline::FactoryOf<binding::BindingStage>(binding::BindingStage::Create)));
-  PODFLOW_RETURN_IF_ERROR(registry.Register(
-      "runtime", pipeline::FactoryOf<runtime::RuntimeStage>(runtime::RuntimeStage::Create)));
-  PODFLOW_RETURN_IF_ERROR(registry.Register(
-      "proxy", pipeline::FactoryOf<proxy::ProxyStage>(proxy::ProxyStage::Create)));
-  PODFLOW_RETURN_IF_ERROR(registry.Register(
-      "status", pipeline::FactoryOf<status::StatusStage>(status::StatusStage::Create)));
+  PODFLOW_RETURN_IF_ERROR(registry.Register<persistence::PersistenceStage>(persistence::PersistenceStage::Create));
+  PODFLOW_RETURN_IF_ERROR(registry.Register<admission::AdmissionStage>(admission::AdmissionStage::Create));
+  PODFLOW_RETURN_IF_ERROR(registry.Register<scheduling::SchedulingStage>(scheduling::SchedulingStage::Create));
+  PODFLOW_RETURN_IF_ERROR(registry.Register<binding::BindingStage>(binding::BindingStage::Create));
+  PODFLOW_RETURN_IF_ERROR(registry.Register<runtime::RuntimeStage>(runtime::RuntimeStage::Create));
+  PODFLOW_RETURN_IF_ERROR(registry.Register<proxy::ProxyStage>(proxy::ProxyStage::Create));
+  PODFLOW_RETURN_IF_ERROR(registry.Register<status::StatusStage>(status::StatusStage::Create));
   return registry;
 }
 

@@ -1,4 +1,5 @@
 #include "pipeline/config.h"
+#include "pipeline/stage_names.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -51,8 +52,7 @@ const std::vector<std::string>& RequiredChannels() {
 }
 
 const std::vector<std::string>& KnownStages() {
-  static const std::vector<std::string> kStages = {"persistence", "admission", "scheduling", "binding",
-                                                   "runtime",     "proxy",     "status"};
+  static const std::vector<std::string> kStages(kStageNames.begin(), kStageNames.end());
   return kStages;
 }
 

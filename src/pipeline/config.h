@@ -44,7 +44,8 @@ struct ClusterConfig {
   YAML::Node Section(const std::string& name) const;
 };
 
-// The channels every pipeline must name, and the stages there are.
+// The channels every pipeline must name, and the stages there are
+// (kStageNames, in start order).
 const std::vector<std::string>& RequiredChannels();
 const std::vector<std::string>& KnownStages();
 

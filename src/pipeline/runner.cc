@@ -7,7 +7,7 @@
 
 namespace podflow::pipeline {
 
-Status StageRegistry::Register(std::string name, StageFactory factory) {
+Status StageRegistry::Add(std::string name, StageFactory factory) {
   if (factories_.count(name)) return Status::Invalid("stage \"" + name + "\" is registered twice");
   factories_.emplace(std::move(name), std::move(factory));
   return Status::Ok();
@@ -27,8 +27,8 @@ Status RunProcess(const ClusterConfig& config, const StageRegistry& registry,
   }
   if (spec == nullptr) return Status::Invalid("pipeline " + config.pipeline.name + " has no process \"" + process + "\"");
 
-  zmq::context_t zmq_context;
-  StageContext context{zmq_context, config};
+  bus::Context bus_context;
+  StageContext context{bus_context, config};
   // Start in the pipeline's natural order (persistence first), whatever the
   // order in the file.
   std::vector<std::string> order;

@@ -1,4 +1,4 @@
-// A stage: one node of the pipeline (design §1). Every stage is a class that
+// A stage: one node of the pipeline. Every stage is a class that
 // models the Stage concept; the registry (registry.cc) names them, and the
 // runner starts the stages of one process and stops them on a signal.
 #pragma once
@@ -11,16 +11,16 @@
 #include <string>
 #include <string_view>
 
-#include <zmq.hpp>
-
 #include "base/result.h"
+#include "bus/bus.h"
 #include "pipeline/config.h"
+#include "pipeline/stage_names.h"
 
 namespace podflow::pipeline {
 
 // What a stage gets to work with. Outlives the stage.
 struct StageContext {
-  zmq::context_t& zmq;
+  bus::Context& bus;  // one per process: inproc channels need it shared
   const ClusterConfig& config;
   // The endpoint of a channel ("api", "watch", "submit", "decisions", "reports").
   const std::string& Endpoint(const std::string& channel) const {
@@ -31,9 +31,11 @@ struct StageContext {
 // Start() binds or connects its sockets and starts its threads, returning
 // once it serves (or with the reason it cannot); Stop() joins them. Stop()
 // is called once, after a successful Start(), from the thread that started it.
+// kName must be one of kStageNames (checked at compile time).
 template <typename S>
 concept Stage = requires(S& stage) {
   { S::kName } -> std::convertible_to<std::string_view>;
+  requires IsStageName(S::kName);
   { stage.Start() } -> std::same_as<Status>;
   { stage.Stop() } -> std::same_as<void>;
 };
@@ -63,23 +65,26 @@ class StageAdapter final : public StageHandle {
 // section here: a bad section fails before anything starts).
 using StageFactory = std::function<Result<std::unique_ptr<StageHandle>>(StageContext&)>;
 
-// Wraps a Stage's constructor-like factory into a StageFactory.
-template <Stage S>
-StageFactory FactoryOf(std::function<Result<std::unique_ptr<S>>(StageContext&)> make) {
-  return [make = std::move(make)](StageContext& ctx) -> Result<std::unique_ptr<StageHandle>> {
-    Result<std::unique_ptr<S>> stage = make(ctx);
-    if (!stage.ok()) return stage.status();
-    return std::unique_ptr<StageHandle>(new StageAdapter<S>(std::move(*stage)));
-  };
-}
-
+// The stages a program can run, each under its kName: the one registry
+// the runner builds stages from (the CLI fills it with every stage).
 class StageRegistry {
  public:
-  // Invalid when `name` is registered already.
-  Status Register(std::string name, StageFactory factory);
+  // Registers S under S::kName with its factory. Invalid when the name is
+  // registered already.
+  template <Stage S>
+  Status Register(std::function<Result<std::unique_ptr<S>>(StageContext&)> make) {
+    return Add(std::string(S::kName),
+               [make = std::move(make)](StageContext& ctx) -> Result<std::unique_ptr<StageHandle>> {
+                 Result<std::unique_ptr<S>> stage = make(ctx);
+                 if (!stage.ok()) return stage.status();
+                 return std::unique_ptr<StageHandle>(new StageAdapter<S>(std::move(*stage)));
+               });
+  }
   const StageFactory* Find(const std::string& name) const;
 
  private:
+  Status Add(std::string name, StageFactory factory);
+
   std::map<std::string, StageFactory> factories_;
 };
 

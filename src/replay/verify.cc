@@ -19,7 +19,7 @@ using scheduling::SchedulerCore;
 
 constexpr size_t kBatchRevisions = 512;
 
-// One followed prefix, fed into the core the way persistence::Informer feeds
+// One followed prefix, fed into the core the way client::Informer feeds
 // the stage's: a list (upserts in key order, removals of keys gone since the
 // last list), then each change after it in revision order.
 class LogFollower {

@@ -23,7 +23,7 @@
 #include "api_generated.h"
 #include "model/codec.h"
 #include "model/objects.h"
-#include "stages/persistence/persistence.h"
+#include "client/client.h"
 
 namespace podflow::e2e {
 
@@ -167,8 +167,8 @@ class Pipeline {
     return out;
   }
 
-  persistence::Client& Api() {
-    if (!api_) api_ = std::make_unique<persistence::Client>(context_, Endpoint("api"), "e2e");
+  client::ApiClient& Api() {
+    if (!api_) api_ = std::make_unique<client::ApiClient>(context_, Endpoint("api"), "e2e");
     return *api_;
   }
 
@@ -249,7 +249,7 @@ class Pipeline {
   void WaitForApi() {
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
     while (std::chrono::steady_clock::now() < deadline) {
-      persistence::Client probe(context_, Endpoint("api"), "e2e");
+      client::ApiClient probe(context_, Endpoint("api"), "e2e");
       RangeRequest r = RangeRequest::Prefix("/registry/nodes/");
       auto result = probe.Read(r, std::chrono::milliseconds(200));
       if (result.ok() && result->kvs.size() >= 3) return;  // the nodes have registered
@@ -261,8 +261,8 @@ class Pipeline {
   bool multi_process_;
   std::string dir_;
   std::map<std::string, pid_t> pids_;
-  zmq::context_t context_;
-  std::unique_ptr<persistence::Client> api_;
+  bus::Context context_;
+  std::unique_ptr<client::ApiClient> api_;
 };
 
 }  // namespace podflow::e2e

@@ -21,7 +21,7 @@
 #include "cli/stages.h"
 #include "model/objects.h"
 #include "pipeline/stage.h"
-#include "stages/persistence/persistence.h"
+#include "client/client.h"
 #include "stages/runtime/runtime.h"
 
 namespace podflow::bench {
@@ -95,8 +95,8 @@ int RunE2eBench(const std::vector<std::string>& args) {
 
   // Up when every node has registered; a pipeline that could not start
   // (e.g. its ports are taken by another podflow) ends the run.
-  zmq::context_t context;
-  persistence::Client api(context, config->pipeline.Endpoint("api"), "podflow-bench");
+  bus::Context context;
+  client::ApiClient api(context, config->pipeline.Endpoint("api"), "podflow-bench");
   size_t nodes = 0;
   for (int i = 0; i < 600 && nodes < want_nodes && !exited; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));

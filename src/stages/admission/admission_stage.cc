@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/logging.h"
+#include "client/update.h"
 #include "model/objects.h"
 #include "service_generated.h"
 
@@ -18,7 +19,7 @@ namespace {
 constexpr int kWorkers = 8;
 
 // The cluster IPs of every stored Service.
-Result<std::set<std::string>> TakenClusterIps(persistence::Client& client) {
+Result<std::set<std::string>> TakenClusterIps(client::ApiClient& client) {
   Result<RangeResult> services = client.List(model::KindPrefix(model::Kind("Service")));
   if (!services.ok()) return services.status();
   std::set<std::string> taken;
@@ -38,7 +39,7 @@ Result<std::set<std::string>> TakenClusterIps(persistence::Client& client) {
 
 // Every stored PriorityClass. One that fails verification is logged and
 // left out: pods naming it are refused as if it did not exist.
-Result<std::vector<PriorityClassInfo>> StoredPriorityClasses(persistence::Client& client) {
+Result<std::vector<PriorityClassInfo>> StoredPriorityClasses(client::ApiClient& client) {
   static auto log = Logger("stage.admission");
   Result<RangeResult> stored = client.List(model::KindPrefix(model::Kind("PriorityClass")));
   if (!stored.ok()) return stored.status();
@@ -68,47 +69,42 @@ constexpr size_t kMaxBytesPerTxn = 1 << 20;
 // several per transaction so that they share one durable commit. Each
 // document still succeeds or fails on its own, as kubectl create -f gives
 // them one by one: a failed guard names the document that exists, which
-// gets AlreadyExists, and the rest of its transaction is tried again.
+// gets AlreadyExists, and the rest of its transaction is tried again. The
+// same object twice in one request: the second copy is tried after the
+// first, and fails AlreadyExists as kubectl would report it.
 // Sets `revisions[i]` for each document created.
-void CreateAll(persistence::Client& client, std::vector<AdmissionOutcome>& outcomes, std::vector<int64_t>& revisions) {
+void CreateAll(client::ApiClient& client, std::vector<AdmissionOutcome>& outcomes, std::vector<int64_t>& revisions) {
   static auto log = Logger("stage.admission");
-  std::vector<size_t> waiting;
+  std::vector<size_t> admitted;
+  std::vector<client::UpdateItem> items;
   for (size_t i = 0; i < outcomes.size(); ++i) {
-    if (outcomes[i].admitted()) waiting.push_back(i);
+    if (!outcomes[i].admitted()) continue;
+    AdmissionOutcome& o = outcomes[i];
+    client::UpdateItem item;
+    item.key = o.key;
+    item.known = KeyValue{o.key, "", {}, Revision(0)};  // believed absent
+    item.mutate = [&o](const KeyValue* current, bool) -> client::Mutation {
+      if (current != nullptr) {
+        o.status = AlreadyExistsStatus(*o.kind, o.name);
+        return client::Mutation::Skip();
+      }
+      return client::Mutation::Put(o.bytes);
+    };
+    items.push_back(std::move(item));
+    admitted.push_back(i);
   }
-  size_t next = 0;
-  while (next < waiting.size()) {
-    // The next chunk, within the op and byte budgets (at least one document).
-    // A key already in the chunk (the same object twice in one manifest)
-    // ends it: the second copy is tried after the first, and fails
-    // AlreadyExists as kubectl would report it.
-    std::vector<size_t> chunk;
-    std::set<std::string_view> keys;
-    size_t bytes = 0;
-    while (next < waiting.size() && chunk.size() < kMaxOpsPerTxn) {
-      const AdmissionOutcome& o = outcomes[waiting[next]];
-      const size_t size = o.key.size() + o.bytes.size();
-      if (!chunk.empty() && (bytes + size > kMaxBytesPerTxn || keys.contains(o.key))) break;
-      bytes += size;
-      keys.insert(o.key);
-      chunk.push_back(waiting[next++]);
-    }
-    while (!chunk.empty()) {
-      std::vector<TxnOp> ops;
-      for (size_t i : chunk) ops.push_back(PutOp{outcomes[i].key, outcomes[i].bytes, Revision(0)});
-      Result<persistence::WriteResult> written = client.Write(ops);
-      if (!written.ok()) {
-        log->warn("creating {} object(s): {}", chunk.size(), written.status().ToString());
-        for (size_t i : chunk) outcomes[i].status = InternalErrorStatus(written.status().ToString());
-        break;
-      }
-      if (written->succeeded) {
-        for (size_t i : chunk) revisions[i] = written->revision.value();
-        break;
-      }
-      const size_t failed = chunk.at(written->failed_op);
-      outcomes[failed].status = AlreadyExistsStatus(*outcomes[failed].kind, outcomes[failed].name);
-      chunk.erase(chunk.begin() + static_cast<std::ptrdiff_t>(written->failed_op));
+  client::UpdatePolicy policy;
+  policy.max_attempts = 2;  // a lost guard means the object exists: decided once more, as AlreadyExists
+  policy.max_ops_per_txn = kMaxOpsPerTxn;
+  policy.max_bytes_per_txn = kMaxBytesPerTxn;
+  std::vector<client::UpdateOutcome> written = client::UpdateBatch(client, std::move(items), policy);
+  for (size_t n = 0; n < written.size(); ++n) {
+    const size_t i = admitted[n];
+    if (written[n].written) {
+      revisions[i] = written[n].revision.value();
+    } else if (!written[n].status.ok()) {
+      log->warn("creating {}: {}", outcomes[i].key, written[n].status.ToString());
+      outcomes[i].status = InternalErrorStatus(written[n].status.ToString());
     }
   }
 }
@@ -127,7 +123,7 @@ Result<std::unique_ptr<AdmissionStage>> AdmissionStage::Create(pipeline::StageCo
 
 Status AdmissionStage::Start() {
   server_ = std::make_unique<bus::RpcServer>(
-      context_.zmq, context_.Endpoint("submit"), kWorkers,
+      context_.bus, context_.Endpoint("submit"), kWorkers,
       [this](const msg::Envelope& request, flatbuffers::FlatBufferBuilder& fbb) { return Handle(request, fbb); });
   return server_->Start();
 }
@@ -152,7 +148,7 @@ std::unique_ptr<AdmissionStage::Worker> AdmissionStage::Borrow() {
   std::mt19937_64 rng((static_cast<uint64_t>(entropy()) << 32) ^ entropy());
   return std::unique_ptr<Worker>(new Worker{
       Admission(config_, [] { return std::chrono::system_clock::now(); }, rng),
-      persistence::Client(context_.zmq, context_.Endpoint("api"), std::string(kName))});
+      client::ApiClient(context_.bus, context_.Endpoint("api"), std::string(kName))});
 }
 
 void AdmissionStage::Return(std::unique_ptr<Worker> worker) {

@@ -12,7 +12,7 @@
 #include "bus/bus.h"
 #include "pipeline/stage.h"
 #include "stages/admission/admission.h"
-#include "stages/persistence/persistence.h"
+#include "client/client.h"
 
 namespace podflow::admission {
 
@@ -30,7 +30,7 @@ class AdmissionStage {
   // a socket, so each concurrent request borrows one worker.
   struct Worker {
     Admission admission;
-    persistence::Client client;
+    client::ApiClient client;
   };
 
   AdmissionStage(pipeline::StageContext& context, AdmissionConfig config)

@@ -1,13 +1,12 @@
 #include "stages/binding/binding_stage.h"
 
-#include <algorithm>
 #include <string_view>
 #include <unordered_map>
 
 #include "base/logging.h"
 #include "model/objects.h"
 #include "scheduler/framework/decision_record.h"
-#include "stages/persistence/persistence.h"
+#include "client/update.h"
 #include "stages/status/status.h"
 
 namespace podflow::binding {
@@ -19,7 +18,7 @@ constexpr size_t kWorkers = 8;
 }  // namespace
 
 struct BindingStage::Worker {
-  persistence::Client client;
+  client::ApiClient client;
   status::EventNamer namer;
 };
 
@@ -46,153 +45,97 @@ Result<std::unique_ptr<BindingStage>> BindingStage::Create(pipeline::StageContex
   return std::unique_ptr<BindingStage>(new BindingStage(context));
 }
 
-BindingStage::BindingStage(pipeline::StageContext& context) : context_(context) {}
+BindingStage::BindingStage(pipeline::StageContext& context)
+    : pull_(context, Pull::Spec{"decisions", "stage.binding", kWorkers,
+                                [&context](size_t i) {
+                                  return std::unique_ptr<Worker>(new Worker{
+                                      client::ApiClient(context.bus, context.Endpoint("api"), std::string(kName)),
+                                      status::EventNamer(kEventNamerInstance + static_cast<uint32_t>(i))});
+                                },
+                                DecodeDecision,
+                                [this](Worker& worker, std::vector<Decision>& batch) { Bind(worker, batch); }}) {}
 BindingStage::~BindingStage() = default;
+Status BindingStage::Start() { return pull_.Start(); }
+void BindingStage::Stop() { pull_.Stop(); }
 
-Status BindingStage::Start() {
-  decisions_ = std::make_unique<bus::Puller>(context_.zmq, context_.Endpoint("decisions"));
-  PODFLOW_RETURN_IF_ERROR(decisions_->Bind());
-  for (size_t i = 0; i < kWorkers; ++i) {
-    workers_.push_back(std::unique_ptr<Worker>(
-        new Worker{persistence::Client(context_.zmq, context_.Endpoint("api"), std::string(kName)),
-                   status::EventNamer(kEventNamerInstance + static_cast<uint32_t>(i))}));
+Result<BindingStage::Pull::Decoded> BindingStage::DecodeDecision(const bus::Frame& frame) {
+  const msg::Decision* decision = frame.envelope().body_as_Decision();
+  if (decision == nullptr || decision->pod_key() == nullptr || decision->pod_uid() == nullptr ||
+      decision->node_name() == nullptr || decision->node_name()->size() == 0) {
+    return Status::Invalid("not a decision with a pod and a node");
   }
-  lanes_ = std::make_unique<pipeline::ShardedWorkers<Decision>>(
-      kWorkers, [this](size_t worker, std::vector<Decision>& batch) { Bind(worker, batch); });
-  thread_ = std::thread([this] { Loop(); });
-  return Status::Ok();
-}
-
-void BindingStage::Stop() {
-  stopping_ = true;
-  if (thread_.joinable()) thread_.join();
-  lanes_->Stop();
-  lanes_.reset();
-  workers_.clear();
-  decisions_.reset();
-}
-
-void BindingStage::Loop() {
-  auto log = Logger("stage.binding");
-  while (!stopping_) {
-    Result<bus::Frame> frame = decisions_->Pull(std::chrono::milliseconds(100));
-    if (!frame.ok()) continue;
-    const msg::Decision* decision = frame->envelope().body_as_Decision();
-    if (decision == nullptr || decision->pod_key() == nullptr || decision->pod_uid() == nullptr ||
-        decision->node_name() == nullptr || decision->node_name()->size() == 0) {
-      log->warn("dropped a frame on the decisions channel: not a decision with a pod and a node");
-      continue;
-    }
-    Decision d{decision->pod_key()->str(), decision->pod_uid()->str(), decision->pod_mod_revision(),
-               decision->node_name()->str(),
-               decision->pod() ? std::string(reinterpret_cast<const char*>(decision->pod()->data()),
-                                             decision->pod()->size())
-                               : std::string(),
-               decision->explanation() ? std::string(reinterpret_cast<const char*>(decision->explanation()->data()),
-                                                     decision->explanation()->size())
-                                       : std::string()};
-    std::string key = d.pod_key;
-    lanes_->Submit(key, std::move(d));
-  }
-}
-
-void BindingStage::Bind(size_t index, std::vector<Decision>& decisions) {
-  static auto log = Logger("stage.binding");
-  Worker& w = *workers_[index];
-  // One pod's part of the transaction.
-  struct Binding {
-    const Decision* decision;
-    size_t op;  // index of the pod's put in `ops`
-    size_t ops;  // how many ops are the pod's (pod, event, explanation)
+  auto bytes = [](const flatbuffers::Vector<uint8_t>* v) {
+    return v ? std::string(reinterpret_cast<const char*>(v->data()), v->size()) : std::string();
   };
-  std::vector<Binding> bindings;
-  std::vector<TxnOp> ops;
+  Decision d{decision->pod_key()->str(), decision->pod_uid()->str(), decision->pod_mod_revision(),
+             decision->node_name()->str(), bytes(decision->pod()), bytes(decision->explanation())};
+  std::string key = d.pod_key;
+  return Pull::Decoded{std::move(key), std::move(d)};
+}
+
+void BindingStage::Bind(Worker& w, std::vector<Decision>& decisions) {
+  static auto log = Logger("stage.binding");
   const runtime::SimTime now = runtime::WallClockNow();
   // Two decisions for one pod in a batch: the later one was made on a newer
   // revision (the scheduler decided again), so it is the one that stands.
   std::unordered_map<std::string_view, size_t> last;
   for (size_t i = 0; i < decisions.size(); ++i) last[decisions[i].pod_key] = i;
+  std::vector<const Decision*> bound;
+  std::vector<client::UpdateItem> items;
   for (size_t i = 0; i < decisions.size(); ++i) {
     const Decision& decision = decisions[i];
-    const std::string& key = decision.pod_key;
-    const std::string& node = decision.node;
-    if (last.at(key) != i) continue;
-    // The pod as the decision saw it; read only when the decision did not
-    // carry it. Either way the write is guarded by the decided revision.
-    KeyValue kv;
-    if (!decision.pod.empty()) {
-      kv.key = key;
-      kv.value = decision.pod;
-      kv.mod_revision = Revision(decision.pod_mod_revision);
-    } else {
-      Result<RangeResult> read = w.client.Read(RangeRequest{key});
-      if (!read.ok()) {
-        // Not bound: the scheduler's assumption expires and it decides again.
-        log->warn("binding {} to {}: reading the pod: {}", key, node, read.status().ToString());
-        continue;
+    if (last.at(decision.pod_key) != i) continue;
+    client::UpdateItem item;
+    item.key = decision.pod_key;
+    // The pod as the decision saw it, when the decision carried it (else it
+    // is read). Either way the write is guarded by the decided revision.
+    if (!decision.pod.empty()) item.known = KeyValue{decision.pod_key, decision.pod, {}, Revision(decision.pod_mod_revision)};
+    item.mutate = [&w, &decision, now](const KeyValue* current, bool) -> client::Mutation {
+      if (current == nullptr) return client::Mutation::Skip(Status::NotFound("the pod is gone"));
+      if (!model::VerifyObject(model::Kind("Pod"), current->value).ok()) {
+        return client::Mutation::Skip(Status::Corruption("the pod does not verify"));
       }
-      if (read->kvs.empty()) {
-        log->info("binding {} to {}: the pod is gone", key, node);
-        continue;
+      const api::Pod* stored = flatbuffers::GetRoot<api::Pod>(current->value.data());
+      // A pod that changed since its decision is a conflict: the scheduler
+      // decides again on the newer revision.
+      if (std::string why = Mismatch(*stored, decision, current->mod_revision.value()); !why.empty()) {
+        return client::Mutation::Skip(Status::Conflict(why));
       }
-      kv = std::move(read->kvs[0]);
-    }
-    if (!model::VerifyObject(model::Kind("Pod"), kv.value).ok()) {
-      log->error("binding {}: the pod does not verify", key);
-      continue;
-    }
-    const api::Pod* stored = flatbuffers::GetRoot<api::Pod>(kv.value.data());
-    if (std::string why = Mismatch(*stored, decision, kv.mod_revision.value()); !why.empty()) {
-      log->info("binding {} to {}: conflict: {}", key, node, why);
-      continue;
-    }
-    std::unique_ptr<api::PodT> pod(stored->UnPack());
-    if (!pod->metadata || !pod->spec) continue;
-    pod->spec->node_name = node;
-    if (!pod->status) pod->status = std::make_unique<api::PodStatusT>();
-    status::SetCondition(*pod->status, {"PodScheduled", api::ConditionStatus::True, "", ""}, runtime::FormatTime(now));
-    status::PackedEvent event =
-        status::PackEvent(status::ScheduledEvent(*pod, node, now, w.namer, status::SchedulerOf(*pod)));
-    const size_t first = ops.size();
-    ops.push_back(PutOp{key, model::Pack(*pod), kv.mod_revision});
-    ops.push_back(PutOp{std::move(event.key), std::move(event.bytes), std::nullopt, status::kEventTtlSeconds});
-    if (!decision.explanation.empty()) {
-      // Why the scheduler chose the node, with the binding it explains; it
-      // lives as long as the events do.
-      ops.push_back(PutOp{scheduler::DecisionKeyOfPod(key), decision.explanation, std::nullopt,
-                          status::kEventTtlSeconds});
-    }
-    bindings.push_back(Binding{&decision, first, ops.size() - first});
+      std::unique_ptr<api::PodT> pod(stored->UnPack());
+      if (!pod->metadata || !pod->spec) return client::Mutation::Skip(Status::Invalid("the pod has no metadata or spec"));
+      pod->spec->node_name = decision.node;
+      if (!pod->status) pod->status = std::make_unique<api::PodStatusT>();
+      status::SetCondition(*pod->status, {"PodScheduled", api::ConditionStatus::True, "", ""}, runtime::FormatTime(now));
+      status::PackedEvent event =
+          status::PackEvent(status::ScheduledEvent(*pod, decision.node, now, w.namer, status::SchedulerOf(*pod)));
+      std::vector<TxnOp> extra;
+      extra.push_back(PutOp{std::move(event.key), std::move(event.bytes), std::nullopt, status::kEventTtlSeconds});
+      if (!decision.explanation.empty()) {
+        // Why the scheduler chose the node, with the binding it explains; it
+        // lives as long as the events do.
+        extra.push_back(PutOp{scheduler::DecisionKeyOfPod(decision.pod_key), decision.explanation, std::nullopt,
+                              status::kEventTtlSeconds});
+      }
+      return client::Mutation::Put(model::Pack(*pod), std::move(extra));
+    };
+    items.push_back(std::move(item));
+    bound.push_back(&decision);
   }
-
-  // A failed guard names a pod that changed since its decision: that one is
-  // a conflict (the scheduler decides again on the newer revision); the
-  // others are written without it.
-  while (!bindings.empty() && !stopping_) {
-    Result<persistence::WriteResult> written = w.client.Write(ops);
-    if (!written.ok()) {
-      log->warn("binding {} pod(s): {}", bindings.size(), written.status().ToString());
-      return;  // not bound: the scheduler's assumptions expire and it decides again
-    }
-    if (written->succeeded) {
-      log->debug("bound {} pod(s) at revision {}", bindings.size(), written->revision.value());
-      return;
-    }
-    auto failed = std::find_if(bindings.begin(), bindings.end(),
-                               [&](const Binding& b) { return b.op == written->failed_op; });
-    if (failed == bindings.end()) {
-      log->error("binding: the log named op {} as failed, which is no pod", written->failed_op);
-      return;
-    }
-    log->info("binding {} to {}: conflict: the pod changed before the write", failed->decision->pod_key,
-              failed->decision->node);
-    // Drop its ops (the pod, its event, its explanation) and renumber the rest.
-    const size_t op = failed->op;
-    const size_t n = failed->ops;
-    ops.erase(ops.begin() + static_cast<std::ptrdiff_t>(op), ops.begin() + static_cast<std::ptrdiff_t>(op + n));
-    bindings.erase(failed);
-    for (Binding& b : bindings) {
-      if (b.op > op) b.op -= n;
+  // Not bound (an error, a conflict): the scheduler's assumption expires and
+  // it decides again.
+  client::UpdatePolicy policy;
+  policy.max_attempts = 2;  // a lost guard is decided once more: the pod changed, so it is a conflict
+  policy.stopping = [this] { return pull_.stopping(); };
+  std::vector<client::UpdateOutcome> outcomes = client::UpdateBatch(w.client, std::move(items), policy);
+  for (size_t i = 0; i < outcomes.size(); ++i) {
+    const Decision& d = *bound[i];
+    const client::UpdateOutcome& o = outcomes[i];
+    if (o.written) {
+      log->debug("bound {} to {} at revision {}", d.pod_key, d.node, o.revision.value());
+    } else if (o.status.code() == Code::kConflict || o.status.code() == Code::kNotFound) {
+      log->info("binding {} to {}: {}", d.pod_key, d.node, o.status.message());
+    } else {
+      log->warn("binding {} to {}: {}", d.pod_key, d.node, o.status.ToString());
     }
   }
 }

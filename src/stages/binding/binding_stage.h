@@ -5,15 +5,12 @@
 // scheduler sees the newer revision and decides again.
 #pragma once
 
-#include <atomic>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
-#include "bus/bus.h"
+#include "pipeline/pull_stage.h"
 #include "pipeline/stage.h"
-#include "pipeline/workers.h"
 
 namespace podflow::binding {
 
@@ -42,20 +39,16 @@ class BindingStage {
     std::string explanation;
   };
   struct Worker;
+  using Pull = pipeline::PullStage<Decision, Worker>;
 
-  void Loop();
-  // Applies a batch of decisions with worker `worker`'s client: every pod's
+  static Result<Pull::Decoded> DecodeDecision(const bus::Frame& frame);
+  // Applies a batch of decisions with `worker`'s client: every pod's
   // binding in one transaction, each guarded by its decided revision.
-  void Bind(size_t worker, std::vector<Decision>& decisions);
+  void Bind(Worker& worker, std::vector<Decision>& decisions);
 
-  pipeline::StageContext& context_;
-  std::unique_ptr<bus::Puller> decisions_;
-  std::vector<std::unique_ptr<Worker>> workers_;
   // Decisions bound in parallel (their writes share group commits); one
   // pod's decisions stay in order on one worker.
-  std::unique_ptr<pipeline::ShardedWorkers<Decision>> lanes_;
-  std::atomic<bool> stopping_{false};
-  std::thread thread_;
+  Pull pull_;
 };
 static_assert(pipeline::Stage<BindingStage>);
 

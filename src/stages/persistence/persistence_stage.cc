@@ -14,7 +14,7 @@ Status PersistenceStage::Start() {
   if (!log.ok()) return log.status();
   log_ = std::move(*log);
   server_ = std::make_unique<Server>(
-      context_.zmq, log_.get(),
+      context_.bus, log_.get(),
       ServerOptions{context_.Endpoint("api"), context_.Endpoint("watch"), 16});
   return server_->Start();
 }

@@ -2,7 +2,7 @@
 
 #include "base/logging.h"
 #include "model/objects.h"
-#include "stages/persistence/informer.h"
+#include "client/client.h"
 #include "stages/proxy/endpoints.h"
 
 namespace podflow::proxy {
@@ -23,23 +23,20 @@ Result<std::unique_ptr<ProxyStage>> ProxyStage::Create(pipeline::StageContext& c
 }
 
 Status ProxyStage::Start() {
-  thread_ = std::thread([this] { Loop(); });
+  loop_.Start([this](const std::atomic<bool>& stopping) { Loop(stopping); });
   return Status::Ok();
 }
 
-void ProxyStage::Stop() {
-  stopping_ = true;
-  if (thread_.joinable()) thread_.join();
-}
+void ProxyStage::Stop() { loop_.Stop(); }
 
-void ProxyStage::Loop() {
+void ProxyStage::Loop(const std::atomic<bool>& stopping) {
   auto log = Logger("stage.proxy");
   const std::string pods_prefix = model::KindPrefix(model::Kind("Pod"));
   const std::string services_prefix = model::KindPrefix(model::Kind("Service"));
-  persistence::Informer pod_informer(context_.zmq, context_.Endpoint("api"), context_.Endpoint("watch"), pods_prefix);
-  persistence::Informer service_informer(context_.zmq, context_.Endpoint("api"), context_.Endpoint("watch"),
+  client::Informer pod_informer(context_.bus, context_.Endpoint("api"), context_.Endpoint("watch"), pods_prefix);
+  client::Informer service_informer(context_.bus, context_.Endpoint("api"), context_.Endpoint("watch"),
                                          services_prefix);
-  persistence::Client client(context_.zmq, context_.Endpoint("api"), "proxy");
+  client::ApiClient client(context_.bus, context_.Endpoint("api"), "proxy");
 
   // Stored bytes, verified once on arrival.
   std::map<std::string, std::string> pods, services;
@@ -47,7 +44,7 @@ void ProxyStage::Loop() {
   std::map<std::string, std::string> written;         // endpoints key -> bytes we wrote
   std::set<std::string> dirty;                         // namespaces to recompute
   std::vector<std::string> gone;                       // endpoints of deleted services
-  persistence::Informer::Handlers pod_handlers{
+  client::Informer::Handlers pod_handlers{
       [&](const KeyValue& kv) {
         if (!model::VerifyObject(model::Kind("Pod"), kv.value).ok()) {
           log->warn("{}: not a valid Pod; ignored", kv.key);
@@ -63,7 +60,7 @@ void ProxyStage::Loop() {
         const std::string ns = NamespaceOf(key);
         if (services_per_ns.contains(ns)) dirty.insert(ns);
       }};
-  persistence::Informer::Handlers service_handlers{
+  client::Informer::Handlers service_handlers{
       [&](const KeyValue& kv) {
         if (!model::VerifyObject(model::Kind("Service"), kv.value).ok()) {
           log->warn("{}: not a valid Service; ignored", kv.key);
@@ -80,7 +77,7 @@ void ProxyStage::Loop() {
         gone.push_back(model::ObjectKey(model::Kind("Endpoints"), ns, key.substr(key.rfind('/') + 1)));
       }};
 
-  while (!stopping_) {
+  while (!stopping) {
     Status polled = service_informer.Poll(std::chrono::milliseconds(0), service_handlers);
     if (polled.ok()) polled = pod_informer.Poll(std::chrono::milliseconds(100), pod_handlers);
     if (!polled.ok()) {
@@ -103,7 +100,7 @@ void ProxyStage::Loop() {
         std::string key = model::ObjectKey(model::Kind("Endpoints"), ns, service->metadata()->name()->str());
         auto known = written.find(key);
         if (known != written.end() && known->second == bytes) continue;
-        Result<persistence::WriteResult> result = client.Write({PutOp{key, bytes}});
+        Result<client::WriteResult> result = client.Write({PutOp{key, bytes}});
         if (result.ok() && result->succeeded) {
           written[key] = bytes;
         } else {
@@ -113,7 +110,7 @@ void ProxyStage::Loop() {
     }
     dirty.clear();
     for (const std::string& key : gone) {
-      Result<persistence::WriteResult> result = client.Write({DeleteOp{key}});
+      Result<client::WriteResult> result = client.Write({DeleteOp{key}});
       if (!result.ok()) log->warn("deleting {}: {}", key, result.status().ToString());
       written.erase(key);
     }

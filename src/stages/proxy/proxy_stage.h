@@ -7,8 +7,8 @@
 #include <memory>
 #include <set>
 #include <string>
-#include <thread>
 
+#include "pipeline/loop_thread.h"
 #include "pipeline/stage.h"
 
 namespace podflow::proxy {
@@ -23,11 +23,10 @@ class ProxyStage {
 
  private:
   explicit ProxyStage(pipeline::StageContext& context) : context_(context) {}
-  void Loop();
+  void Loop(const std::atomic<bool>& stopping);
 
   pipeline::StageContext& context_;
-  std::atomic<bool> stopping_{false};
-  std::thread thread_;
+  pipeline::LoopThread loop_;
 };
 static_assert(pipeline::Stage<ProxyStage>);
 

@@ -7,7 +7,7 @@
 #include "base/logging.h"
 #include "bus/bus.h"
 #include "model/objects.h"
-#include "stages/persistence/informer.h"
+#include "client/client.h"
 #include "stages/runtime/adopt.h"
 
 namespace podflow::runtime {
@@ -52,172 +52,202 @@ Result<std::unique_ptr<RuntimeStage>> RuntimeStage::Create(pipeline::StageContex
   return std::unique_ptr<RuntimeStage>(new RuntimeStage(context, std::move(*config), std::move(*nodes)));
 }
 
-Status RuntimeStage::Start() {
-  thread_ = std::thread([this] { Loop(); });
-  return Status::Ok();
-}
-
-void RuntimeStage::Stop() {
-  stopping_ = true;
-  if (thread_.joinable()) thread_.join();
-}
-
-void RuntimeStage::Loop() {
-  auto log = Logger("stage.runtime");
-  persistence::Client client(context_.zmq, context_.Endpoint("api"), std::string(kName));
-  bus::Pusher reports(context_.zmq, context_.Endpoint("reports"));
-  const ImageCatalog catalog(config_.registry);
-  NodeAgentSet agents(&catalog, config_.timing);
-
-  // Register the nodes: create each Node unless it exists (a restart keeps
-  // the registered object and its creationTimestamp).
-  for (const SimNode& node : nodes_) {
-    Status added = agents.AddNode(node);
-    if (!added.ok()) log->error("node {}: {}", node.name, added.ToString());
+// The stage's loop, step by step; runs on the stage's one thread.
+class RuntimeLoop {
+ public:
+  RuntimeLoop(pipeline::StageContext& context, const RuntimeConfig& config, const std::vector<SimNode>& nodes)
+      : config_(config),
+        nodes_(nodes),
+        log_(Logger("stage.runtime")),
+        client_(context.bus, context.Endpoint("api"), std::string(RuntimeStage::kName)),
+        reports_(context.bus, context.Endpoint("reports")),
+        catalog_(config.registry),
+        agents_(&catalog_, config.timing),
+        pods_(context.bus, context.Endpoint("api"), context.Endpoint("watch"), model::KindPrefix(model::Kind("Pod"))),
+        node_informer_(context.bus, context.Endpoint("api"), context.Endpoint("watch"),
+                       model::KindPrefix(model::Kind("Node"))) {
+    for (const SimNode& node : nodes_) hosted_defs_.push_back(NodeDefFromSim(node));
   }
-  std::vector<const SimNode*> unregistered;
-  for (const SimNode& node : nodes_) unregistered.push_back(&node);
-  while (!unregistered.empty() && !stopping_) {
-    const SimNode& node = *unregistered.back();
-    const std::string key = model::ObjectKey(model::Kind("Node"), "", node.name);
-    Result<persistence::WriteResult> written =
-        client.Write({PutOp{key, BuildNodeBytes(node, catalog, WallClockNow()), Revision(0)}}, std::chrono::seconds(1));
-    if (!written.ok()) {
-      log->warn("registering node {}: {}; retrying", node.name, written.status().ToString());
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
-      continue;
+
+  void Run(const std::atomic<bool>& stopping) {
+    RegisterNodes(stopping);
+    const client::Informer::Handlers pod_handlers{[this](const KeyValue& kv) { UpsertPod(kv); },
+                                                  [this](const std::string& key) { RemovePod(key); }};
+    const client::Informer::Handlers node_handlers{[this](const KeyValue& kv) { UpsertNode(kv); },
+                                                   [this](const std::string& key) { RemoveNode(key); }};
+    while (!stopping) {
+      // Sleep in the watch until the next step is due (at most 100 ms).
+      auto wait = std::chrono::milliseconds(100);
+      if (std::optional<SimTime> due = agents_.NextDue()) {
+        wait = std::clamp(std::chrono::duration_cast<std::chrono::milliseconds>(*due - WallClockNow()),
+                          std::chrono::milliseconds(0), wait);
+      }
+      Status polled = node_informer_.Poll(std::chrono::milliseconds(0), node_handlers);
+      if (polled.ok()) polled = pods_.Poll(wait, pod_handlers);
+      if (!polled.ok()) {
+        log_->warn("following pods: {}", polled.ToString());
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      }
+      PushReports();
+      RetryAdoptions();
     }
-    log->info("node {} {}", node.name, written->succeeded ? "registered" : "already registered");
-    unregistered.pop_back();
   }
 
-  // Nodes created by others (the publisher) are adopted: this runtime
-  // becomes their kubelet.
-  std::vector<NodeDef> hosted_defs;
-  for (const SimNode& node : nodes_) hosted_defs.push_back(NodeDefFromSim(node));
-  std::unordered_map<std::string, std::string> node_names;  // node key -> name, for removals
-  // Pods bound to a node not hosted (yet): handed over if it is adopted.
-  std::unordered_map<std::string, KeyValue> unhosted;
-  std::vector<Report> unsent;                              // reports the status stage did not take yet
-  std::unordered_map<std::string, KeyValue> adopt_retry;  // node key -> the Node to adopt again
-  SimTime adopt_retry_at{};
+ private:
+  // Registers the configured nodes: creates each Node unless it exists (a
+  // restart keeps the registered object and its creationTimestamp).
+  void RegisterNodes(const std::atomic<bool>& stopping) {
+    for (const SimNode& node : nodes_) {
+      Status added = agents_.AddNode(node);
+      if (!added.ok()) log_->error("node {}: {}", node.name, added.ToString());
+    }
+    std::vector<const SimNode*> unregistered;
+    for (const SimNode& node : nodes_) unregistered.push_back(&node);
+    while (!unregistered.empty() && !stopping) {
+      const SimNode& node = *unregistered.back();
+      const std::string key = model::ObjectKey(model::Kind("Node"), "", node.name);
+      Result<client::WriteResult> written = client_.Write(
+          {PutOp{key, BuildNodeBytes(node, catalog_, WallClockNow()), Revision(0)}}, std::chrono::seconds(1));
+      if (!written.ok()) {
+        log_->warn("registering node {}: {}; retrying", node.name, written.status().ToString());
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        continue;
+      }
+      log_->info("node {} {}", node.name, written->succeeded ? "registered" : "already registered");
+      unregistered.pop_back();
+    }
+  }
 
-  persistence::Informer pods(context_.zmq, context_.Endpoint("api"), context_.Endpoint("watch"),
-                             model::KindPrefix(model::Kind("Pod")));
-  std::unordered_set<std::string> hosted;  // pod keys handed to `agents`
-  std::function<void(const KeyValue&)> upsert_pod = [&](const KeyValue& kv) {
+  // A pod created or changed: hosted when bound to a node of this process.
+  void UpsertPod(const KeyValue& kv) {
     if (!model::VerifyObject(model::Kind("Pod"), kv.value).ok()) {
-      log->warn("{}: not a valid Pod; ignored", kv.key);
+      log_->warn("{}: not a valid Pod; ignored", kv.key);
       return;
     }
     const api::Pod* pod = flatbuffers::GetRoot<api::Pod>(kv.value.data());
     const std::string node = pod->spec() && pod->spec()->node_name() ? pod->spec()->node_name()->str() : "";
     const bool deleting = pod->metadata() && pod->metadata()->deletion_timestamp() &&
                           pod->metadata()->deletion_timestamp()->size() > 0;
-    unhosted.erase(kv.key);
-    if (node.empty() || !agents.HasNode(node) || deleting) {
-      if (hosted.erase(kv.key)) agents.RemovePod(kv.key);
-      if (!node.empty() && !deleting) unhosted[kv.key] = kv;
+    unhosted_.erase(kv.key);
+    if (node.empty() || !agents_.HasNode(node) || deleting) {
+      if (hosted_.erase(kv.key)) agents_.RemovePod(kv.key);
+      if (!node.empty() && !deleting) unhosted_[kv.key] = kv;
       return;
     }
     const std::string uid = pod->metadata() && pod->metadata()->uid() ? pod->metadata()->uid()->str() : "";
     Status status;
-    if (!hosted.contains(kv.key) && AlreadyUp(*pod)) {
+    if (!hosted_.contains(kv.key) && AlreadyUp(*pod)) {
       const std::string ip = pod->status()->pod_ip() ? pod->status()->pod_ip()->str() : "";
-      status = agents.AdoptPod(node, kv.key, uid, ip);
-      log->info("{} is already up on {}: adopted", kv.key, node);
+      status = agents_.AdoptPod(node, kv.key, uid, ip);
+      log_->info("{} is already up on {}: adopted", kv.key, node);
     } else {
       PodAssignment assignment{kv.key, kv.mod_revision.value(), std::shared_ptr<const api::PodT>(pod->UnPack())};
-      status = agents.AddPod(node, std::move(assignment), WallClockNow());
+      status = agents_.AddPod(node, std::move(assignment), WallClockNow());
     }
     if (status.ok()) {
-      hosted.insert(kv.key);
+      hosted_.insert(kv.key);
     } else {
-      log->warn("{}: {}", kv.key, status.ToString());
-    }
-  };
-  persistence::Informer::Handlers handlers{upsert_pod, [&](const std::string& key) {
-                                             unhosted.erase(key);
-                                             if (hosted.erase(key)) agents.RemovePod(key);
-                                           }};
-
-  persistence::Informer node_informer(context_.zmq, context_.Endpoint("api"), context_.Endpoint("watch"),
-                                      model::KindPrefix(model::Kind("Node")));
-  persistence::Informer::Handlers node_handlers{
-      [&](const KeyValue& kv) {
-        if (!model::VerifyObject(model::Kind("Node"), kv.value).ok()) return;
-        const api::Node* stored = flatbuffers::GetRoot<api::Node>(kv.value.data());
-        NodeDef def = NodeDefFromNode(*stored);
-        if (def.name.empty() || agents.HasNode(def.name)) return;
-        Result<SimNode> node = ResolveAdopted(config_, hosted_defs, def);
-        if (!node.ok()) {
-          log->warn("{}", node.status().ToString());
-          return;
-        }
-        Result<persistence::WriteResult> written = client.Write(
-            {PutOp{kv.key, model::Pack(AdoptedNode(*stored, *node, catalog, WallClockNow())), kv.mod_revision}});
-        if (!written.ok()) {
-          log->warn("adopting node {}: {}; will retry", def.name, written.status().ToString());
-          adopt_retry[kv.key] = kv;
-          return;
-        }
-        if (!written->succeeded) return;  // changed meanwhile: the watch brings it again
-        hosted_defs.push_back(NodeDefFromSim(*node));
-        node_names[kv.key] = node->name;
-        (void)agents.AddNode(*node);
-        log->info("node {} adopted (podCIDR {})", node->name, node->pod_cidr.ToString());
-        std::vector<KeyValue> waiting;
-        for (const auto& [key, pod_kv] : unhosted) waiting.push_back(pod_kv);
-        for (const KeyValue& pod_kv : waiting) upsert_pod(pod_kv);
-      },
-      [&](const std::string& key) {
-        auto it = node_names.find(key);
-        if (it == node_names.end()) return;  // configured nodes stay: their kubelet is this process
-        std::erase_if(hosted_defs, [&](const NodeDef& d) { return d.name == it->second; });
-        agents.RemoveNode(it->second);
-        node_names.erase(it);
-      }};
-
-  while (!stopping_) {
-    // Sleep in the watch until the next step is due (at most 100 ms).
-    auto wait = std::chrono::milliseconds(100);
-    if (std::optional<SimTime> due = agents.NextDue()) {
-      wait = std::clamp(std::chrono::duration_cast<std::chrono::milliseconds>(*due - WallClockNow()),
-                        std::chrono::milliseconds(0), wait);
-    }
-    Status polled = node_informer.Poll(std::chrono::milliseconds(0), node_handlers);
-    if (polled.ok()) polled = pods.Poll(wait, handlers);
-    if (!polled.ok()) {
-      log->warn("following pods: {}", polled.ToString());
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    }
-    // Reports not taken last time go first; a pod's are merged into one.
-    std::vector<Report> due = std::move(unsent);
-    unsent.clear();
-    for (Report& r : agents.Advance(WallClockNow())) due.push_back(std::move(r));
-    CoalesceReports(due);
-    for (size_t i = 0; i < due.size(); ++i) {
-      std::string frame = EncodeReport(due[i]);
-      Status pushed = reports.Push(zmq::message_t(frame.data(), frame.size()), kPushTimeout);
-      if (!pushed.ok()) {
-        log->warn("status stage not taking reports ({}); keeping {} for later", pushed.ToString(), due.size() - i);
-        unsent.assign(std::make_move_iterator(due.begin() + static_cast<std::ptrdiff_t>(i)),
-                      std::make_move_iterator(due.end()));
-        if (unsent.size() > kMaxUnsent) {
-          log->error("dropping {} reports: the status stage has not taken any for too long", unsent.size());
-          unsent.clear();
-        }
-        break;
-      }
-    }
-    // Nodes whose adoption failed on an error (not a conflict) are tried again.
-    if (!adopt_retry.empty() && WallClockNow() >= adopt_retry_at) {
-      auto retry = std::move(adopt_retry);
-      adopt_retry.clear();
-      for (const auto& [key, kv] : retry) node_handlers.upsert(kv);
-      adopt_retry_at = WallClockNow() + SimDuration(1000);
+      log_->warn("{}: {}", kv.key, status.ToString());
     }
   }
+
+  void RemovePod(const std::string& key) {
+    unhosted_.erase(key);
+    if (hosted_.erase(key)) agents_.RemovePod(key);
+  }
+
+  // Nodes created by others (the publisher) are adopted: this runtime
+  // becomes their kubelet.
+  void UpsertNode(const KeyValue& kv) {
+    if (!model::VerifyObject(model::Kind("Node"), kv.value).ok()) return;
+    const api::Node* stored = flatbuffers::GetRoot<api::Node>(kv.value.data());
+    NodeDef def = NodeDefFromNode(*stored);
+    if (def.name.empty() || agents_.HasNode(def.name)) return;
+    Result<SimNode> node = ResolveAdopted(config_, hosted_defs_, def);
+    if (!node.ok()) {
+      log_->warn("{}", node.status().ToString());
+      return;
+    }
+    Result<client::WriteResult> written = client_.Write(
+        {PutOp{kv.key, model::Pack(AdoptedNode(*stored, *node, catalog_, WallClockNow())), kv.mod_revision}});
+    if (!written.ok()) {
+      log_->warn("adopting node {}: {}; will retry", def.name, written.status().ToString());
+      adopt_retry_[kv.key] = kv;
+      return;
+    }
+    if (!written->succeeded) return;  // changed meanwhile: the watch brings it again
+    hosted_defs_.push_back(NodeDefFromSim(*node));
+    node_names_[kv.key] = node->name;
+    (void)agents_.AddNode(*node);
+    log_->info("node {} adopted (podCIDR {})", node->name, node->pod_cidr.ToString());
+    // Pods bound to it before it was adopted are hosted now.
+    std::vector<KeyValue> waiting;
+    for (const auto& [key, pod_kv] : unhosted_) waiting.push_back(pod_kv);
+    for (const KeyValue& pod_kv : waiting) UpsertPod(pod_kv);
+  }
+
+  void RemoveNode(const std::string& key) {
+    auto it = node_names_.find(key);
+    if (it == node_names_.end()) return;  // configured nodes stay: their kubelet is this process
+    std::erase_if(hosted_defs_, [&](const NodeDef& d) { return d.name == it->second; });
+    agents_.RemoveNode(it->second);
+    node_names_.erase(it);
+  }
+
+  // Reports not taken last time go first; a pod's are merged into one.
+  void PushReports() {
+    std::vector<Report> due = std::move(unsent_);
+    unsent_.clear();
+    for (Report& r : agents_.Advance(WallClockNow())) due.push_back(std::move(r));
+    CoalesceReports(due);
+    for (size_t i = 0; i < due.size(); ++i) {
+      Status pushed = reports_.Push(EncodeReport(due[i]), kPushTimeout);
+      if (!pushed.ok()) {
+        log_->warn("status stage not taking reports ({}); keeping {} for later", pushed.ToString(), due.size() - i);
+        unsent_.assign(std::make_move_iterator(due.begin() + static_cast<std::ptrdiff_t>(i)),
+                       std::make_move_iterator(due.end()));
+        if (unsent_.size() > kMaxUnsent) {
+          log_->error("dropping {} reports: the status stage has not taken any for too long", unsent_.size());
+          unsent_.clear();
+        }
+        return;
+      }
+    }
+  }
+
+  // Nodes whose adoption failed on an error (not a conflict) are tried again.
+  void RetryAdoptions() {
+    if (adopt_retry_.empty() || WallClockNow() < adopt_retry_at_) return;
+    auto retry = std::move(adopt_retry_);
+    adopt_retry_.clear();
+    for (const auto& [key, kv] : retry) UpsertNode(kv);
+    adopt_retry_at_ = WallClockNow() + SimDuration(1000);
+  }
+
+  const RuntimeConfig& config_;
+  const std::vector<SimNode>& nodes_;
+  std::shared_ptr<spdlog::logger> log_;
+  client::ApiClient client_;
+  bus::Pusher reports_;
+  const ImageCatalog catalog_;
+  NodeAgentSet agents_;
+  client::Informer pods_;
+  client::Informer node_informer_;
+  std::vector<NodeDef> hosted_defs_;                     // configured and adopted nodes
+  std::unordered_map<std::string, std::string> node_names_;  // adopted node key -> name, for removals
+  // Pods bound to a node not hosted (yet): handed over if it is adopted.
+  std::unordered_map<std::string, KeyValue> unhosted_;
+  std::unordered_set<std::string> hosted_;  // pod keys handed to `agents_`
+  std::vector<Report> unsent_;              // reports the status stage did not take yet
+  std::unordered_map<std::string, KeyValue> adopt_retry_;  // node key -> the Node to adopt again
+  SimTime adopt_retry_at_{};
+};
+
+Status RuntimeStage::Start() {
+  loop_.Start([this](const std::atomic<bool>& stopping) { RuntimeLoop(context_, config_, nodes_).Run(stopping); });
+  return Status::Ok();
 }
+
+void RuntimeStage::Stop() { loop_.Stop(); }
 
 }  // namespace podflow::runtime

@@ -4,11 +4,10 @@
 // through NodeAgentSet, and pushes one report per step to the status stage.
 #pragma once
 
-#include <atomic>
 #include <memory>
-#include <thread>
 #include <vector>
 
+#include "pipeline/loop_thread.h"
 #include "pipeline/stage.h"
 #include "stages/runtime/runtime.h"
 
@@ -26,13 +25,11 @@ class RuntimeStage {
  private:
   RuntimeStage(pipeline::StageContext& context, RuntimeConfig config, std::vector<SimNode> nodes)
       : context_(context), config_(std::move(config)), nodes_(std::move(nodes)) {}
-  void Loop();
 
   pipeline::StageContext& context_;
   const RuntimeConfig config_;
   const std::vector<SimNode> nodes_;
-  std::atomic<bool> stopping_{false};
-  std::thread thread_;
+  pipeline::LoopThread loop_;
 };
 static_assert(pipeline::Stage<RuntimeStage>);
 

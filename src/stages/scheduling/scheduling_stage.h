@@ -6,12 +6,11 @@
 // PodScheduled=False (Unschedulable), and waits for a cluster event.
 #pragma once
 
-#include <atomic>
 #include <memory>
-#include <thread>
 
 #include <yaml-cpp/yaml.h>
 
+#include "pipeline/loop_thread.h"
 #include "pipeline/stage.h"
 #include "scheduler/scheduler.h"
 
@@ -31,13 +30,11 @@ class SchedulingStage {
   SchedulingStage(pipeline::StageContext& context, scheduler::Registry registry,
                   std::vector<scheduler::Profile> profiles)
       : context_(context), registry_(std::move(registry)), profiles_(std::move(profiles)) {}
-  void Loop();
 
   pipeline::StageContext& context_;
   scheduler::Registry registry_;  // outlives profiles_, whose plugins it made
   std::vector<scheduler::Profile> profiles_;
-  std::atomic<bool> stopping_{false};
-  std::thread thread_;
+  pipeline::LoopThread loop_;
 };
 static_assert(pipeline::Stage<SchedulingStage>);
 

@@ -6,7 +6,7 @@
 
 #include "base/logging.h"
 #include "model/objects.h"
-#include "stages/persistence/persistence.h"
+#include "client/update.h"
 #include "stages/status/status.h"
 
 namespace podflow::status {
@@ -25,7 +25,7 @@ constexpr size_t kWorkers = 8;
 // What one worker owns: the log client is one-thread-at-a-time, and a pod's
 // reports (hence its ledger entries) always land on the same worker.
 struct StatusStage::Worker {
-  persistence::Client client;
+  client::ApiClient client;
   EventNamer namer;
   ReportLedger ledger;
   // The pods this worker wrote last, as written: the next report of the
@@ -42,150 +42,100 @@ Result<std::unique_ptr<StatusStage>> StatusStage::Create(pipeline::StageContext&
   return std::unique_ptr<StatusStage>(new StatusStage(context));
 }
 
-StatusStage::StatusStage(pipeline::StageContext& context) : context_(context) {}
+StatusStage::StatusStage(pipeline::StageContext& context)
+    : pull_(context, Pull::Spec{"reports", "stage.status", kWorkers,
+                                [&context](size_t i) {
+                                  return std::unique_ptr<Worker>(new Worker{
+                                      client::ApiClient(context.bus, context.Endpoint("api"), std::string(kName)),
+                                      EventNamer(kEventNamerInstance + static_cast<uint32_t>(i)), ReportLedger(), {}});
+                                },
+                                DecodeReport,
+                                [this](Worker& worker, std::vector<runtime::Report>& batch) { Apply(worker, batch); }}) {}
 StatusStage::~StatusStage() = default;
+Status StatusStage::Start() { return pull_.Start(); }
+void StatusStage::Stop() { pull_.Stop(); }
 
-Status StatusStage::Start() {
-  reports_ = std::make_unique<bus::Puller>(context_.zmq, context_.Endpoint("reports"));
-  PODFLOW_RETURN_IF_ERROR(reports_->Bind());
-  for (size_t i = 0; i < kWorkers; ++i) {
-    workers_.push_back(std::unique_ptr<Worker>(new Worker{
-        persistence::Client(context_.zmq, context_.Endpoint("api"), std::string(kName)),
-        EventNamer(kEventNamerInstance + static_cast<uint32_t>(i)), ReportLedger()}));
-  }
-  lanes_ = std::make_unique<pipeline::ShardedWorkers<runtime::Report>>(
-      kWorkers, [this](size_t worker, std::vector<runtime::Report>& batch) { Apply(worker, batch); });
-  thread_ = std::thread([this] { Loop(); });
-  return Status::Ok();
+Result<StatusStage::Pull::Decoded> StatusStage::DecodeReport(const bus::Frame& frame) {
+  Result<runtime::Report> report = runtime::DecodeReport(frame.bytes());
+  if (!report.ok()) return report.status();
+  std::string key = report->pod_key;
+  return Pull::Decoded{std::move(key), std::move(*report)};
 }
 
-void StatusStage::Stop() {
-  stopping_ = true;
-  if (thread_.joinable()) thread_.join();
-  lanes_->Stop();
-  lanes_.reset();
-  workers_.clear();
-  reports_.reset();
-}
-
-void StatusStage::Loop() {
-  auto log = Logger("stage.status");
-  while (!stopping_) {
-    Result<bus::Frame> frame = reports_->Pull(std::chrono::milliseconds(100));
-    if (!frame.ok()) continue;  // timeout; malformed frames were logged by the puller
-    Result<runtime::Report> report = runtime::DecodeReport(frame->bytes());
-    if (!report.ok()) {
-      log->warn("dropped a report frame: {}", report.status().ToString());
-      continue;
-    }
-    std::string key = report->pod_key;
-    lanes_->Submit(key, std::move(*report));
-  }
-}
-
-void StatusStage::Apply(size_t index, std::vector<runtime::Report>& reports) {
+void StatusStage::Apply(Worker& w, std::vector<runtime::Report>& reports) {
   static auto log = Logger("stage.status");
-  Worker& w = *workers_[index];
   runtime::CoalesceReports(reports);
-  std::vector<const runtime::Report*> todo;
-  for (const runtime::Report& r : reports) todo.push_back(&r);
-
-  // One pod's part of the transaction being built.
-  struct Folded {
-    const runtime::Report* report;
-    KeyValue kv;  // the new stored pod (value) and the guard (mod_revision)
-  };
-  for (int attempt = 1; attempt <= kMaxAttempts && !todo.empty() && !stopping_; ++attempt) {
-    std::vector<const runtime::Report*> later;  // to fold again in the next round
-    std::vector<Folded> folded;
-    std::vector<TxnOp> ops;
-    std::set<std::string_view> keys;  // a key once per transaction
-    for (const runtime::Report* report : todo) {
-      if (keys.contains(report->pod_key)) {  // the same name, another pod: next round
-        later.push_back(report);
-        continue;
+  std::vector<client::UpdateItem> items;
+  items.reserve(reports.size());
+  for (const runtime::Report& r : reports) {
+    const runtime::Report* report = &r;
+    client::UpdateItem item;
+    item.key = report->pod_key;
+    // The pod as this worker last wrote it folds without a read; a stale
+    // copy costs one failed guarded write (then it is read).
+    if (auto remembered = w.written.find(report->pod_key); remembered != w.written.end()) {
+      item.known = remembered->second;
+    }
+    item.mutate = [&w, report](const KeyValue* current, bool fresh) -> client::Mutation {
+      if (current == nullptr) {
+        w.ledger.Forget(report->pod_uid);  // deleted: nothing to report on
+        return client::Mutation::Skip();
       }
-      KeyValue kv;
-      auto remembered = w.written.find(report->pod_key);
-      const bool from_memory = remembered != w.written.end();
-      if (from_memory) {
-        kv = remembered->second;
-      } else {
-        Result<RangeResult> read = w.client.Read(RangeRequest{report->pod_key});
-        if (!read.ok()) {
-          log->warn("reading {}: {}", report->pod_key, read.status().ToString());
-          later.push_back(report);
-          continue;
-        }
-        if (read->kvs.empty()) {
-          w.ledger.Forget(report->pod_uid);  // deleted: nothing to report on
-          continue;
-        }
-        kv = std::move(read->kvs[0]);
-        Status valid = model::VerifyObject(model::Kind("Pod"), kv.value);
+      if (fresh) {
+        Status valid = model::VerifyObject(model::Kind("Pod"), current->value);
         if (!valid.ok()) {
-          log->error("{}: stored pod does not verify: {}", kv.key, valid.ToString());
-          continue;
+          log->error("{}: stored pod does not verify: {}", current->key, valid.ToString());
+          return client::Mutation::Skip(valid);
         }
       }
-      std::unique_ptr<api::PodT> pod = model::Unpack<api::Pod>(kv.value);
-      if (!pod->metadata || !pod->spec) continue;
+      std::unique_ptr<api::PodT> pod = model::Unpack<api::Pod>(current->value);
+      if (!pod->metadata || !pod->spec) return client::Mutation::Skip();
       FoldResult result = FoldReport(*pod, *report, runtime::WallClockNow(), w.namer, w.ledger);
       if (result.verdict != FoldVerdict::kApplied) {
-        if (from_memory) {  // perhaps only our memory is out of date: read it
-          w.written.erase(report->pod_key);
-          later.push_back(report);
-        } else {
-          log->debug("report for {} ignored ({}): {}", kv.key, FoldVerdictName(result.verdict), result.why);
-        }
-        continue;
+        // From memory, perhaps only the memory is out of date: read it.
+        if (!fresh) return client::Mutation::Refresh();
+        log->debug("report for {} ignored ({}): {}", current->key, FoldVerdictName(result.verdict), result.why);
+        return client::Mutation::Skip();
       }
       pod->status = std::make_unique<api::PodStatusT>(std::move(result.status));
-      kv.value = model::Pack(*pod);
-      ops.push_back(PutOp{kv.key, kv.value, kv.mod_revision});
+      std::vector<TxnOp> events;
       for (const api::EventT& event : result.events) {
         PackedEvent packed = PackEvent(event);
-        ops.push_back(PutOp{std::move(packed.key), std::move(packed.bytes), std::nullopt, kEventTtlSeconds});
+        events.push_back(PutOp{std::move(packed.key), std::move(packed.bytes), std::nullopt, kEventTtlSeconds});
       }
-      keys.insert(report->pod_key);
-      folded.push_back(Folded{report, std::move(kv)});
-    }
-    if (folded.empty()) {
-      todo = std::move(later);
-      continue;
-    }
-
-    Result<persistence::WriteResult> written = w.client.Write(ops);
-    if (written.ok() && written->succeeded) {
-      if (w.written.size() + folded.size() > kMaxRemembered) {
-        // Bounded memory: forget both what was written and which report
-        // revisions were folded (as after a restart).
-        w.written.clear();
-        w.ledger = ReportLedger();
-      }
-      for (Folded& f : folded) {
-        f.kv.mod_revision = written->revision;
-        w.written[f.report->pod_key] = std::move(f.kv);
-      }
-      todo = std::move(later);
-      continue;
-    }
-    // Nothing was written. A failed guard names the pod someone else wrote
-    // meanwhile: it is read again; the others fold again as they were.
-    if (!written.ok()) {
-      log->warn("writing the status of {} pod(s): {}", folded.size(), written.status().ToString());
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    } else if (written->failed_op < ops.size()) {
-      const std::string& failed_key = std::get<PutOp>(ops[written->failed_op]).key;
-      w.written.erase(failed_key);
-    }
-    todo.clear();
-    for (const Folded& f : folded) todo.push_back(f.report);
-    for (const runtime::Report* r : later) todo.push_back(r);
+      return client::Mutation::Put(model::Pack(*pod), std::move(events));
+    };
+    items.push_back(std::move(item));
   }
-  if (!todo.empty() && !stopping_) {
+  client::UpdatePolicy policy;
+  policy.max_attempts = kMaxAttempts;
+  policy.retry_errors = true;
+  policy.stopping = [this] { return pull_.stopping(); };
+  std::vector<client::UpdateOutcome> outcomes = client::UpdateBatch(w.client, std::move(items), policy);
+
+  size_t given_up = 0;
+  for (size_t i = 0; i < outcomes.size(); ++i) {
+    client::UpdateOutcome& o = outcomes[i];
+    const std::string& key = reports[i].pod_key;
+    if (!o.written) {
+      w.written.erase(key);
+      if (o.status.code() == Code::kConflict || o.status.code() == Code::kIOError ||
+          o.status.code() == Code::kUnavailable) {
+        ++given_up;
+      }
+      continue;
+    }
+    if (w.written.size() >= kMaxRemembered) {
+      // Bounded memory: forget both what was written and which report
+      // revisions were folded (as after a restart).
+      w.written.clear();
+      w.ledger = ReportLedger();
+    }
+    w.written[key] = KeyValue{key, std::move(o.value), {}, o.revision};
+  }
+  if (given_up > 0 && !pull_.stopping()) {
     log->error("gave up on the reports of {} pod(s) after {} attempts; their status waits for the next report",
-               todo.size(), kMaxAttempts);
+               given_up, kMaxAttempts);
   }
 }
 

@@ -4,14 +4,11 @@
 // revision (a concurrent write makes it read and fold again).
 #pragma once
 
-#include <atomic>
 #include <memory>
-#include <thread>
 #include <vector>
 
-#include "bus/bus.h"
+#include "pipeline/pull_stage.h"
 #include "pipeline/stage.h"
-#include "pipeline/workers.h"
 #include "stages/runtime/report.h"
 
 namespace podflow::status {
@@ -29,21 +26,18 @@ class StatusStage {
   void Stop();
 
  private:
-  explicit StatusStage(pipeline::StageContext& context);
-  void Loop();
-  // Folds a batch of reports (a pod's merged into one) and writes every
-  // pod's new status and events in one transaction, each pod guarded by its
-  // revision; uses worker `worker`'s client and state.
-  void Apply(size_t worker, std::vector<runtime::Report>& reports);
-
   struct Worker;
-  pipeline::StageContext& context_;
-  std::unique_ptr<bus::Puller> reports_;
-  std::vector<std::unique_ptr<Worker>> workers_;
+  using Pull = pipeline::PullStage<runtime::Report, Worker>;
+
+  explicit StatusStage(pipeline::StageContext& context);
+  static Result<Pull::Decoded> DecodeReport(const bus::Frame& frame);
+  // Folds a batch of reports (a pod's merged into one) and writes every
+  // pod's new status and events in as few transactions as it can, each pod
+  // guarded by its revision; uses `worker`'s client and state.
+  void Apply(Worker& worker, std::vector<runtime::Report>& reports);
+
   // Reports of one pod go to one worker, in order; pods in parallel.
-  std::unique_ptr<pipeline::ShardedWorkers<runtime::Report>> lanes_;
-  std::atomic<bool> stopping_{false};
-  std::thread thread_;
+  Pull pull_;
 };
 static_assert(pipeline::Stage<StatusStage>);
 

@@ -1,6 +1,10 @@
 #include "bus/bus.h"
 
+#include <thread>
+
 #include <catch2/catch.hpp>
+
+#include "bus/zmq_internal.h"
 
 namespace podflow::bus {
 namespace {
@@ -25,7 +29,7 @@ Result<Frame> Read(RpcClient& client, const std::string& key, int64_t revision,
 }
 
 TEST_CASE("Request/reply carries verified frames both ways") {
-  zmq::context_t ctx;
+  Context ctx;
   for (const std::string endpoint : {"inproc://bus-test-rpc"}) {
     RpcServer server(ctx, endpoint, 2, EchoRead);
     REQUIRE(server.Start().ok());
@@ -42,7 +46,7 @@ TEST_CASE("Request/reply carries verified frames both ways") {
 }
 
 TEST_CASE("Request/reply works over tcp and ipc too") {
-  zmq::context_t ctx;
+  Context ctx;
   for (const std::string endpoint : {"tcp://127.0.0.1:17931", "ipc:///tmp/podflow-bus-test.sock"}) {
     RpcServer server(ctx, endpoint, 1, EchoRead);
     REQUIRE(server.Start().ok());
@@ -54,11 +58,11 @@ TEST_CASE("Request/reply works over tcp and ipc too") {
 }
 
 TEST_CASE("A malformed request is dropped and the server keeps serving") {
-  zmq::context_t ctx;
+  Context ctx;
   RpcServer server(ctx, "inproc://bus-test-bad", 1, EchoRead);
   REQUIRE(server.Start().ok());
   {
-    zmq::socket_t raw(ctx, zmq::socket_type::dealer);
+    zmq::socket_t raw(NativeContext(ctx), zmq::socket_type::dealer);
     raw.connect("inproc://bus-test-bad");
     raw.send(zmq::message_t(), zmq::send_flags::sndmore);
     raw.send(zmq::str_buffer("this is not a flatbuffer"), zmq::send_flags::none);
@@ -74,7 +78,7 @@ TEST_CASE("A malformed request is dropped and the server keeps serving") {
 }
 
 TEST_CASE("A call with no server times out as Unavailable") {
-  zmq::context_t ctx;
+  Context ctx;
   RpcClient client(ctx, "inproc://bus-test-nobody");
   auto reply = Read(client, "k", 1, 50ms);
   REQUIRE_FALSE(reply.ok());
@@ -82,12 +86,12 @@ TEST_CASE("A call with no server times out as Unavailable") {
 }
 
 TEST_CASE("Push/pull delivers verified frames in order and skips garbage") {
-  zmq::context_t ctx;
+  Context ctx;
   Puller puller(ctx, "inproc://bus-test-pull");
   REQUIRE(puller.Bind().ok());
   Pusher pusher(ctx, "inproc://bus-test-pull");
   {
-    zmq::socket_t raw(ctx, zmq::socket_type::push);
+    zmq::socket_t raw(NativeContext(ctx), zmq::socket_type::push);
     raw.connect("inproc://bus-test-pull");
     raw.send(zmq::str_buffer("garbage"), zmq::send_flags::none);
   }
@@ -105,6 +109,158 @@ TEST_CASE("Push/pull delivers verified frames in order and skips garbage") {
     CHECK(d->pod_mod_revision() == i);
   }
   CHECK(puller.Pull(20ms).status().code() == Code::kUnavailable);
+}
+
+}  // namespace
+}  // namespace podflow::bus
+
+namespace podflow::bus {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A source that counts from 0 to `end` (exclusive), one frame per number,
+// the last one ending the stream; `available` says how far it may go now.
+class CountingSource final : public StreamSource {
+ public:
+  CountingSource(int end, std::atomic<int>* available) : end_(end), available_(available) {}
+  Next Produce(flatbuffers::FlatBufferBuilder& fbb) override {
+    if (next_ >= end_ || next_ >= available_->load()) return {};
+    auto d = msg::CreateDecision(fbb, 0, 0, next_);
+    ++next_;
+    return {{msg::Body::Decision, d.Union()}, next_ == end_};
+  }
+  bool Behind() const override { return next_ < std::min(end_, available_->load()); }
+
+ private:
+  const int end_;
+  std::atomic<int>* available_;
+  int next_ = 0;
+};
+
+struct StreamFixture {
+  Context ctx;
+  std::atomic<int> available{0};
+  std::atomic<int> opened{0};
+  std::unique_ptr<StreamServer> server;
+
+  explicit StreamFixture(const std::string& endpoint, int end = 1000) {
+    server = std::make_unique<StreamServer>(ctx, endpoint, [this, end](const msg::Envelope& open) {
+      ++opened;
+      CHECK(open.body_type() == msg::Body::ReadRequest);
+      return std::make_unique<CountingSource>(end, &available);
+    });
+    REQUIRE(server->Start().ok());
+  }
+};
+
+std::unique_ptr<StreamClient> OpenCounting(Context& ctx, const std::string& endpoint, uint32_t credits) {
+  auto client = StreamClient::Open(ctx, endpoint, credits, [](flatbuffers::FlatBufferBuilder& fbb, uint64_t) {
+    return ReplyBody{msg::Body::ReadRequest, msg::CreateReadRequest(fbb).Union()};
+  });
+  REQUIRE(client.ok());
+  return std::move(*client);
+}
+
+// The numbers the stream delivers within `wait` of silence.
+std::vector<int64_t> Drain(StreamClient& client, std::chrono::milliseconds wait = 300ms) {
+  std::vector<int64_t> got;
+  while (true) {
+    auto frame = client.Next(wait);
+    REQUIRE(frame.ok());
+    if (!frame->has_value()) return got;
+    const msg::Decision* d = (*frame)->envelope().body_as_Decision();
+    REQUIRE(d != nullptr);
+    CHECK((*frame)->envelope().id() == client.id());
+    got.push_back(d->pod_mod_revision());
+  }
+}
+
+TEST_CASE("A stream sends no more frames than the client has credits for") {
+  StreamFixture f("inproc://bus-test-stream-credits");
+  f.available = 1000;
+  // A raw client that opens with 8 credits and grants none: the server stops
+  // at 8 frames, however much its source has.
+  zmq::socket_t raw(NativeContext(f.ctx), zmq::socket_type::dealer);
+  raw.connect("inproc://bus-test-stream-credits");
+  flatbuffers::FlatBufferBuilder fbb;
+  raw.send(FinishMessage(fbb, msg::Body::ReadRequest, msg::CreateReadRequest(fbb).Union(), 7, 8),
+           zmq::send_flags::none);
+  std::this_thread::sleep_for(300ms);
+  std::vector<int64_t> got;
+  zmq::message_t message;
+  while (raw.recv(message, zmq::recv_flags::dontwait)) {
+    auto frame = VerifyFrame(std::move(message));
+    REQUIRE(frame.ok());
+    CHECK(frame->envelope().id() == 7);
+    got.push_back(frame->envelope().body_as_Decision()->pod_mod_revision());
+  }
+  CHECK(got == std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7});
+  // Granting 5 more brings exactly 5 more.
+  fbb.Clear();
+  raw.send(FinishMessage(fbb, msg::Body::StreamCredit, msg::CreateStreamCredit(fbb, 5).Union(), 7),
+           zmq::send_flags::none);
+  std::this_thread::sleep_for(300ms);
+  int more = 0;
+  while (raw.recv(message, zmq::recv_flags::dontwait)) ++more;
+  CHECK(more == 5);
+}
+
+TEST_CASE("A stream client grants credits as it consumes: everything arrives once, in order") {
+  StreamFixture f("inproc://bus-test-stream-order");
+  f.available = 1000;
+  auto client = OpenCounting(f.ctx, "inproc://bus-test-stream-order", 8);
+  std::vector<int64_t> got = Drain(*client);
+  REQUIRE(got.size() == 1000);
+  for (size_t i = 0; i < got.size(); ++i) CHECK(got[i] == static_cast<int64_t>(i));
+}
+
+TEST_CASE("A stream follows its source when woken, and ends with its last frame") {
+  StreamFixture f("inproc://bus-test-stream-wake", 30);
+  auto client = OpenCounting(f.ctx, "inproc://bus-test-stream-wake", 64);
+  CHECK(Drain(*client, 150ms).empty());
+  f.available = 10;
+  f.server->Wake();
+  CHECK(Drain(*client).size() == 10);
+  f.available = 30;
+  f.server->Wake();
+  CHECK(Drain(*client).size() == 20);
+  // The last frame ended the stream on the server's side.
+  for (int i = 0; i < 50 && f.server->open_streams() > 0; ++i) std::this_thread::sleep_for(10ms);
+  CHECK(f.server->open_streams() == 0);
+  CHECK(f.opened == 1);
+}
+
+TEST_CASE("A cancelled stream is dropped; garbage on the stream channel is ignored") {
+  StreamFixture f("inproc://bus-test-stream-cancel");
+  {
+    zmq::socket_t raw(NativeContext(f.ctx), zmq::socket_type::dealer);
+    raw.connect("inproc://bus-test-stream-cancel");
+    raw.send(zmq::str_buffer("not a frame"), zmq::send_flags::none);
+    raw.send(zmq::str_buffer("two"), zmq::send_flags::sndmore);
+    raw.send(zmq::str_buffer("parts"), zmq::send_flags::none);
+  }
+  {
+    auto client = OpenCounting(f.ctx, "inproc://bus-test-stream-cancel", 16);
+    for (int i = 0; i < 50 && f.server->open_streams() == 0; ++i) std::this_thread::sleep_for(10ms);
+    CHECK(f.server->open_streams() == 1);
+  }  // the destructor cancels
+  f.server->Wake();
+  for (int i = 0; i < 50 && f.server->open_streams() > 0; ++i) std::this_thread::sleep_for(10ms);
+  CHECK(f.server->open_streams() == 0);
+  CHECK(f.opened == 1);
+  // Still serving.
+  f.available = 3;
+  auto client = OpenCounting(f.ctx, "inproc://bus-test-stream-cancel", 16);
+  CHECK(Drain(*client).size() == 3);
+}
+
+TEST_CASE("A stream client refuses fewer than 2 credits") {
+  Context ctx;
+  auto client = StreamClient::Open(ctx, "inproc://bus-test-nobody", 1, [](flatbuffers::FlatBufferBuilder& fbb, uint64_t) {
+    return ReplyBody{msg::Body::ReadRequest, msg::CreateReadRequest(fbb).Union()};
+  });
+  CHECK(client.status().code() == Code::kInvalid);
 }
 
 }  // namespace

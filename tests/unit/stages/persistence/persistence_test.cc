@@ -1,6 +1,7 @@
 // The persistence stage end to end over the bus: writes, reads and watch
 // streams against a real log in a temp dir.
 #include "stages/persistence/persistence.h"
+#include "client/client.h"
 
 #include <thread>
 
@@ -13,11 +14,14 @@ namespace podflow::persistence {
 namespace {
 
 using namespace std::chrono_literals;
+using client::RemoteWatcher;
+using client::RemoteWatchOptions;
+using Client = client::ApiClient;
 
 struct Fixture {
   testing::TempDir dir;
   std::unique_ptr<EventLog> log;
-  zmq::context_t context;
+  bus::Context context;
   std::unique_ptr<Server> server;
   std::string api = "inproc://persistence-test-api";
   std::string watch = "inproc://persistence-test-watch";
@@ -188,6 +192,9 @@ TEST_CASE("A watch below the compaction point says compacted") {
 
 namespace podflow::persistence {
 namespace {
+
+using client::RemoteWatcher;
+using client::RemoteWatchOptions;
 
 // The bus half of "a slow watcher never blocks writers and never loses an
 // event": a remote watcher that reads nothing while 100,000 events are

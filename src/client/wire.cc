@@ -1,6 +1,6 @@
-#include "stages/persistence/convert.h"
+#include "client/wire.h"
 
-namespace podflow::persistence {
+namespace podflow::client {
 
 flatbuffers::Offset<msg::KeyValue> ToMsg(flatbuffers::FlatBufferBuilder& fbb, const KeyValue& kv) {
   auto key = fbb.CreateString(kv.key);
@@ -55,16 +55,20 @@ Code FromHttpReason(std::string_view reason) {
 flatbuffers::Offset<msg::ApiStatus> ErrorStatus(flatbuffers::FlatBufferBuilder& fbb,
                                                 const Status& status) {
   HttpStatus http = ToHttp(status.code());
-  return msg::CreateApiStatus(fbb, fbb.CreateString("Failure"), http.code,
-                              fbb.CreateString(http.reason), fbb.CreateString(status.message()));
+  return msg::CreateApiStatus(fbb, fbb.CreateString("Failure"), http.code, fbb.CreateString(http.reason),
+                              fbb.CreateString(status.message()), 0, static_cast<int32_t>(status.code()));
 }
 
 Status FromMsg(const msg::ApiStatus* status) {
   if (status == nullptr || (status->status() && status->status()->str() == "Success")) {
     return Status::Ok();
   }
-  return Status(FromHttpReason(status->reason() ? status->reason()->string_view() : ""),
-                status->message() ? status->message()->str() : "");
+  Code code = FromHttpReason(status->reason() ? status->reason()->string_view() : "");
+  const int32_t exact = status->error_code();
+  if (exact > static_cast<int32_t>(Code::kOk) && exact <= static_cast<int32_t>(Code::kInternal)) {
+    code = static_cast<Code>(exact);
+  }
+  return Status(code, status->message() ? status->message()->str() : "");
 }
 
 namespace {
@@ -129,4 +133,4 @@ WatchBatch FromMsg(const msg::WatchResponse& response) {
   return batch;
 }
 
-}  // namespace podflow::persistence
+}  // namespace podflow::client

@@ -1,8 +1,9 @@
-#include "stages/persistence/informer.h"
+// Informer: list, then watch from the listed revision.
+#include "client/client.h"
 
-namespace podflow::persistence {
+namespace podflow::client {
 
-Informer::Informer(zmq::context_t& context, std::string api_endpoint, std::string watch_endpoint,
+Informer::Informer(bus::Context& context, std::string api_endpoint, std::string watch_endpoint,
                    std::string prefix, std::string field_selector,
                    std::function<bool(const KeyValue&)> list_filter)
     : context_(context),
@@ -73,4 +74,4 @@ Status Informer::Poll(std::chrono::milliseconds timeout, const Handlers& handler
   return Status::Ok();
 }
 
-}  // namespace podflow::persistence
+}  // namespace podflow::client
