@@ -4,6 +4,7 @@
 #include "stages/admission/admission.h"
 
 #include "api_generated.h"
+#include "base/clock.h"
 #include "model/objects.h"
 #include "stages/admission/defaults.h"
 #include "stages/admission/priority.h"

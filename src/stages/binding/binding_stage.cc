@@ -4,6 +4,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "base/clock.h"
 #include "base/logging.h"
 #include "model/objects.h"
 #include "scheduler/framework/decision_record.h"
@@ -107,7 +108,7 @@ void BindingStage::Bind(size_t index, std::vector<Decision>& decisions) {
   };
   std::vector<Binding> bindings;
   std::vector<TxnOp> ops;
-  const runtime::SimTime now = runtime::WallClockNow();
+  const SimTime now = WallClockNow();
   // Two decisions for one pod in a batch: the later one was made on a newer
   // revision (the scheduler decided again), so it is the one that stands.
   std::unordered_map<std::string_view, size_t> last;
@@ -150,7 +151,7 @@ void BindingStage::Bind(size_t index, std::vector<Decision>& decisions) {
     if (!pod->metadata || !pod->spec) continue;
     pod->spec->node_name = node;
     if (!pod->status) pod->status = std::make_unique<api::PodStatusT>();
-    status::SetCondition(*pod->status, {"PodScheduled", api::ConditionStatus::True, "", ""}, runtime::FormatTime(now));
+    status::SetCondition(*pod->status, {"PodScheduled", api::ConditionStatus::True, "", ""}, FormatRfc3339(now));
     status::PackedEvent event =
         status::PackEvent(status::ScheduledEvent(*pod, node, now, w.namer, status::SchedulerOf(*pod)));
     const size_t first = ops.size();

@@ -32,7 +32,7 @@ PodRunner::PodRunner(PodAssignment assignment, NodeRuntime* node, SimTime now)
   const bool has_init = !spec_.init_containers.empty();
   boxes_.reserve(spec_.init_containers.size() + spec_.containers.size());
   status_.phase = api::PodPhase::Pending;
-  status_.start_time = FormatTime(now);
+  status_.start_time = FormatRfc3339(now);
   auto ready_to_start = std::make_unique<api::PodConditionT>();
   ready_to_start->type = "PodReadyToStartContainers";
   ready_to_start->status = api::ConditionStatus::False;
@@ -130,7 +130,7 @@ void PodRunner::RunSandbox(SimTime t) {
   status_.pod_ips.push_back(std::make_unique<api::PodIPT>());
   status_.pod_ips.back()->ip = pod_ip;
   status_.conditions[0]->status = api::ConditionStatus::True;
-  status_.conditions[0]->last_transition_time = FormatTime(t);
+  status_.conditions[0]->last_transition_time = FormatRfc3339(t);
   if (!boxes_.empty()) {
     boxes_[0].stage = Stage::kEnsureImage;
     boxes_[0].due = t;
@@ -190,7 +190,7 @@ void PodRunner::AdvanceCursor(const Box& from, SimTime t) {
 
 void PodRunner::Event(SimTime t, const char* type, const char* reason, std::string message,
                       const std::string& field_path) {
-  events_.push_back(ReportEvent{type, reason, std::move(message), FormatTime(t), field_path});
+  events_.push_back(ReportEvent{type, reason, std::move(message), FormatRfc3339(t), field_path});
 }
 
 }  // namespace podflow::runtime

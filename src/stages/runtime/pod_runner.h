@@ -20,10 +20,10 @@
 #include <string>
 #include <vector>
 
+#include "base/clock.h"
 #include "pod_generated.h"
 #include "stages/runtime/node_runtime.h"
 #include "stages/runtime/report.h"
-#include "stages/runtime/sim_time.h"
 
 namespace podflow::runtime {
 

@@ -8,9 +8,10 @@
 //   agent_set.h    NodeAgentSet: many nodes' pods, steps due at `now`
 //   report.h       Report, EncodeReport / DecodeReport (msg::Report frames)
 //   phase.h        kubelet's pod phase rules
-//   sim_time.h     SimTime and the RFC 3339 / Go-duration formats
+//   (SimTime and the RFC 3339 / Go-duration formats are in base/clock.h)
 #pragma once
 
+#include "base/clock.h"
 #include "stages/runtime/agent_set.h"
 #include "stages/runtime/catalog.h"
 #include "stages/runtime/cidr.h"
@@ -20,4 +21,3 @@
 #include "stages/runtime/phase.h"
 #include "stages/runtime/pod_runner.h"
 #include "stages/runtime/report.h"
-#include "stages/runtime/sim_time.h"

@@ -2,11 +2,12 @@
 
 #include <random>
 
+#include "base/clock.h"
 #include "base/logging.h"
 #include "bus/bus.h"
 #include "model/objects.h"
-#include "stages/persistence/informer.h"
 #include "scheduler/framework/decision_record.h"
+#include "stages/persistence/informer.h"
 #include "stages/scheduling/core.h"
 #include "stages/status/status.h"
 
@@ -126,7 +127,7 @@ void SchedulingStage::Loop() {
       std::unique_ptr<api::PodT> pod = model::Unpack<api::Pod>(victim.pod_bytes);
       if (!pod->metadata) continue;
       status::PackedEvent event = status::PackEvent(
-          status::PreemptedEvent(*pod, outcome.uid, outcome.decision.nominated_node, runtime::WallClockNow(),
+          status::PreemptedEvent(*pod, outcome.uid, outcome.decision.nominated_node, WallClockNow(),
                                  namer, outcome.profile->scheduler_name()));
       Revision guard = victim.mod_revision;
       for (int attempt = 0; attempt < 3; ++attempt) {
@@ -201,10 +202,10 @@ void SchedulingStage::Loop() {
     std::unique_ptr<api::PodT> pod = model::Unpack<api::Pod>(outcome.pod_bytes);
     if (!pod->metadata || !pod->spec) return;
     if (!pod->status) pod->status = std::make_unique<api::PodStatusT>();
-    const runtime::SimTime now = runtime::WallClockNow();
+    const SimTime now = WallClockNow();
     status::SetCondition(*pod->status,
                          {"PodScheduled", api::ConditionStatus::False, "Unschedulable", outcome.decision.message},
-                         runtime::FormatTime(now));
+                         FormatRfc3339(now));
     if (!outcome.decision.nominated_node.empty()) pod->status->nominated_node_name = outcome.decision.nominated_node;
     if (outcome.decision.clear_nomination) pod->status->nominated_node_name.clear();
     status::PackedEvent event = status::PackEvent(

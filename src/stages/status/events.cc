@@ -35,12 +35,12 @@ api::EventT SchedulerEvent(const api::PodT& pod, const char* type, const char* r
                            const char* action, std::string message, SimTime t, EventNamer& namer,
                            std::string_view scheduler) {
   const PodRef ref = RefOf(pod);
-  api::EventT e = BaseEvent(ref, namer.Next(ref.name, t), runtime::FormatTime(t));
+  api::EventT e = BaseEvent(ref, namer.Next(ref.name, t), FormatRfc3339(t));
   e.reason = reason;
   e.message = std::move(message);
   e.type = type;
   e.action = action;
-  e.event_time = runtime::FormatMicroTime(t);
+  e.event_time = FormatRfc3339Micro(t);
   e.source = std::make_unique<api::EventSourceT>();
   e.reporting_component = std::string(scheduler);
   e.reporting_instance = std::string(scheduler) + "-podflow";
@@ -50,7 +50,7 @@ api::EventT SchedulerEvent(const api::PodT& pod, const char* type, const char* r
 }  // namespace
 
 std::string EventNamer::Next(std::string_view object_name, SimTime t) {
-  const uint64_t ms = static_cast<uint64_t>(std::max<int64_t>(0, runtime::ToUnixMillis(t)));
+  const uint64_t ms = static_cast<uint64_t>(std::max<int64_t>(0, ToUnixMillis(t)));
   const uint64_t ns = std::max(ms * 1'000'000 + uint64_t{instance_} * 1000, last_ns_ + 1);
   last_ns_ = ns;
   char hex[24];

@@ -15,14 +15,12 @@
 #include <string>
 #include <string_view>
 
+#include "base/clock.h"
 #include "event_generated.h"
 #include "pod_generated.h"
 #include "stages/runtime/report.h"
-#include "stages/runtime/sim_time.h"
 
 namespace podflow::status {
-
-using runtime::SimTime;
 
 // Makes event names unique within a process: the name is the time in Unix
 // nanoseconds, in hex, bumped past the last one this namer gave. `instance`

@@ -132,7 +132,7 @@ FoldResult FoldReport(const api::PodT& current_pod, const runtime::Report& repor
 
   // Conditions: kubelet's own first, in kubelet's order, then every other
   // condition as it was (PodScheduled, readiness gates, DisruptionTarget).
-  const std::string now_text = runtime::FormatTime(now);
+  const std::string now_text = FormatRfc3339(now);
   std::vector<std::unique_ptr<api::PodConditionT>> conditions;
   if (const api::PodConditionT* sandbox = FindCondition(seen, "PodReadyToStartContainers")) {
     conditions.push_back(Stamp({sandbox->type, sandbox->status, sandbox->reason, sandbox->message},

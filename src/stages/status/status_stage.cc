@@ -130,7 +130,7 @@ void StatusStage::Apply(size_t index, std::vector<runtime::Report>& reports) {
       }
       std::unique_ptr<api::PodT> pod = model::Unpack<api::Pod>(kv.value);
       if (!pod->metadata || !pod->spec) continue;
-      FoldResult result = FoldReport(*pod, *report, runtime::WallClockNow(), w.namer, w.ledger);
+      FoldResult result = FoldReport(*pod, *report, WallClockNow(), w.namer, w.ledger);
       if (result.verdict != FoldVerdict::kApplied) {
         if (from_memory) {  // perhaps only our memory is out of date: read it
           w.written.erase(report->pod_key);

@@ -37,7 +37,7 @@ struct Harness {
     auto scheduled = std::make_unique<api::PodConditionT>();
     scheduled->type = "PodScheduled";
     scheduled->status = CS::True;
-    bound_at = scheduled->last_transition_time = runtime::FormatTime(clock.now);
+    bound_at = scheduled->last_transition_time = FormatRfc3339(clock.now);
     stored.status->conditions.push_back(std::move(scheduled));
     clock.Advance(1000);
     runner = std::make_unique<PodRunner>(Assign(pod, 7), &node, clock.now);
@@ -70,7 +70,7 @@ struct Harness {
 
 TEST_CASE("fold: nginx Pending -> Running, conditions at each step") {
   Harness h(PodBuilder("nginx-pod").Container("nginx", "nginx:1.14.2"));
-  const std::string t1 = runtime::FormatTime(h.clock.now);
+  const std::string t1 = FormatRfc3339(h.clock.now);
 
   FoldResult pulling = h.Next();
   REQUIRE(pulling.verdict == FoldVerdict::kApplied);
@@ -93,7 +93,7 @@ TEST_CASE("fold: nginx Pending -> Running, conditions at each step") {
   CHECK(pulling.events[0].reason == "Pulling");
 
   FoldResult started = h.Next();
-  const std::string t2 = runtime::FormatTime(h.clock.now);
+  const std::string t2 = FormatRfc3339(h.clock.now);
   REQUIRE(started.events.size() == 3);
   CHECK(h.stored.status->phase == api::PodPhase::Running);
   CHECK(h.Condition("Ready").status == CS::True);
@@ -126,7 +126,7 @@ TEST_CASE("fold: lastTransitionTime moves only when a condition's status changes
   same.status.container_statuses[0]->ready = false;
   REQUIRE(h.Fold(same).verdict == FoldVerdict::kApplied);
   CHECK(h.Condition("Ready").status == CS::False);
-  CHECK(h.Condition("Ready").last_transition_time == runtime::FormatTime(h.clock.now));
+  CHECK(h.Condition("Ready").last_transition_time == FormatRfc3339(h.clock.now));
   CHECK(h.Condition("Initialized").last_transition_time == before[1]);
 }
 
