@@ -146,7 +146,7 @@ class Decoder {
   flatbuffers::uoffset_t Empty() { return fbb_.EndTable(fbb_.StartTable()); }
 
   void Error(FieldError::Type type, const std::string& path, std::string value, std::string detail) {
-    errors_.push_back(FieldError{type, path, std::move(value), std::move(detail)});
+    errors_.push_back(FieldError::FromCodec(type, path, std::move(value), std::move(detail)));
     positions_.push_back(position_);
   }
 
@@ -221,7 +221,7 @@ class Decoder {
       if (!supported.empty()) supported += ", ";
       supported += "\"" + val->name()->str() + "\"";
     }
-    Error(FieldError::Type::kUnsupported, path, v.string_value(), "supported values: " + supported);
+    Error(FieldError::Type::kNotSupported, path, v.string_value(), "supported values: " + supported);
     return false;
   }
 
