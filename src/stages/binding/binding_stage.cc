@@ -6,10 +6,11 @@
 
 #include "base/clock.h"
 #include "base/logging.h"
+#include "model/conditions.h"
+#include "model/events.h"
 #include "model/objects.h"
 #include "scheduler/framework/decision_record.h"
 #include "stages/persistence/persistence.h"
-#include "stages/status/status.h"
 
 namespace podflow::binding {
 namespace {
@@ -21,7 +22,7 @@ constexpr size_t kWorkers = 8;
 
 struct BindingStage::Worker {
   persistence::Client client;
-  status::EventNamer namer;
+  model::EventNamer namer;
 };
 
 namespace {
@@ -56,7 +57,7 @@ Status BindingStage::Start() {
   for (size_t i = 0; i < kWorkers; ++i) {
     workers_.push_back(std::unique_ptr<Worker>(
         new Worker{persistence::Client(context_.zmq, context_.Endpoint("api"), std::string(kName)),
-                   status::EventNamer(kEventNamerInstance + static_cast<uint32_t>(i))}));
+                   model::EventNamer(kEventNamerInstance + static_cast<uint32_t>(i))}));
   }
   lanes_ = std::make_unique<pipeline::ShardedWorkers<Decision>>(
       kWorkers, [this](size_t worker, std::vector<Decision>& batch) { Bind(worker, batch); });
@@ -151,17 +152,17 @@ void BindingStage::Bind(size_t index, std::vector<Decision>& decisions) {
     if (!pod->metadata || !pod->spec) continue;
     pod->spec->node_name = node;
     if (!pod->status) pod->status = std::make_unique<api::PodStatusT>();
-    status::SetCondition(*pod->status, {"PodScheduled", api::ConditionStatus::True, "", ""}, FormatRfc3339(now));
-    status::PackedEvent event =
-        status::PackEvent(status::ScheduledEvent(*pod, node, now, w.namer, status::SchedulerOf(*pod)));
+    model::SetCondition(*pod->status, {"PodScheduled", api::ConditionStatus::True, "", ""}, FormatRfc3339(now));
+    model::PackedEvent event =
+        model::PackEvent(model::ScheduledEvent(*pod, node, now, w.namer, model::SchedulerOf(*pod)));
     const size_t first = ops.size();
     ops.push_back(PutOp{key, model::Pack(*pod), kv.mod_revision});
-    ops.push_back(PutOp{std::move(event.key), std::move(event.bytes), std::nullopt, status::kEventTtlSeconds});
+    ops.push_back(PutOp{std::move(event.key), std::move(event.bytes), std::nullopt, model::kEventTtlSeconds});
     if (!decision.explanation.empty()) {
       // Why the scheduler chose the node, with the binding it explains; it
       // lives as long as the events do.
       ops.push_back(PutOp{scheduler::DecisionKeyOfPod(key), decision.explanation, std::nullopt,
-                          status::kEventTtlSeconds});
+                          model::kEventTtlSeconds});
     }
     bindings.push_back(Binding{&decision, first, ops.size() - first});
   }

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
+#include "model/pod_phase.h"
 #include "stages/runtime/kubelet_text.h"
-#include "stages/runtime/phase.h"
 
 namespace podflow::runtime {
 namespace {
@@ -43,7 +43,7 @@ PodRunner::PodRunner(PodAssignment assignment, NodeRuntime* node, SimTime now)
     Box& box = boxes_.emplace_back();
     box.spec = c.get();
     box.init = true;
-    box.sidecar = IsRestartableInitContainer(*c);
+    box.sidecar = model::IsRestartableInitContainer(*c);
     box.field_path = "spec.initContainers{" + c->name + "}";
     box.status = status_.init_container_statuses.back().get();
   }
@@ -74,7 +74,7 @@ void PodRunner::ObserveRevision(int64_t mod_revision) {
   assignment_.mod_revision = std::max(assignment_.mod_revision, mod_revision);
 }
 
-Report PodRunner::Step() {
+model::Report PodRunner::Step() {
   const SimTime t = *due();
   events_.clear();
   if (sandbox_due_ && *sandbox_due_ <= t) RunSandbox(t);
@@ -89,9 +89,9 @@ Report PodRunner::Step() {
       }
     }
   }
-  status_.phase = KubeletPhase(spec_, status_);
+  status_.phase = model::KubeletPhase(spec_, status_);
 
-  Report report;
+  model::Report report;
   report.node_name = node_->node().name;
   report.pod_key = assignment_.pod_key;
   report.pod_uid = assignment_.pod->metadata->uid;
@@ -190,7 +190,7 @@ void PodRunner::AdvanceCursor(const Box& from, SimTime t) {
 
 void PodRunner::Event(SimTime t, const char* type, const char* reason, std::string message,
                       const std::string& field_path) {
-  events_.push_back(ReportEvent{type, reason, std::move(message), FormatRfc3339(t), field_path});
+  events_.push_back(model::ReportEvent{type, reason, std::move(message), FormatRfc3339(t), field_path});
 }
 
 }  // namespace podflow::runtime

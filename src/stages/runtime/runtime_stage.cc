@@ -98,7 +98,7 @@ void RuntimeStage::Loop() {
   std::unordered_map<std::string, std::string> node_names;  // node key -> name, for removals
   // Pods bound to a node not hosted (yet): handed over if it is adopted.
   std::unordered_map<std::string, KeyValue> unhosted;
-  std::vector<Report> unsent;                              // reports the status stage did not take yet
+  std::vector<model::Report> unsent;                              // reports the status stage did not take yet
   std::unordered_map<std::string, KeyValue> adopt_retry;  // node key -> the Node to adopt again
   SimTime adopt_retry_at{};
 
@@ -192,12 +192,12 @@ void RuntimeStage::Loop() {
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
     // Reports not taken last time go first; a pod's are merged into one.
-    std::vector<Report> due = std::move(unsent);
+    std::vector<model::Report> due = std::move(unsent);
     unsent.clear();
-    for (Report& r : agents.Advance(WallClockNow())) due.push_back(std::move(r));
-    CoalesceReports(due);
+    for (model::Report& r : agents.Advance(WallClockNow())) due.push_back(std::move(r));
+    model::CoalesceReports(due);
     for (size_t i = 0; i < due.size(); ++i) {
-      std::string frame = EncodeReport(due[i]);
+      std::string frame = model::EncodeReport(due[i]);
       Status pushed = reports.Push(zmq::message_t(frame.data(), frame.size()), kPushTimeout);
       if (!pushed.ok()) {
         log->warn("status stage not taking reports ({}); keeping {} for later", pushed.ToString(), due.size() - i);

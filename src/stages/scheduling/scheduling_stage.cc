@@ -5,11 +5,12 @@
 #include "base/clock.h"
 #include "base/logging.h"
 #include "bus/bus.h"
+#include "model/conditions.h"
+#include "model/events.h"
 #include "model/objects.h"
 #include "scheduler/framework/decision_record.h"
 #include "stages/persistence/informer.h"
 #include "stages/scheduling/core.h"
-#include "stages/status/status.h"
 
 namespace podflow::scheduling {
 namespace {
@@ -70,7 +71,7 @@ void SchedulingStage::Loop() {
   using Clock = SchedulerCore::Clock;
   persistence::Client client(context_.zmq, context_.Endpoint("api"), std::string(kName));
   bus::Pusher decisions(context_.zmq, context_.Endpoint("decisions"));
-  status::EventNamer namer(kEventNamerInstance);
+  model::EventNamer namer(kEventNamerInstance);
   SchedulerCore core(profiles_);
 
   // One informer per thing the core follows (SchedulerCore::Feeds: nodes,
@@ -126,13 +127,13 @@ void SchedulingStage::Loop() {
     for (const SchedulerCore::Outcome::Victim& victim : outcome.victims) {
       std::unique_ptr<api::PodT> pod = model::Unpack<api::Pod>(victim.pod_bytes);
       if (!pod->metadata) continue;
-      status::PackedEvent event = status::PackEvent(
-          status::PreemptedEvent(*pod, outcome.uid, outcome.decision.nominated_node, WallClockNow(),
+      model::PackedEvent event = model::PackEvent(
+          model::PreemptedEvent(*pod, outcome.uid, outcome.decision.nominated_node, WallClockNow(),
                                  namer, outcome.profile->scheduler_name()));
       Revision guard = victim.mod_revision;
       for (int attempt = 0; attempt < 3; ++attempt) {
         Result<persistence::WriteResult> written = client.Write(
-            {DeleteOp{victim.key, guard}, PutOp{event.key, event.bytes, std::nullopt, status::kEventTtlSeconds}});
+            {DeleteOp{victim.key, guard}, PutOp{event.key, event.bytes, std::nullopt, model::kEventTtlSeconds}});
         if (!written.ok()) {
           log->warn("preempting {} for {}: {}", victim.key, outcome.key, written.status().ToString());
           break;
@@ -203,18 +204,18 @@ void SchedulingStage::Loop() {
     if (!pod->metadata || !pod->spec) return;
     if (!pod->status) pod->status = std::make_unique<api::PodStatusT>();
     const SimTime now = WallClockNow();
-    status::SetCondition(*pod->status,
+    model::SetCondition(*pod->status,
                          {"PodScheduled", api::ConditionStatus::False, "Unschedulable", outcome.decision.message},
                          FormatRfc3339(now));
     if (!outcome.decision.nominated_node.empty()) pod->status->nominated_node_name = outcome.decision.nominated_node;
     if (outcome.decision.clear_nomination) pod->status->nominated_node_name.clear();
-    status::PackedEvent event = status::PackEvent(
-        status::FailedSchedulingEvent(*pod, outcome.decision.message, now, namer, status::SchedulerOf(*pod)));
+    model::PackedEvent event = model::PackEvent(
+        model::FailedSchedulingEvent(*pod, outcome.decision.message, now, namer, model::SchedulerOf(*pod)));
     Result<persistence::WriteResult> written =
         client.Write({PutOp{outcome.key, model::Pack(*pod), outcome.mod_revision},
-                      PutOp{std::move(event.key), std::move(event.bytes), std::nullopt, status::kEventTtlSeconds},
+                      PutOp{std::move(event.key), std::move(event.bytes), std::nullopt, model::kEventTtlSeconds},
                       PutOp{scheduler::DecisionKeyOfPod(outcome.key), explain(outcome), std::nullopt,
-                            status::kEventTtlSeconds}});
+                            model::kEventTtlSeconds}});
     if (!written.ok()) {
       log->warn("recording FailedScheduling for {}: {}", outcome.key, written.status().ToString());
     } else if (written->succeeded) {

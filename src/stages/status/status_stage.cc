@@ -5,7 +5,9 @@
 #include <unordered_map>
 
 #include "base/logging.h"
+#include "model/events.h"
 #include "model/objects.h"
+#include "model/report.h"
 #include "stages/persistence/persistence.h"
 #include "stages/status/status.h"
 
@@ -26,7 +28,7 @@ constexpr size_t kWorkers = 8;
 // reports (hence its ledger entries) always land on the same worker.
 struct StatusStage::Worker {
   persistence::Client client;
-  EventNamer namer;
+  model::EventNamer namer;
   ReportLedger ledger;
   // The pods this worker wrote last, as written: the next report of the
   // same pod folds into it without a read. A stale entry costs one failed
@@ -51,10 +53,10 @@ Status StatusStage::Start() {
   for (size_t i = 0; i < kWorkers; ++i) {
     workers_.push_back(std::unique_ptr<Worker>(new Worker{
         persistence::Client(context_.zmq, context_.Endpoint("api"), std::string(kName)),
-        EventNamer(kEventNamerInstance + static_cast<uint32_t>(i)), ReportLedger()}));
+        model::EventNamer(kEventNamerInstance + static_cast<uint32_t>(i)), ReportLedger()}));
   }
-  lanes_ = std::make_unique<pipeline::ShardedWorkers<runtime::Report>>(
-      kWorkers, [this](size_t worker, std::vector<runtime::Report>& batch) { Apply(worker, batch); });
+  lanes_ = std::make_unique<pipeline::ShardedWorkers<model::Report>>(
+      kWorkers, [this](size_t worker, std::vector<model::Report>& batch) { Apply(worker, batch); });
   thread_ = std::thread([this] { Loop(); });
   return Status::Ok();
 }
@@ -73,7 +75,7 @@ void StatusStage::Loop() {
   while (!stopping_) {
     Result<bus::Frame> frame = reports_->Pull(std::chrono::milliseconds(100));
     if (!frame.ok()) continue;  // timeout; malformed frames were logged by the puller
-    Result<runtime::Report> report = runtime::DecodeReport(frame->bytes());
+    Result<model::Report> report = model::DecodeReport(frame->bytes());
     if (!report.ok()) {
       log->warn("dropped a report frame: {}", report.status().ToString());
       continue;
@@ -83,24 +85,24 @@ void StatusStage::Loop() {
   }
 }
 
-void StatusStage::Apply(size_t index, std::vector<runtime::Report>& reports) {
+void StatusStage::Apply(size_t index, std::vector<model::Report>& reports) {
   static auto log = Logger("stage.status");
   Worker& w = *workers_[index];
-  runtime::CoalesceReports(reports);
-  std::vector<const runtime::Report*> todo;
-  for (const runtime::Report& r : reports) todo.push_back(&r);
+  model::CoalesceReports(reports);
+  std::vector<const model::Report*> todo;
+  for (const model::Report& r : reports) todo.push_back(&r);
 
   // One pod's part of the transaction being built.
   struct Folded {
-    const runtime::Report* report;
+    const model::Report* report;
     KeyValue kv;  // the new stored pod (value) and the guard (mod_revision)
   };
   for (int attempt = 1; attempt <= kMaxAttempts && !todo.empty() && !stopping_; ++attempt) {
-    std::vector<const runtime::Report*> later;  // to fold again in the next round
+    std::vector<const model::Report*> later;  // to fold again in the next round
     std::vector<Folded> folded;
     std::vector<TxnOp> ops;
     std::set<std::string_view> keys;  // a key once per transaction
-    for (const runtime::Report* report : todo) {
+    for (const model::Report* report : todo) {
       if (keys.contains(report->pod_key)) {  // the same name, another pod: next round
         later.push_back(report);
         continue;
@@ -144,8 +146,8 @@ void StatusStage::Apply(size_t index, std::vector<runtime::Report>& reports) {
       kv.value = model::Pack(*pod);
       ops.push_back(PutOp{kv.key, kv.value, kv.mod_revision});
       for (const api::EventT& event : result.events) {
-        PackedEvent packed = PackEvent(event);
-        ops.push_back(PutOp{std::move(packed.key), std::move(packed.bytes), std::nullopt, kEventTtlSeconds});
+        model::PackedEvent packed = model::PackEvent(event);
+        ops.push_back(PutOp{std::move(packed.key), std::move(packed.bytes), std::nullopt, model::kEventTtlSeconds});
       }
       keys.insert(report->pod_key);
       folded.push_back(Folded{report, std::move(kv)});
@@ -181,7 +183,7 @@ void StatusStage::Apply(size_t index, std::vector<runtime::Report>& reports) {
     }
     todo.clear();
     for (const Folded& f : folded) todo.push_back(f.report);
-    for (const runtime::Report* r : later) todo.push_back(r);
+    for (const model::Report* r : later) todo.push_back(r);
   }
   if (!todo.empty() && !stopping_) {
     log->error("gave up on the reports of {} pod(s) after {} attempts; their status waits for the next report",

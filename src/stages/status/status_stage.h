@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "bus/bus.h"
+#include "model/report.h"
 #include "pipeline/stage.h"
 #include "pipeline/workers.h"
-#include "stages/runtime/report.h"
 
 namespace podflow::status {
 
@@ -34,14 +34,14 @@ class StatusStage {
   // Folds a batch of reports (a pod's merged into one) and writes every
   // pod's new status and events in one transaction, each pod guarded by its
   // revision; uses worker `worker`'s client and state.
-  void Apply(size_t worker, std::vector<runtime::Report>& reports);
+  void Apply(size_t worker, std::vector<model::Report>& reports);
 
   struct Worker;
   pipeline::StageContext& context_;
   std::unique_ptr<bus::Puller> reports_;
   std::vector<std::unique_ptr<Worker>> workers_;
   // Reports of one pod go to one worker, in order; pods in parallel.
-  std::unique_ptr<pipeline::ShardedWorkers<runtime::Report>> lanes_;
+  std::unique_ptr<pipeline::ShardedWorkers<model::Report>> lanes_;
   std::atomic<bool> stopping_{false};
   std::thread thread_;
 };

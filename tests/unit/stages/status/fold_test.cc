@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <set>
 
 #include "stages/runtime/runtime.h"
 #include "stages/status/status.h"
@@ -9,7 +10,7 @@ namespace {
 
 using runtime::NodeRuntime;
 using runtime::PodRunner;
-using runtime::Report;
+using model::Report;
 using runtime::testing::Assign;
 using runtime::testing::FakeClock;
 using runtime::testing::PodBuilder;
@@ -24,7 +25,7 @@ struct Harness {
   FakeClock clock;
   api::PodT stored;
   std::unique_ptr<PodRunner> runner;
-  EventNamer namer{1};
+  model::EventNamer namer{1};
   ReportLedger ledger;
   std::string bound_at;
 
@@ -192,6 +193,30 @@ TEST_CASE("fold: a terminal phase is never left") {
   h.stored.status->phase = api::PodPhase::Succeeded;
   h.Next();
   CHECK(h.stored.status->phase == api::PodPhase::Succeeded);
+}
+
+TEST_CASE("fold creates one uniquely named event per report event") {
+  FakeClock clock;
+  api::PodT pod = PodBuilder("nginx-pod").Node("node-1").Obj();
+  model::Report report;
+  report.node_name = "node-1";
+  report.pod_uid = "uid-nginx-pod";
+  for (const char* reason : {"Pulled", "Created", "Started"}) {
+    report.events.push_back(
+        {"Normal", reason, reason, "2024-05-01T12:00:00Z", "spec.containers{nginx}"});
+  }
+  model::EventNamer namer;
+  ReportLedger ledger;
+  FoldResult r = FoldReport(pod, report, clock.now, namer, ledger);
+  REQUIRE(r.events.size() == 3);
+  std::set<std::string> names;
+  for (const api::EventT& e : r.events) {
+    names.insert(e.metadata->name);
+    CHECK(e.involved_object->uid == "uid-nginx-pod");
+    CHECK(e.source->host == "node-1");
+  }
+  CHECK(names.size() == 3);
+  CHECK(r.events[1].reason == "Created");
 }
 
 }  // namespace

@@ -1,11 +1,11 @@
-#include "stages/status/events.h"
+#include "model/events.h"
 
 #include <algorithm>
 #include <cstdio>
 
 #include "model/objects.h"
 
-namespace podflow::status {
+namespace podflow::model {
 namespace {
 
 std::unique_ptr<api::ObjectReferenceT> PodObjectReference(const PodRef& pod) {
@@ -70,7 +70,7 @@ PodRef RefOf(const api::PodT& pod) {
 }
 
 api::EventT KubeletEvent(const PodRef& pod, std::string_view node,
-                         const runtime::ReportEvent& event, std::string name) {
+                         const ReportEvent& event, std::string name) {
   api::EventT e = BaseEvent(pod, std::move(name), event.time);
   e.involved_object->field_path = event.field_path;
   e.reason = event.reason;
@@ -121,4 +121,4 @@ PackedEvent PackEvent(const api::EventT& event) {
       model::Pack(event)};
 }
 
-}  // namespace podflow::status
+}  // namespace podflow::model
