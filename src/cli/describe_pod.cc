@@ -326,7 +326,7 @@ std::string DescribePod(std::string_view pod_bytes, std::span<const std::string>
   const bool terminal = status.phase == api::PodPhase::Succeeded || status.phase == api::PodPhase::Failed;
   const std::string phase = status.phase == api::PodPhase::Unset ? "" : api::EnumNamePodPhase(status.phase);
   if (!meta.deletion_timestamp.empty() && !terminal) {
-    auto at = ParseTime(meta.deletion_timestamp);
+    auto at = ParseRfc3339(meta.deletion_timestamp);
     w.Write(0, "Status:\tTerminating (lasts " + (at ? HumanDuration(*at - now) : "<unknown>") + ")\n");
     w.Write(0, "Termination Grace Period:\t" +
                    std::to_string(meta.deletion_grace_period_seconds.value_or(0)) + "s\n");

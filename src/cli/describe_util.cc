@@ -137,7 +137,7 @@ void DescribeEvents(DescribeWriter& w, std::span<const std::string> events, Time
   // the Pulling that followed it. Ties keep the log's order, which is the
   // order events were made in (their names grow with time).
   auto seconds = [](const api::EventT& e) {
-    return std::chrono::floor<std::chrono::seconds>(ParseTime(EventLastTime(e)).value_or(TimePoint()));
+    return std::chrono::floor<std::chrono::seconds>(ParseRfc3339(EventLastTime(e)).value_or(TimePoint()));
   };
   std::stable_sort(list.begin(), list.end(),
                    [&](const auto& a, const auto& b) { return seconds(*a) < seconds(*b); });

@@ -4,75 +4,6 @@
 #include <ctime>
 
 namespace podflow::cli {
-namespace {
-
-bool Digits(std::string_view s, size_t pos, size_t n, int* out) {
-  if (pos + n > s.size()) return false;
-  int v = 0;
-  for (size_t i = pos; i < pos + n; ++i) {
-    if (s[i] < '0' || s[i] > '9') return false;
-    v = v * 10 + (s[i] - '0');
-  }
-  *out = v;
-  return true;
-}
-
-// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
-int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
-}
-
-}  // namespace
-
-std::optional<TimePoint> ParseTime(std::string_view s) {
-  int year, month, day, hour, minute, second;
-  if (!Digits(s, 0, 4, &year) || s.size() < 19 || s[4] != '-' || !Digits(s, 5, 2, &month) ||
-      s[7] != '-' || !Digits(s, 8, 2, &day) || (s[10] != 'T' && s[10] != 't' && s[10] != ' ') ||
-      !Digits(s, 11, 2, &hour) || s[13] != ':' || !Digits(s, 14, 2, &minute) || s[16] != ':' ||
-      !Digits(s, 17, 2, &second)) {
-    return std::nullopt;
-  }
-  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) {
-    return std::nullopt;
-  }
-  size_t pos = 19;
-  int64_t nanos = 0;
-  if (pos < s.size() && s[pos] == '.') {
-    ++pos;
-    int64_t scale = 100000000;
-    size_t start = pos;
-    while (pos < s.size() && s[pos] >= '0' && s[pos] <= '9') {
-      nanos += (s[pos] - '0') * scale;
-      scale /= 10;
-      ++pos;
-    }
-    if (pos == start) return std::nullopt;
-  }
-  int64_t offset_seconds = 0;
-  if (pos < s.size() && (s[pos] == 'Z' || s[pos] == 'z')) {
-    ++pos;
-  } else if (pos < s.size() && (s[pos] == '+' || s[pos] == '-')) {
-    int oh, om;
-    if (!Digits(s, pos + 1, 2, &oh) || pos + 3 >= s.size() || s[pos + 3] != ':' ||
-        !Digits(s, pos + 4, 2, &om)) {
-      return std::nullopt;
-    }
-    offset_seconds = (oh * 3600 + om * 60) * (s[pos] == '-' ? -1 : 1);
-    pos += 6;
-  } else {
-    return std::nullopt;
-  }
-  if (pos != s.size()) return std::nullopt;
-  int64_t seconds = DaysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second -
-                    offset_seconds;
-  return TimePoint(std::chrono::duration_cast<TimePoint::duration>(
-      std::chrono::seconds(seconds) + std::chrono::nanoseconds(nanos)));
-}
 
 std::string HumanDuration(std::chrono::nanoseconds d) {
   using std::chrono::duration_cast;
@@ -111,13 +42,13 @@ std::string HumanDuration(std::chrono::nanoseconds d) {
 }
 
 std::string TimestampSince(std::string_view timestamp, TimePoint now) {
-  std::optional<TimePoint> t = ParseTime(timestamp);
+  std::optional<TimePoint> t = ParseRfc3339(timestamp);
   if (!t) return "<unknown>";
   return HumanDuration(now - *t);
 }
 
 std::string FormatRfc1123Z(std::string_view timestamp) {
-  std::optional<TimePoint> t = ParseTime(timestamp);
+  std::optional<TimePoint> t = ParseRfc3339(timestamp);
   if (!t) return "Mon, 01 Jan 0001 00:00:00 +0000";  // Go's zero time
   std::time_t tt = std::chrono::system_clock::to_time_t(*t);
   std::tm tm{};

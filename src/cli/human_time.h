@@ -1,6 +1,6 @@
-// Times as kubectl shows them: RFC 3339 parsing, the human duration of
-// AGE / LAST SEEN columns (k8s.io/apimachinery/pkg/util/duration), and the
-// RFC 1123Z stamps of `describe`.
+// Times as kubectl shows them: the human duration of AGE / LAST SEEN
+// columns (k8s.io/apimachinery/pkg/util/duration) and the RFC 1123Z stamps
+// of `describe`. RFC 3339 parsing is base/clock.h's ParseRfc3339.
 //
 // Thread safety: all functions are safe to call concurrently.
 #pragma once
@@ -10,13 +10,11 @@
 #include <string>
 #include <string_view>
 
+#include "base/clock.h"
+
 namespace podflow::cli {
 
 using TimePoint = std::chrono::system_clock::time_point;
-
-// Parses an RFC 3339 time ("2025-01-14T10:00:00Z", "...T10:00:00.123456+02:00").
-// nullopt when empty or malformed.
-std::optional<TimePoint> ParseTime(std::string_view text);
 
 // duration.HumanDuration: "45s", "119s", "2m5s", "10m", "3h4m", "20h",
 // "2d3h", "30d", "2y10d", "9y"; "0s" for a clock skew of one second,

@@ -211,7 +211,7 @@ Table BuildTable(const model::KindInfo& kind, std::span<const std::string> objec
     // Oldest first, as `kubectl events` and kubectl get's event sorting do.
     std::vector<std::pair<TimePoint, std::string_view>> keyed;
     for (std::string_view bytes : ordered) {
-      auto t = ParseTime(EventLastTime(*model::Unpack<api::Event>(bytes)));
+      auto t = ParseRfc3339(EventLastTime(*model::Unpack<api::Event>(bytes)));
       keyed.emplace_back(t.value_or(TimePoint()), bytes);
     }
     std::stable_sort(keyed.begin(), keyed.end(),

@@ -41,7 +41,7 @@ struct PodSummary {
 void NoteRestart(const api::ContainerStatusT& s, std::optional<TimePoint>* last) {
   const api::ContainerStateTerminatedT* t = LastTerminated(s);
   if (t == nullptr) return;
-  std::optional<TimePoint> at = ParseTime(t->finished_at);
+  std::optional<TimePoint> at = ParseRfc3339(t->finished_at);
   if (at && (!*last || **last < *at)) *last = at;
 }
 

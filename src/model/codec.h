@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "model/field_error.h"
 #include "model/value.h"
 
 namespace podflow::model {
@@ -32,25 +33,6 @@ std::span<const KindInfo> Kinds();
 const KindInfo* FindKind(std::string_view api_version, std::string_view kind);
 // The kind with this resource name or its singular/short form ("pods", "pod", "po").
 const KindInfo* FindResource(std::string_view name);
-
-// One cause of a rejected object, as Kubernetes reports field errors.
-struct FieldError {
-  enum class Type { kUnknownField, kInvalid, kRequired, kUnsupported, kDuplicate, kTooLong };
-  Type type = Type::kInvalid;
-  std::string field;   // "spec.containers[0].image"
-  std::string value;   // the offending value as written, where there is one
-  std::string detail;  // what is wrong with it
-  // "spec.containers[0].imagePullPolcy: unknown field",
-  // "spec.containers[0].image: Required value",
-  // "spec.restartPolicy: Unsupported value: \"Sometimes\": supported values: ..."
-  std::string ToString() const;
-};
-
-// Kubernetes' wording for an invalid object:
-// `Pod "nginx" is invalid: spec.containers[0].image: Required value`
-// (several causes are joined as `[a, b]`).
-std::string InvalidMessage(std::string_view kind, std::string_view name,
-                           const std::vector<FieldError>& causes);
 
 // A decoded object: a finished FlatBuffer of kind->table.
 struct Object {

@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <regex>
 
 #include <flatbuffers/flatbuffers.h>
 #include <yaml-cpp/yaml.h>
 
 #include "api_bfbs_generated.h"
+#include "base/clock.h"
 #include "model/codec.h"
 #include "model/codec_internal.h"
 #include "model/quantity.h"
@@ -57,14 +57,6 @@ bool IntegerFits(BaseType t, int64_t v) {
     case BaseType::ULong: return v >= 0;
     default: return false;
   }
-}
-
-// RFC 3339, as metav1.Time accepts: 2024-01-02T03:04:05Z, with optional
-// fraction and numeric offset.
-bool IsRfc3339(const std::string& s) {
-  static const std::regex kTime(
-      R"(^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$)");
-  return std::regex_match(s, kTime);
 }
 
 // One field of the table being built: a scalar or an offset to a child that
@@ -154,7 +146,7 @@ class Decoder {
   flatbuffers::uoffset_t Empty() { return fbb_.EndTable(fbb_.StartTable()); }
 
   void Error(FieldError::Type type, const std::string& path, std::string value, std::string detail) {
-    errors_.push_back(FieldError{type, path, std::move(value), std::move(detail)});
+    errors_.push_back(FieldError::FromCodec(type, path, std::move(value), std::move(detail)));
     positions_.push_back(position_);
   }
 
@@ -229,7 +221,7 @@ class Decoder {
       if (!supported.empty()) supported += ", ";
       supported += "\"" + val->name()->str() + "\"";
     }
-    Error(FieldError::Type::kUnsupported, path, v.string_value(), "supported values: " + supported);
+    Error(FieldError::Type::kNotSupported, path, v.string_value(), "supported values: " + supported);
     return false;
   }
 

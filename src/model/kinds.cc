@@ -61,32 +61,4 @@ const KindInfo* FindResource(std::string_view name) {
   return nullptr;
 }
 
-std::string FieldError::ToString() const {
-  std::string out = field + ": ";
-  switch (type) {
-    case Type::kUnknownField: return out + "unknown field";
-    case Type::kRequired: return out + "Required value" + (detail.empty() ? "" : ": " + detail);
-    case Type::kDuplicate: return out + "Duplicate value: \"" + value + "\"";
-    case Type::kUnsupported: return out + "Unsupported value: \"" + value + "\": " + detail;
-    case Type::kTooLong: return out + "Too long: " + detail;
-    case Type::kInvalid:
-      out += "Invalid value: ";
-      if (!value.empty()) out += "\"" + value + "\": ";
-      return out + detail;
-  }
-  return out + detail;
-}
-
-std::string InvalidMessage(std::string_view kind, std::string_view name,
-                           const std::vector<FieldError>& causes) {
-  std::string out = std::string(kind) + " \"" + std::string(name) + "\" is invalid: ";
-  if (causes.size() == 1) return out + causes[0].ToString();
-  out += "[";
-  for (size_t i = 0; i < causes.size(); ++i) {
-    if (i > 0) out += ", ";
-    out += causes[i].ToString();
-  }
-  return out + "]";
-}
-
 }  // namespace podflow::model

@@ -7,6 +7,8 @@
 #include <set>
 #include <sstream>
 
+#include "base/yaml_reader.h"
+
 namespace podflow::embedded {
 const char* Find(const char* name);  // generated from config/ and pipelines/
 }
@@ -19,11 +21,9 @@ Status Bad(const std::string& source, const std::string& what) {
 }
 
 Result<YAML::Node> LoadYaml(const std::string& text, const std::string& source) {
-  try {
-    return YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    return Bad(source, "line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
-  }
+  Result<YAML::Node> root = yaml::Load(text);
+  if (!root.ok()) return Bad(source, root.status().message());
+  return root;
 }
 
 Result<std::string> ReadFile(const std::string& path) {
@@ -34,14 +34,17 @@ Result<std::string> ReadFile(const std::string& path) {
   return buffer.str();
 }
 
-// Scalar `node[key]` as T, or Invalid naming `path`.
+// `node` as T (yaml-cpp's conversion), or Invalid naming `path`.
 template <typename T>
 Result<T> Scalar(const YAML::Node& node, const std::string& source, const std::string& path) {
-  try {
-    return node.as<T>();
-  } catch (const YAML::Exception&) {
-    return Bad(source, path + ": expected a " + (std::is_same_v<T, bool> ? "boolean" : "string"));
-  }
+  if (std::optional<T> v = yaml::As<T>(node)) return *std::move(v);
+  return Bad(source, path + ": expected a " + (std::is_same_v<T, bool> ? "boolean" : "string"));
+}
+
+// A key of the map at `map_path` ("" for the top level) as text.
+Result<std::string> Key(const YAML::Node& key, const std::string& source, const std::string& map_path) {
+  if (std::optional<std::string> k = yaml::As<std::string>(key)) return *std::move(k);
+  return Bad(source, (map_path.empty() ? "" : map_path + ": ") + "keys must be strings");
 }
 
 }  // namespace
@@ -75,13 +78,17 @@ Result<PipelineSpec> ParsePipeline(const std::string& text, const std::string& s
   PipelineSpec spec;
   spec.name = source;
   for (const auto& entry : *root) {
-    std::string key = entry.first.as<std::string>();
+    Result<std::string> key_text = Key(entry.first, source, "");
+    if (!key_text.ok()) return key_text.status();
+    const std::string& key = *key_text;
     if (key != "channels" && key != "processes") return Bad(source, key + ": unknown field");
   }
   const YAML::Node channels = (*root)["channels"];
   if (!channels || !channels.IsMap()) return Bad(source, "channels: Required value (a map of name: endpoint)");
   for (const auto& entry : channels) {
-    std::string name = entry.first.as<std::string>();
+    Result<std::string> name_text = Key(entry.first, source, "channels");
+    if (!name_text.ok()) return name_text.status();
+    const std::string& name = *name_text;
     Result<std::string> endpoint = Scalar<std::string>(entry.second, source, "channels." + name);
     if (!endpoint.ok()) return endpoint.status();
     if (std::find(RequiredChannels().begin(), RequiredChannels().end(), name) == RequiredChannels().end()) {
@@ -108,13 +115,17 @@ Result<PipelineSpec> ParsePipeline(const std::string& text, const std::string& s
       return Bad(source, path + ": expected {name, stages: [...]}");
     }
     ProcessSpec process;
-    process.name = p["name"].as<std::string>();
+    Result<std::string> name = Scalar<std::string>(p["name"], source, path + ".name");
+    if (!name.ok()) return name.status();
+    process.name = *name;
     if (!seen_processes.insert(process.name).second) {
       return Bad(source, path + ".name: Duplicate value: \"" + process.name + "\"");
     }
     for (size_t j = 0; j < p["stages"].size(); ++j) {
-      std::string stage = p["stages"][j].as<std::string>();
       std::string stage_path = path + ".stages[" + std::to_string(j) + "]";
+      Result<std::string> stage_text = Scalar<std::string>(p["stages"][j], source, stage_path);
+      if (!stage_text.ok()) return stage_text.status();
+      const std::string& stage = *stage_text;
       if (std::find(KnownStages().begin(), KnownStages().end(), stage) == KnownStages().end()) {
         return Bad(source, stage_path + ": unknown stage \"" + stage + "\"");
       }
@@ -162,14 +173,18 @@ Result<ClusterConfig> LoadConfig(const std::string& path) {
   static const std::set<std::string> kSections = {"admission", "scheduler", "runtime"};
   std::string pipeline = "single-process";
   for (const auto& entry : *root) {
-    std::string key = entry.first.as<std::string>();
+    Result<std::string> key_text = Key(entry.first, source, "");
+    if (!key_text.ok()) return key_text.status();
+    const std::string& key = *key_text;
     if (key == "pipeline") {
       Result<std::string> v = Scalar<std::string>(entry.second, source, "pipeline");
       if (!v.ok()) return v.status();
       pipeline = *v;
     } else if (key == "storage") {
       for (const auto& s : entry.second) {
-        std::string skey = s.first.as<std::string>();
+        Result<std::string> skey_text = Key(s.first, source, "storage");
+        if (!skey_text.ok()) return skey_text.status();
+        const std::string& skey = *skey_text;
         if (skey == "dataDir") {
           Result<std::string> v = Scalar<std::string>(s.second, source, "storage.dataDir");
           if (!v.ok()) return v.status();

@@ -6,6 +6,8 @@
 #include <string>
 #include <utility>
 
+#include "base/yaml_reader.h"
+
 namespace podflow::scheduler {
 namespace {
 
@@ -14,7 +16,7 @@ constexpr std::string_view kKind = "KubeSchedulerConfiguration";
 constexpr std::string_view kAll = "*";
 
 std::string Quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
-std::string Index(const std::string& path, size_t i) { return path + "[" + std::to_string(i) + "]"; }
+using yaml::Index;
 
 struct Entry {
   std::string name;
@@ -32,7 +34,9 @@ Status CheckKeys(const YAML::Node& node, const std::string& path,
                  std::initializer_list<std::string_view> known) {
   if (!node.IsMap()) return Status::Invalid(path + ": expected a map");
   for (const auto& kv : node) {
-    const std::string key = kv.first.as<std::string>();
+    const std::optional<std::string> key_text = yaml::As<std::string>(kv.first);
+    if (!key_text) return Status::Invalid(path + ": keys must be strings");
+    const std::string& key = *key_text;
     if (std::find(known.begin(), known.end(), key) == known.end()) {
       std::string list;
       for (std::string_view k : known) list += (list.empty() ? "" : ", ") + std::string(k);
@@ -44,12 +48,7 @@ Status CheckKeys(const YAML::Node& node, const std::string& path,
 
 template <typename T>
 Result<T> Scalar(const YAML::Node& node, const std::string& path, std::string_view what) {
-  try {
-    if (!node.IsScalar()) throw YAML::Exception(YAML::Mark::null_mark(), "not a scalar");
-    return node.as<T>();
-  } catch (const YAML::Exception&) {
-    return Status::Invalid(path + ": expected " + std::string(what));
-  }
+  return yaml::Scalar<T>(node, path, "expected " + std::string(what));
 }
 
 Result<std::vector<Entry>> ParseEntries(const YAML::Node& node, const std::string& path,
@@ -174,7 +173,9 @@ Result<ProfileConfig> ParseProfile(const YAML::Node& node, const std::string& pa
     if (!plugins.IsMap()) return Status::Invalid(at + ": expected a map");
     std::map<std::string, PluginSet, std::less<>> sets;
     for (const auto& kv : plugins) {
-      const std::string point = kv.first.as<std::string>();
+      const std::optional<std::string> point_text = yaml::As<std::string>(kv.first);
+      if (!point_text) return Status::Invalid(at + ": keys must be strings");
+      const std::string& point = *point_text;
       static constexpr std::string_view kFixed[] = {"queueSort", "preEnqueue", "reserve", "permit",
                                                     "preBind",   "bind",       "postBind"};
       if (std::find(std::begin(kFixed), std::end(kFixed), point) != std::end(kFixed)) {

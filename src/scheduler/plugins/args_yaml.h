@@ -1,7 +1,7 @@
-// Reading plugin args (pluginConfig[].args) from YAML: typed getters that
-// turn yaml-cpp's exceptions into Invalid naming the field by its path
-// ("scoringStrategy.resources[0].weight"), and a strict key check, since
-// kube-scheduler decodes its configuration strictly.
+// Reading plugin args (pluginConfig[].args) from YAML, in the plugins'
+// wording, over base/yaml_reader.h: typed getters whose Invalid names the
+// field by its path ("scoringStrategy.resources[0].weight"), and a strict
+// key check, since kube-scheduler decodes its configuration strictly.
 #pragma once
 
 #include <cstdint>
@@ -13,18 +13,13 @@
 #include <yaml-cpp/yaml.h>
 
 #include "base/result.h"
+#include "base/yaml_reader.h"
 
 namespace podflow::scheduler::plugins::args {
 
-// "a" + "b" -> "a.b"; "" + "b" -> "b".
-inline std::string Child(std::string_view path, std::string_view key) {
-  return path.empty() ? std::string(key) : std::string(path) + "." + std::string(key);
-}
-inline std::string Index(std::string_view path, size_t i) {
-  return std::string(path) + "[" + std::to_string(i) + "]";
-}
-
-inline bool Absent(const YAML::Node& node) { return !node || node.IsNull(); }
+using yaml::Absent;
+using yaml::Child;
+using yaml::Index;
 
 // Invalid unless `node` is absent or a map whose keys are all in `known`.
 inline Status CheckMap(const YAML::Node& node, std::string_view path,
@@ -33,12 +28,9 @@ inline Status CheckMap(const YAML::Node& node, std::string_view path,
   const std::string where = path.empty() ? std::string("args") : std::string(path);
   if (!node.IsMap()) return Status::Invalid(where + ": must be a map");
   for (const auto& kv : node) {
-    std::string key;
-    try {
-      key = kv.first.as<std::string>();
-    } catch (const YAML::Exception&) {
-      return Status::Invalid(where + ": keys must be strings");
-    }
+    const std::optional<std::string> key_text = yaml::As<std::string>(kv.first);
+    if (!key_text) return Status::Invalid(where + ": keys must be strings");
+    const std::string& key = *key_text;
     bool ok = false;
     for (std::string_view k : known) ok = ok || k == key;
     if (!ok) return Status::Invalid(Child(path, key) + ": unknown field");
@@ -47,16 +39,11 @@ inline Status CheckMap(const YAML::Node& node, std::string_view path,
 }
 
 inline Result<std::string> String(const YAML::Node& node, std::string_view path) {
-  if (!node.IsScalar()) return Status::Invalid(std::string(path) + ": must be a string");
-  return node.Scalar();
+  return yaml::Scalar<std::string>(node, path, "must be a string");
 }
 
 inline Result<int64_t> Int(const YAML::Node& node, std::string_view path) {
-  try {
-    if (node.IsScalar()) return node.as<int64_t>();
-  } catch (const YAML::Exception&) {
-  }
-  return Status::Invalid(std::string(path) + ": must be an integer");
+  return yaml::Scalar<int64_t>(node, path, "must be an integer");
 }
 
 // Absent: empty.

@@ -4,6 +4,7 @@
 #include "stages/admission/admission.h"
 
 #include "api_generated.h"
+#include "base/clock.h"
 #include "model/objects.h"
 #include "stages/admission/defaults.h"
 #include "stages/admission/priority.h"
@@ -12,7 +13,7 @@
 namespace podflow::admission {
 namespace {
 
-using Causes = std::vector<Cause>;
+using Causes = std::vector<FieldError>;
 
 // What one document's admission needs besides the object.
 struct Context {
@@ -48,13 +49,13 @@ std::optional<ApiStatusInfo> Mutate(api::PodT& pod, Context& ctx) {
 template <typename T>
 void ValidateKind(const T&, Causes&) {}
 void ValidateKind(const api::PodT& pod, Causes& out) {
-  for (Cause& c : ValidatePodSpec(*pod.spec)) out.push_back(std::move(c));
+  for (FieldError& c : ValidatePodSpec(*pod.spec)) out.push_back(std::move(c));
 }
 void ValidateKind(const api::ServiceT& service, Causes& out) {
-  for (Cause& c : ValidateServiceSpec(*service.spec)) out.push_back(std::move(c));
+  for (FieldError& c : ValidateServiceSpec(*service.spec)) out.push_back(std::move(c));
 }
 void ValidateKind(const api::PriorityClassT& pc, Causes& out) {
-  for (Cause& c : ValidatePriorityClass(pc)) out.push_back(std::move(c));
+  for (FieldError& c : ValidatePriorityClass(pc)) out.push_back(std::move(c));
 }
 
 // After validation: validating admission plugins, and services get their
@@ -80,7 +81,7 @@ std::optional<ApiStatusInfo> AfterValidation(api::ServiceT& service, Context& ct
     std::string ip = spec.cluster_ip;
     return InvalidStatus(
         ctx.kind, service.metadata->name,
-        {Cause::InvalidRendered("spec.clusterIPs", "[]string{\"" + ip + "\"}",
+        {FieldError::InvalidRendered("spec.clusterIPs", "[]string{\"" + ip + "\"}",
                                 "failed to allocate IP " + ip + ": " + s.message())});
   }
   ctx.taken_ips.insert(spec.cluster_ip);
@@ -153,9 +154,7 @@ ApiStatusInfo DecodeFailure(const model::Decoded& d) {
                             ": strict decoding error: " + unknown);
   }
   if (d.causes.empty()) return BadRequestStatus(d.status.message());
-  Causes causes;
-  for (const model::FieldError& e : d.causes) causes.push_back(Cause::FromFieldError(e));
-  return InvalidStatus(*kind, d.object.name, std::move(causes));
+  return InvalidStatus(*kind, d.object.name, d.causes);
 }
 
 }  // namespace

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "model/api_status.h"
 #include "model/codec.h"
 #include "pod_generated.h"  // api::PreemptionPolicy
 
@@ -35,109 +36,26 @@ namespace YAML {
 class Node;
 }
 
-namespace podflow::msg {
-struct ApiStatus;
-}
-
 namespace podflow::admission {
 
-// ---- Field causes and the API status ----
+// ---- Field errors and the API status ----
 
-// One field error, as k8s.io/apimachinery/pkg/util/validation/field.Error
-// turns into a metav1.StatusCause.
-struct Cause {
-  enum class Type { kRequired, kInvalid, kDuplicate, kNotSupported, kTooLong, kForbidden };
-  Type type = Type::kInvalid;
-  std::string field;    // "spec.containers[0].image"
-  std::string message;  // the error body: "Required value", "Invalid value: \"x\": ..."
-
-  // "FieldValueRequired", "FieldValueInvalid", ... (metav1.CauseType).
-  std::string_view Reason() const;
-  // "spec.containers[0].image: Required value".
-  std::string ToString() const;
-
-  // `Required value` or `Required value: <detail>`.
-  static Cause Required(std::string field, std::string_view detail = {});
-  // `Invalid value: "<value>": <detail>` (a string value, quoted as Go's %q).
-  static Cause Invalid(std::string field, std::string_view value, std::string_view detail);
-  // `Invalid value: 0: <detail>` (a number, unquoted).
-  static Cause InvalidInt(std::string field, int64_t value, std::string_view detail);
-  // `Invalid value: <rendered>: <detail>`, the value already printed as Go
-  // prints it (e.g. `[]string{"1.1.1.1"}`).
-  static Cause InvalidRendered(std::string field, std::string_view rendered,
-                               std::string_view detail);
-  // `Duplicate value: "<value>"`.
-  static Cause Duplicate(std::string field, std::string_view value);
-  // `Unsupported value: "<value>": supported values: "a", "b"`.
-  static Cause NotSupported(std::string field, std::string_view value,
-                            const std::vector<std::string>& supported);
-  // `Too long: may not be more than <max> bytes`.
-  static Cause TooLong(std::string field, int64_t max);
-  // `Forbidden: <detail>`.
-  static Cause Forbidden(std::string field, std::string_view detail);
-  // The codec's field errors in the same shape.
-  static Cause FromFieldError(const model::FieldError& error);
-};
-
-// `Pod "x" is invalid: <cause>` or `... is invalid: [<cause>, <cause>]`.
-std::string InvalidMessage(std::string_view kind, std::string_view name,
-                           const std::vector<Cause>& causes);
-
-// The content of a metav1.Status (and of msg::ApiStatus).
-struct ApiStatusInfo {
-  std::string status;  // "Success" or "Failure"
-  int32_t code = 0;    // HTTP-like: 201, 400, 401, 403, 409, 422, 500
-  std::string reason;  // "", "Invalid", "AlreadyExists", "Forbidden", ...
-  std::string message;
-  struct Details {
-    std::string name;
-    std::string group;
-    std::string kind;  // "Pod" for Invalid, the resource ("pods") otherwise
-    std::vector<Cause> causes;
-  } details;
-
-  bool success() const { return status == "Success"; }
-};
-
-// 201 Success, message `pod/nginx-pod created`.
-ApiStatusInfo CreatedStatus(const model::KindInfo& kind, std::string_view name);
-// 422 Invalid, message `Pod "x" is invalid: ...`, details with every cause.
-ApiStatusInfo InvalidStatus(const model::KindInfo& kind, std::string_view name,
-                            std::vector<Cause> causes);
-// 409 AlreadyExists, message `pods "x" already exists`. The caller turns a
-// failed "must not exist" guard into this.
-ApiStatusInfo AlreadyExistsStatus(const model::KindInfo& kind, std::string_view name);
-// 401 Unauthorized, message "Unauthorized".
-ApiStatusInfo UnauthorizedStatus();
-// 403 Forbidden: `pods is forbidden: User "alice" cannot create resource
-// "pods" in API group "" in the namespace "default"` (`at the cluster scope`
-// for cluster-scoped kinds; `pods "x" is forbidden` when a name is given).
-ApiStatusInfo ForbiddenStatus(std::string_view user, std::string_view verb,
-                              const model::KindInfo& kind, std::string_view namespace_,
-                              std::string_view name = {});
-// 403 Forbidden from an admission plugin: `pods "x" is forbidden: <reason>`
-// (`priorityclasses.scheduling.k8s.io "x" is forbidden: ...` for group kinds).
-ApiStatusInfo AdmissionForbiddenStatus(const model::KindInfo& kind, std::string_view name,
-                                       std::string_view reason);
-// 400 BadRequest with `message` (undecodable manifests).
-ApiStatusInfo BadRequestStatus(std::string message);
-// 500 InternalError: `Internal error occurred: <message>`.
-ApiStatusInfo InternalErrorStatus(std::string_view message);
-
-// Writes `info` as a msg::ApiStatus table into `fbb`.
-flatbuffers::Offset<msg::ApiStatus> WriteApiStatus(flatbuffers::FlatBufferBuilder& fbb,
-                                                   const ApiStatusInfo& info);
-// Reads a msg::ApiStatus back. Cause types come from the reason strings.
-ApiStatusInfo ReadApiStatus(const msg::ApiStatus& status);
-
-// The line kubectl prints for the outcome:
-//   pod/nginx-pod created
-//   Error from server (AlreadyExists): pods "nginx-pod" already exists
-//   Error from server (Invalid): Pod "x" is invalid: spec.containers[0].image: Required value
-//   error: You must be logged in to the server (Unauthorized)
-// With a `source` file name, creation errors read as kubectl apply -f prints
-// them: `Error from server (AlreadyExists): error when creating "pod.yaml": ...`.
-std::string KubectlMessage(const ApiStatusInfo& info, std::string_view source = {});
+// The model's vocabulary (model/field_error.h, model/api_status.h), spoken
+// unqualified here.
+using model::AdmissionForbiddenStatus;
+using model::AlreadyExistsStatus;
+using model::ApiStatusInfo;
+using model::BadRequestStatus;
+using model::CreatedStatus;
+using model::FieldError;
+using model::ForbiddenStatus;
+using model::InternalErrorStatus;
+using model::InvalidMessage;
+using model::InvalidStatus;
+using model::KubectlMessage;
+using model::ReadApiStatus;
+using model::UnauthorizedStatus;
+using model::WriteApiStatus;
 
 // ---- Authentication: static bearer tokens ----
 

@@ -6,26 +6,47 @@
 #include <set>
 #include <sstream>
 
+#include "base/yaml_reader.h"
 #include "stages/admission/admission.h"
 
 namespace podflow::admission {
 namespace {
 
+// What yaml-cpp said, when it threw, of a value it could not convert.
+Status BadConversion(const YAML::Node& node) {
+  return Status::Invalid("admission config: line " + std::to_string(yaml::Line(node)) +
+                         ": bad conversion");
+}
+
+Result<std::string> String(const YAML::Node& node) {
+  if (std::optional<std::string> s = yaml::As<std::string>(node)) return *std::move(s);
+  return BadConversion(node);
+}
+
 Status CheckKeys(const YAML::Node& node, const std::set<std::string>& allowed,
                  const std::string& where) {
   for (const auto& kv : node) {
-    std::string key = kv.first.as<std::string>();
-    if (!allowed.contains(key)) return Status::Invalid(where + ": unknown key \"" + key + "\"");
+    Result<std::string> key = String(kv.first);
+    if (!key.ok()) return key.status();
+    if (!allowed.contains(*key)) return Status::Invalid(where + ": unknown key \"" + *key + "\"");
   }
   return Status::Ok();
 }
 
-std::vector<std::string> StringList(const YAML::Node& node, const std::string& where) {
-  if (!node) return {};
-  if (node.IsScalar()) return {node.as<std::string>()};
-  if (!node.IsSequence()) throw YAML::Exception(node.Mark(), where + " must be a list of strings");
+// Absent: empty; a single string is a list of one.
+Result<std::vector<std::string>> StringList(const YAML::Node& node, const std::string& where) {
+  if (!node) return std::vector<std::string>{};
+  if (node.IsScalar()) return std::vector<std::string>{node.Scalar()};
+  if (!node.IsSequence()) {
+    return Status::Invalid("admission config: line " + std::to_string(yaml::Line(node)) + ": " +
+                           where + " must be a list of strings");
+  }
   std::vector<std::string> out;
-  for (const auto& item : node) out.push_back(item.as<std::string>());
+  for (const auto& item : node) {
+    Result<std::string> s = String(item);
+    if (!s.ok()) return s.status();
+    out.push_back(std::move(s).value());
+  }
   return out;
 }
 
@@ -50,15 +71,19 @@ Result<AdmissionConfig> Parse(const YAML::Node& section, std::string_view base_d
       std::string where = "admission.tokens[" + std::to_string(i) + "]";
       PODFLOW_RETURN_IF_ERROR(CheckKeys(t, {"token", "user", "uid", "groups"}, where));
       TokenEntry e;
-      e.token = t["token"].as<std::string>("");
-      e.user.name = t["user"].as<std::string>("");
-      e.user.uid = t["uid"].as<std::string>("");
-      e.user.groups = StringList(t["groups"], where + ".groups");
+      e.token = yaml::As<std::string>(t["token"]).value_or("");
+      e.user.name = yaml::As<std::string>(t["user"]).value_or("");
+      e.user.uid = yaml::As<std::string>(t["uid"]).value_or("");
+      Result<std::vector<std::string>> groups = StringList(t["groups"], where + ".groups");
+      if (!groups.ok()) return groups.status();
+      e.user.groups = std::move(groups).value();
       tokens.push_back(std::move(e));
     }
   }
   if (const YAML::Node file = section["tokenFile"]) {
-    std::filesystem::path path = file.as<std::string>();
+    Result<std::string> file_name = String(file);
+    if (!file_name.ok()) return file_name.status();
+    std::filesystem::path path = *file_name;
     if (path.is_relative() && !base_dir.empty()) path = std::filesystem::path(base_dir) / path;
     Result<std::string> text = ReadFile(path.string());
     if (!text.ok()) return text.status();
@@ -71,7 +96,9 @@ Result<AdmissionConfig> Parse(const YAML::Node& section, std::string_view base_d
   config.authenticator = std::move(*authn);
 
   if (const YAML::Node range = section["serviceClusterIPRange"]) {
-    Result<ClusterIpAllocator> ips = ClusterIpAllocator::Create(range.as<std::string>());
+    Result<std::string> cidr = String(range);
+    if (!cidr.ok()) return cidr.status();
+    Result<ClusterIpAllocator> ips = ClusterIpAllocator::Create(*cidr);
     if (!ips.ok())
       return Status::Invalid("admission.serviceClusterIPRange: " + ips.status().message());
     config.cluster_ips = std::move(*ips);
@@ -85,11 +112,14 @@ Result<AdmissionConfig> Parse(const YAML::Node& section, std::string_view base_d
       PODFLOW_RETURN_IF_ERROR(
           CheckKeys(r, {"user", "group", "verbs", "namespaces", "resources"}, where));
       PolicyRule rule;
-      rule.user = r["user"].as<std::string>("");
-      rule.group = r["group"].as<std::string>("");
-      rule.verbs = StringList(r["verbs"], where + ".verbs");
-      rule.namespaces = StringList(r["namespaces"], where + ".namespaces");
-      rule.resources = StringList(r["resources"], where + ".resources");
+      rule.user = yaml::As<std::string>(r["user"]).value_or("");
+      rule.group = yaml::As<std::string>(r["group"]).value_or("");
+      for (auto [key, list] : {std::pair{"verbs", &rule.verbs}, std::pair{"namespaces", &rule.namespaces},
+                               std::pair{"resources", &rule.resources}}) {
+        Result<std::vector<std::string>> values = StringList(r[key], where + "." + key);
+        if (!values.ok()) return values.status();
+        *list = std::move(values).value();
+      }
       rules.push_back(std::move(rule));
     }
     Result<Authorizer> authz = Authorizer::Create(std::move(rules));
@@ -102,12 +132,21 @@ Result<AdmissionConfig> Parse(const YAML::Node& section, std::string_view base_d
 }  // namespace
 
 Result<AdmissionConfig> ParseAdmissionConfig(const YAML::Node& section, std::string_view base_dir) {
-  try {
-    return Parse(section, base_dir);
-  } catch (const YAML::Exception& e) {
-    return Status::Invalid("admission config: line " + std::to_string(e.mark.line + 1) + ": " +
-                           e.msg);
-  }
+  // The reads above convert through yaml::As; what is left to throw is
+  // yaml-cpp on a node that is not there (e.g. a `policy` map indexed as a
+  // list), reported as the other conversion errors are.
+  std::optional<Result<AdmissionConfig>> parsed;
+  Status status = yaml::Guard(
+      [&] {
+        parsed.emplace(Parse(section, base_dir));
+        return Status::Ok();
+      },
+      [](const yaml::Failure& f) {
+        return Status::Invalid("admission config: line " + std::to_string(f.line) + ": " +
+                               f.message);
+      });
+  if (!status.ok()) return status;
+  return *std::move(parsed);
 }
 
 }  // namespace podflow::admission

@@ -3,7 +3,6 @@
 #include "stages/admission/defaults.h"
 
 #include <algorithm>
-#include <ctime>
 #include <map>
 
 #include "model/quantity.h"
@@ -114,16 +113,6 @@ std::string NewUuid(std::mt19937_64& rng) {
                 static_cast<unsigned>((hi >> 16) & 0xffff), static_cast<unsigned>(hi & 0xffff),
                 static_cast<unsigned>(lo >> 48),
                 static_cast<unsigned long long>(lo & 0xffffffffffffULL));
-  return buf;
-}
-
-std::string FormatRfc3339(std::chrono::system_clock::time_point t) {
-  std::time_t secs =
-      std::chrono::system_clock::to_time_t(std::chrono::floor<std::chrono::seconds>(t));
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
 }
 

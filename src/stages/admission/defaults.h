@@ -4,7 +4,6 @@
 // ServiceAccount; Priority is in priority.h). Internal to admission.
 #pragma once
 
-#include <chrono>
 #include <random>
 #include <string>
 #include <string_view>
@@ -22,8 +21,6 @@ struct CreateStamp {
 
 // A UUIDv4 from `rng`, lower-case 8-4-4-4-12.
 std::string NewUuid(std::mt19937_64& rng);
-// "2026-11-21T14:00:00Z".
-std::string FormatRfc3339(std::chrono::system_clock::time_point t);
 // generateName + 5 characters of "bcdfghjklmnpqrstvwxz2456789", as
 // names.SimpleNameGenerator.
 std::string GenerateName(std::string_view prefix, std::mt19937_64& rng);

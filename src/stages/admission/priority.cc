@@ -136,8 +136,8 @@ std::optional<ApiStatusInfo> AdmitPodPriority(std::string_view name, api::PodSpe
 
 // ---- PriorityClasses ----
 
-std::vector<Cause> ValidatePriorityClass(const api::PriorityClassT& pc) {
-  std::vector<Cause> out;
+std::vector<FieldError> ValidatePriorityClass(const api::PriorityClassT& pc) {
+  std::vector<FieldError> out;
   const std::string& name = pc.metadata->name;
   if (name.starts_with(kSystemPriorityClassPrefix)) {
     std::string error = name + " is not a known system priority class";
@@ -153,12 +153,12 @@ std::vector<Cause> ValidatePriorityClass(const api::PriorityClassT& pc) {
       }
     }
     if (!error.empty()) {
-      out.push_back(Cause::Forbidden(
+      out.push_back(FieldError::Forbidden(
           "metadata.name", "priority class names with '" + std::string(kSystemPriorityClassPrefix) +
                                "' prefix are reserved for system use only. error: " + error));
     }
   } else if (pc.value > kHighestUserDefinablePriority) {
-    out.push_back(Cause::Forbidden("value", "maximum allowed value of a user defined priority is " +
+    out.push_back(FieldError::Forbidden("value", "maximum allowed value of a user defined priority is " +
                                                 std::to_string(kHighestUserDefinablePriority)));
   }
   return out;

@@ -72,7 +72,7 @@ std::optional<ApiStatusInfo> AdmitPodPriority(std::string_view name, api::PodSpe
 // Field validation of a new PriorityClass: a "system-" name must be one of
 // the built-in classes exactly (value and globalDefault); any other class's
 // value may not exceed kHighestUserDefinablePriority.
-std::vector<Cause> ValidatePriorityClass(const api::PriorityClassT& pc);
+std::vector<FieldError> ValidatePriorityClass(const api::PriorityClassT& pc);
 
 // The plugin on a new, valid PriorityClass (validating admission): 403 when
 // it is a globalDefault and another class already is; 409 AlreadyExists for

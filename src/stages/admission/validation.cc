@@ -11,7 +11,7 @@
 namespace podflow::admission {
 namespace {
 
-using Causes = std::vector<Cause>;
+using Causes = std::vector<FieldError>;
 
 std::string Index(std::string_view path, size_t i) {
   return std::string(path) + "[" + std::to_string(i) + "]";
@@ -19,7 +19,7 @@ std::string Index(std::string_view path, size_t i) {
 
 void AddInvalid(Causes& out, const std::string& field, std::string_view value,
                 const std::vector<std::string>& messages) {
-  for (const std::string& m : messages) out.push_back(Cause::Invalid(field, value, m));
+  for (const std::string& m : messages) out.push_back(FieldError::Invalid(field, value, m));
 }
 
 void ValidateLabels(Causes& out, const std::string& field,
@@ -33,7 +33,7 @@ void ValidateLabels(Causes& out, const std::string& field,
 // A port number field: 1..65535.
 void ValidatePortNumber(Causes& out, const std::string& field, int64_t port) {
   if (port < 1 || port > 65535)
-    out.push_back(Cause::InvalidInt(field, port, InclusiveRangeError(1, 65535)));
+    out.push_back(FieldError::InvalidInt(field, port, InclusiveRangeError(1, 65535)));
 }
 
 void ValidatePorts(Causes& out, const std::string& path,
@@ -47,13 +47,13 @@ void ValidatePorts(Causes& out, const std::string& path,
       if (!errs.empty()) {
         AddInvalid(out, at + ".name", p.name, errs);
       } else if (!names.insert(p.name).second) {
-        out.push_back(Cause::Duplicate(at + ".name", p.name));
+        out.push_back(FieldError::Duplicate(at + ".name", p.name));
       }
     }
     ValidatePortNumber(out, at + ".containerPort", p.container_port);
     if (p.host_port != 0) ValidatePortNumber(out, at + ".hostPort", p.host_port);
     if (!p.host_ip.empty() && !IsIpv4(p.host_ip)) {
-      out.push_back(Cause::Invalid(at + ".hostIP", p.host_ip, "must be a valid IP address"));
+      out.push_back(FieldError::Invalid(at + ".hostIP", p.host_ip, "must be a valid IP address"));
     }
   }
 }
@@ -73,13 +73,13 @@ void ValidateResources(Causes& out, const std::string& path, const api::Resource
   };
   for (const auto& e : r.limits) {
     if (negative(e->value)) {
-      out.push_back(Cause::Invalid(path + ".limits[" + e->key + "]", e->value,
+      out.push_back(FieldError::Invalid(path + ".limits[" + e->key + "]", e->value,
                                    "must be greater than or equal to 0"));
     }
   }
   for (const auto& e : r.requests) {
     if (negative(e->value)) {
-      out.push_back(Cause::Invalid(path + ".requests[" + e->key + "]", e->value,
+      out.push_back(FieldError::Invalid(path + ".requests[" + e->key + "]", e->value,
                                    "must be greater than or equal to 0"));
     }
     const api::QuantityEntryT* limit = Find(r.limits, e->key);
@@ -88,7 +88,7 @@ void ValidateResources(Causes& out, const std::string& path, const api::Resource
     Result<model::Quantity> lim = model::Quantity::Parse(limit->value);
     if (req.ok() && lim.ok() && *req > *lim) {
       out.push_back(
-          Cause::Invalid(path + ".requests", e->value,
+          FieldError::Invalid(path + ".requests", e->value,
                          "must be less than or equal to " + e->key + " limit of " + limit->value));
     }
   }
@@ -103,21 +103,21 @@ void ValidateContainers(Causes& out, std::string_view path,
     const api::ContainerT& c = *containers[i];
     std::string at = Index(path, i);
     if (c.name.empty()) {
-      out.push_back(Cause::Required(at + ".name"));
+      out.push_back(FieldError::Required(at + ".name"));
     } else {
       std::vector<std::string> errs = IsDns1123Label(c.name);
       if (!errs.empty()) {
         AddInvalid(out, at + ".name", c.name, errs);
       } else if (!names.insert(c.name).second) {
-        out.push_back(Cause::Duplicate(at + ".name", c.name));
+        out.push_back(FieldError::Duplicate(at + ".name", c.name));
       }
     }
     if (c.image.empty()) {
-      out.push_back(Cause::Required(at + ".image"));
+      out.push_back(FieldError::Required(at + ".image"));
     } else if (std::isspace(static_cast<unsigned char>(c.image.front())) ||
                std::isspace(static_cast<unsigned char>(c.image.back()))) {
       out.push_back(
-          Cause::Invalid(at + ".image", c.image, "must not have leading or trailing whitespace"));
+          FieldError::Invalid(at + ".image", c.image, "must not have leading or trailing whitespace"));
     }
     ValidatePorts(out, at + ".ports", c.ports);
     if (c.resources) ValidateResources(out, at + ".resources", *c.resources);
@@ -129,7 +129,7 @@ void ValidateContainers(Causes& out, std::string_view path,
 Causes ValidateMeta(const model::KindInfo& kind, const api::ObjectMetaT& meta) {
   Causes out;
   if (meta.name.empty()) {
-    out.push_back(Cause::Required("metadata.name", "name or generateName is required"));
+    out.push_back(FieldError::Required("metadata.name", "name or generateName is required"));
   } else {
     std::vector<std::string> errs = kind.kind == "Service"     ? IsDns1035Label(meta.name)
                                     : kind.kind == "Namespace" ? IsDns1123Label(meta.name)
@@ -151,7 +151,7 @@ Causes ValidateMeta(const model::KindInfo& kind, const api::ObjectMetaT& meta) {
 Causes ValidatePodSpec(const api::PodSpecT& spec) {
   Causes out;
   std::set<std::string> names;
-  if (spec.containers.empty()) out.push_back(Cause::Required("spec.containers"));
+  if (spec.containers.empty()) out.push_back(FieldError::Required("spec.containers"));
   ValidateContainers(out, "spec.containers", spec.containers, names);
   ValidateContainers(out, "spec.initContainers", spec.init_containers, names);
   if (!spec.node_name.empty()) {
@@ -171,22 +171,22 @@ Causes ValidateServiceSpec(const api::ServiceSpecT& spec) {
   bool headless = spec.cluster_ip == "None";
   bool external_name = spec.type == api::ServiceType::ExternalName;
   if (spec.ports.empty() && !headless && !external_name)
-    out.push_back(Cause::Required("spec.ports"));
+    out.push_back(FieldError::Required("spec.ports"));
   if (external_name && spec.external_name.empty())
-    out.push_back(Cause::Required("spec.externalName"));
+    out.push_back(FieldError::Required("spec.externalName"));
   std::set<std::string> names;
   bool require_name = spec.ports.size() > 1;
   for (size_t i = 0; i < spec.ports.size(); ++i) {
     const api::ServicePortT& p = *spec.ports[i];
     std::string at = Index("spec.ports", i);
     if (p.name.empty()) {
-      if (require_name) out.push_back(Cause::Required(at + ".name"));
+      if (require_name) out.push_back(FieldError::Required(at + ".name"));
     } else {
       std::vector<std::string> errs = IsDns1123Label(p.name);
       if (!errs.empty()) {
         AddInvalid(out, at + ".name", p.name, errs);
       } else if (!names.insert(p.name).second) {
-        out.push_back(Cause::Duplicate(at + ".name", p.name));
+        out.push_back(FieldError::Duplicate(at + ".name", p.name));
       }
     }
     ValidatePortNumber(out, at + ".port", p.port);
@@ -201,9 +201,9 @@ Causes ValidateServiceSpec(const api::ServiceSpecT& spec) {
     if (p.node_port != 0) {
       if (spec.type == api::ServiceType::ClusterIP) {
         out.push_back(
-            Cause::Forbidden(at + ".nodePort", "may not be used when `type` is 'ClusterIP'"));
+            FieldError::Forbidden(at + ".nodePort", "may not be used when `type` is 'ClusterIP'"));
       } else if (p.node_port < 30000 || p.node_port > 32767) {
-        out.push_back(Cause::InvalidInt(
+        out.push_back(FieldError::InvalidInt(
             at + ".nodePort", p.node_port,
             "provided port is not in the valid range. The range of valid ports is 30000-32767"));
       }
@@ -211,7 +211,7 @@ Causes ValidateServiceSpec(const api::ServiceSpecT& spec) {
   }
   ValidateLabels(out, "spec.selector", spec.selector);
   if (!spec.cluster_ip.empty() && !headless && !IsIpv4(spec.cluster_ip)) {
-    out.push_back(Cause::Invalid("spec.clusterIPs[0]", spec.cluster_ip,
+    out.push_back(FieldError::Invalid("spec.clusterIPs[0]", spec.cluster_ip,
                                  "must be a valid IP address, (e.g. 10.9.8.7)"));
   }
   return out;

@@ -14,13 +14,13 @@ namespace podflow::admission {
 // metadata: name (by the kind's rule: DNS-1035 label for services, DNS-1123
 // label for namespaces, DNS-1123 subdomain otherwise), namespace, label and
 // annotation keys and label values.
-std::vector<Cause> ValidateMeta(const model::KindInfo& kind, const api::ObjectMetaT& meta);
+std::vector<FieldError> ValidateMeta(const model::KindInfo& kind, const api::ObjectMetaT& meta);
 
 // spec of a pod: containers and init containers (names, images, ports,
 // resources), nodeName, hostname, subdomain.
-std::vector<Cause> ValidatePodSpec(const api::PodSpecT& spec);
+std::vector<FieldError> ValidatePodSpec(const api::PodSpecT& spec);
 
 // spec of a service: ports, selector, clusterIP syntax, externalName.
-std::vector<Cause> ValidateServiceSpec(const api::ServiceSpecT& spec);
+std::vector<FieldError> ValidateServiceSpec(const api::ServiceSpecT& spec);
 
 }  // namespace podflow::admission

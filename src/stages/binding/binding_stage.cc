@@ -7,7 +7,9 @@
 #include "model/objects.h"
 #include "scheduler/framework/decision_record.h"
 #include "client/update.h"
-#include "stages/status/status.h"
+#include "base/clock.h"
+#include "model/conditions.h"
+#include "model/events.h"
 
 namespace podflow::binding {
 namespace {
@@ -19,7 +21,7 @@ constexpr size_t kWorkers = 8;
 
 struct BindingStage::Worker {
   client::ApiClient client;
-  status::EventNamer namer;
+  model::EventNamer namer;
 };
 
 namespace {
@@ -50,7 +52,7 @@ BindingStage::BindingStage(pipeline::StageContext& context)
                                 [&context](size_t i) {
                                   return std::unique_ptr<Worker>(new Worker{
                                       client::ApiClient(context.bus, context.Endpoint("api"), std::string(kName)),
-                                      status::EventNamer(kEventNamerInstance + static_cast<uint32_t>(i))});
+                                      model::EventNamer(kEventNamerInstance + static_cast<uint32_t>(i))});
                                 },
                                 DecodeDecision,
                                 [this](Worker& worker, std::vector<Decision>& batch) { Bind(worker, batch); }}) {}
@@ -75,7 +77,7 @@ Result<BindingStage::Pull::Decoded> BindingStage::DecodeDecision(const bus::Fram
 
 void BindingStage::Bind(Worker& w, std::vector<Decision>& decisions) {
   static auto log = Logger("stage.binding");
-  const runtime::SimTime now = runtime::WallClockNow();
+  const SimTime now = WallClockNow();
   // Two decisions for one pod in a batch: the later one was made on a newer
   // revision (the scheduler decided again), so it is the one that stands.
   std::unordered_map<std::string_view, size_t> last;
@@ -105,16 +107,16 @@ void BindingStage::Bind(Worker& w, std::vector<Decision>& decisions) {
       if (!pod->metadata || !pod->spec) return client::Mutation::Skip(Status::Invalid("the pod has no metadata or spec"));
       pod->spec->node_name = decision.node;
       if (!pod->status) pod->status = std::make_unique<api::PodStatusT>();
-      status::SetCondition(*pod->status, {"PodScheduled", api::ConditionStatus::True, "", ""}, runtime::FormatTime(now));
-      status::PackedEvent event =
-          status::PackEvent(status::ScheduledEvent(*pod, decision.node, now, w.namer, status::SchedulerOf(*pod)));
+      model::SetCondition(*pod->status, {"PodScheduled", api::ConditionStatus::True, "", ""}, FormatRfc3339(now));
+      model::PackedEvent event =
+          model::PackEvent(model::ScheduledEvent(*pod, decision.node, now, w.namer, model::SchedulerOf(*pod)));
       std::vector<TxnOp> extra;
-      extra.push_back(PutOp{std::move(event.key), std::move(event.bytes), std::nullopt, status::kEventTtlSeconds});
+      extra.push_back(PutOp{std::move(event.key), std::move(event.bytes), std::nullopt, model::kEventTtlSeconds});
       if (!decision.explanation.empty()) {
         // Why the scheduler chose the node, with the binding it explains; it
         // lives as long as the events do.
         extra.push_back(PutOp{scheduler::DecisionKeyOfPod(decision.pod_key), decision.explanation, std::nullopt,
-                              status::kEventTtlSeconds});
+                              model::kEventTtlSeconds});
       }
       return client::Mutation::Put(model::Pack(*pod), std::move(extra));
     };

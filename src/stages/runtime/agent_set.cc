@@ -112,8 +112,8 @@ std::optional<SimTime> NodeAgentSet::NextDue() {
   return queue_.top().at;
 }
 
-std::vector<Report> NodeAgentSet::Advance(SimTime now) {
-  std::vector<Report> reports;
+std::vector<model::Report> NodeAgentSet::Advance(SimTime now) {
+  std::vector<model::Report> reports;
   for (DropStale(); !queue_.empty() && queue_.top().at <= now; DropStale()) {
     const std::string key = queue_.top().pod_key;
     queue_.pop();

@@ -20,11 +20,11 @@
 #include <vector>
 
 #include "base/result.h"
+#include "model/report.h"
 #include "stages/runtime/catalog.h"
 #include "stages/runtime/config.h"
 #include "stages/runtime/node_runtime.h"
 #include "stages/runtime/pod_runner.h"
-#include "stages/runtime/report.h"
 
 namespace podflow::runtime {
 
@@ -59,7 +59,7 @@ class NodeAgentSet {
   std::optional<SimTime> NextDue();
   // Runs every step due at or before `now`, in time order (ties: the order
   // the work was scheduled in); one report per pod step.
-  std::vector<Report> Advance(SimTime now);
+  std::vector<model::Report> Advance(SimTime now);
 
   size_t node_count() const { return nodes_.size(); }
   size_t pod_count() const { return pods_.size() + adopted_.size(); }

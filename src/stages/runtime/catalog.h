@@ -11,7 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "stages/runtime/sim_time.h"
+#include "base/clock.h"
 
 namespace podflow::runtime {
 

@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "base/clock.h"
 #include "base/result.h"
 #include "stages/runtime/catalog.h"
 #include "stages/runtime/cidr.h"
-#include "stages/runtime/sim_time.h"
 
 namespace podflow::runtime {
 

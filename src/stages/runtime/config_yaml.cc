@@ -1,9 +1,9 @@
-// ParseRuntimeConfig: the yaml-cpp adapter. yaml-cpp throws on conversions;
-// every call that may throw is wrapped here and turned into a Status naming
-// the path.
+// ParseRuntimeConfig: the `runtime:` section read through base/yaml_reader.h,
+// every error a Status naming the path.
 #include <charconv>
 #include <functional>
 
+#include "base/yaml_reader.h"
 #include "stages/runtime/config.h"
 
 namespace podflow::runtime {
@@ -24,14 +24,17 @@ Status Visit(const YAML::Node& node, const std::string& path, const KeyHandlers&
 }
 
 Status ReadString(const YAML::Node& node, const std::string& path, std::string* out) {
-  if (!node.IsScalar()) return Status::Invalid(path + ": must be a string");
-  *out = node.Scalar();
+  Result<std::string> s = yaml::Scalar<std::string>(node, path, "must be a string");
+  if (!s.ok()) return s.status();
+  *out = std::move(s).value();
   return Status::Ok();
 }
 
+// Decimal digits only (no sign, no 0x): stricter than yaml-cpp's integers.
 Status ReadInt(const YAML::Node& node, const std::string& path, int64_t* out) {
-  if (!node.IsScalar()) return Status::Invalid(path + ": must be an integer");
-  const std::string& s = node.Scalar();
+  Result<std::string> text = yaml::Scalar<std::string>(node, path, "must be an integer");
+  if (!text.ok()) return text.status();
+  const std::string& s = *text;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
   if (ec != std::errc() || end != s.data() + s.size() || *out < 0) {
     return Status::Invalid(path + ": must be a non-negative integer, got \"" + s + "\"");
@@ -163,11 +166,10 @@ Status ParseInto(const YAML::Node& runtime, RuntimeConfig* c) {
 Result<RuntimeConfig> ParseRuntimeConfig(const YAML::Node& runtime) {
   RuntimeConfig config;
   if (!runtime || runtime.IsNull()) return config;
-  try {
-    PODFLOW_RETURN_IF_ERROR(ParseInto(runtime, &config));
-  } catch (const YAML::Exception& e) {
-    return Status::Invalid(std::string("runtime: ") + e.what());
-  }
+  PODFLOW_RETURN_IF_ERROR(yaml::Guard([&] { return ParseInto(runtime, &config); },
+                                      [](const yaml::Failure& f) {
+                                        return Status::Invalid("runtime: " + f.what);
+                                      }));
   Result<std::vector<SimNode>> nodes = ResolveNodes(config);
   if (!nodes.ok()) return nodes.status();
   return config;

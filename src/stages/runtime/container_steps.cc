@@ -114,7 +114,7 @@ void PodRunner::Start(Box& box, SimTime t) {
   Event(t, "Normal", text::kStarted, text::StartedContainer(box.spec->name), box.field_path);
   auto& state = box.status->state = std::make_unique<api::ContainerStateT>();
   state->running = std::make_unique<api::ContainerStateRunningT>();
-  state->running->started_at = FormatTime(t);
+  state->running->started_at = FormatRfc3339(t);
   box.status->started = true;
   box.stage = Stage::kIdle;
   if (box.init && !box.sidecar) {
@@ -140,7 +140,7 @@ void PodRunner::Exit(Box& box, SimTime t) {
   state->terminated->exit_code = 0;
   state->terminated->reason = text::kCompleted;
   state->terminated->started_at = started_at;
-  state->terminated->finished_at = FormatTime(t);
+  state->terminated->finished_at = FormatRfc3339(t);
   state->terminated->container_id = box.status->container_id;
   box.status->ready = true;  // a completed init container reports ready
   box.status->started = false;

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "stages/runtime/sim_time.h"
+#include "base/clock.h"
 
 namespace podflow::runtime::kubelet_text {
 

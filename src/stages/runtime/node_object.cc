@@ -56,7 +56,7 @@ std::string DeterministicUid(std::string_view seed) {
 }
 
 api::NodeT BuildNode(const SimNode& node, const ImageCatalog& catalog, SimTime now) {
-  const std::string time = FormatTime(now);
+  const std::string time = FormatRfc3339(now);
   api::NodeT n;
   n.api_version = "v1";
   n.kind = "Node";

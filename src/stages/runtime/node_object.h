@@ -6,10 +6,10 @@
 
 #include <string>
 
+#include "base/clock.h"
 #include "node_generated.h"
 #include "stages/runtime/catalog.h"
 #include "stages/runtime/config.h"
-#include "stages/runtime/sim_time.h"
 
 namespace podflow::runtime {
 

@@ -9,10 +9,10 @@
 #include <string>
 #include <unordered_map>
 
+#include "base/clock.h"
 #include "stages/runtime/catalog.h"
 #include "stages/runtime/config.h"
 #include "stages/runtime/ip_pool.h"
-#include "stages/runtime/sim_time.h"
 
 namespace podflow::runtime {
 

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
+#include "model/pod_phase.h"
 #include "stages/runtime/kubelet_text.h"
-#include "stages/runtime/phase.h"
 
 namespace podflow::runtime {
 namespace {
@@ -32,7 +32,7 @@ PodRunner::PodRunner(PodAssignment assignment, NodeRuntime* node, SimTime now)
   const bool has_init = !spec_.init_containers.empty();
   boxes_.reserve(spec_.init_containers.size() + spec_.containers.size());
   status_.phase = api::PodPhase::Pending;
-  status_.start_time = FormatTime(now);
+  status_.start_time = FormatRfc3339(now);
   auto ready_to_start = std::make_unique<api::PodConditionT>();
   ready_to_start->type = "PodReadyToStartContainers";
   ready_to_start->status = api::ConditionStatus::False;
@@ -43,7 +43,7 @@ PodRunner::PodRunner(PodAssignment assignment, NodeRuntime* node, SimTime now)
     Box& box = boxes_.emplace_back();
     box.spec = c.get();
     box.init = true;
-    box.sidecar = IsRestartableInitContainer(*c);
+    box.sidecar = model::IsRestartableInitContainer(*c);
     box.field_path = "spec.initContainers{" + c->name + "}";
     box.status = status_.init_container_statuses.back().get();
   }
@@ -74,7 +74,7 @@ void PodRunner::ObserveRevision(int64_t mod_revision) {
   assignment_.mod_revision = std::max(assignment_.mod_revision, mod_revision);
 }
 
-Report PodRunner::Step() {
+model::Report PodRunner::Step() {
   const SimTime t = *due();
   events_.clear();
   if (sandbox_due_ && *sandbox_due_ <= t) RunSandbox(t);
@@ -89,9 +89,9 @@ Report PodRunner::Step() {
       }
     }
   }
-  status_.phase = KubeletPhase(spec_, status_);
+  status_.phase = model::KubeletPhase(spec_, status_);
 
-  Report report;
+  model::Report report;
   report.node_name = node_->node().name;
   report.pod_key = assignment_.pod_key;
   report.pod_uid = assignment_.pod->metadata->uid;
@@ -130,7 +130,7 @@ void PodRunner::RunSandbox(SimTime t) {
   status_.pod_ips.push_back(std::make_unique<api::PodIPT>());
   status_.pod_ips.back()->ip = pod_ip;
   status_.conditions[0]->status = api::ConditionStatus::True;
-  status_.conditions[0]->last_transition_time = FormatTime(t);
+  status_.conditions[0]->last_transition_time = FormatRfc3339(t);
   if (!boxes_.empty()) {
     boxes_[0].stage = Stage::kEnsureImage;
     boxes_[0].due = t;
@@ -190,7 +190,7 @@ void PodRunner::AdvanceCursor(const Box& from, SimTime t) {
 
 void PodRunner::Event(SimTime t, const char* type, const char* reason, std::string message,
                       const std::string& field_path) {
-  events_.push_back(ReportEvent{type, reason, std::move(message), FormatTime(t), field_path});
+  events_.push_back(model::ReportEvent{type, reason, std::move(message), FormatRfc3339(t), field_path});
 }
 
 }  // namespace podflow::runtime

@@ -20,10 +20,10 @@
 #include <string>
 #include <vector>
 
+#include "base/clock.h"
+#include "model/report.h"
 #include "pod_generated.h"
 #include "stages/runtime/node_runtime.h"
-#include "stages/runtime/report.h"
-#include "stages/runtime/sim_time.h"
 
 namespace podflow::runtime {
 
@@ -46,7 +46,7 @@ class PodRunner {
   std::optional<SimTime> due() const;
 
   // Runs everything due at due(): one instant. REQUIRES: due().has_value().
-  Report Step();
+  model::Report Step();
 
   // The runtime saw a newer revision of the same pod (e.g. a status write).
   void ObserveRevision(int64_t mod_revision);
@@ -102,7 +102,7 @@ class PodRunner {
   size_t cursor_ = 0;       // the box being brought up
   std::optional<SimTime> sandbox_due_;
   std::optional<Ipv4> pod_ip_;
-  std::vector<ReportEvent> events_;  // of the step being run
+  std::vector<model::ReportEvent> events_;  // of the step being run
 };
 
 }  // namespace podflow::runtime

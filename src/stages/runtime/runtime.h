@@ -6,18 +6,18 @@
 //   ip_pool.h      PodIpPool over a node's podCIDR (cidr.h: IPv4 / CIDR helpers)
 //   pod_runner.h   PodRunner: one pod's lifecycle on simulated time
 //   agent_set.h    NodeAgentSet: many nodes' pods, steps due at `now`
-//   report.h       Report, EncodeReport / DecodeReport (msg::Report frames)
-//   phase.h        kubelet's pod phase rules
-//   sim_time.h     SimTime and the RFC 3339 / Go-duration formats
+//   (SimTime and the RFC 3339 / Go-duration formats are in base/clock.h; the
+//   reports it sends and kubelet's pod phase rules in model/report.h and
+//   model/pod_phase.h)
 #pragma once
 
+#include "base/clock.h"
+#include "model/pod_phase.h"
+#include "model/report.h"
 #include "stages/runtime/agent_set.h"
 #include "stages/runtime/catalog.h"
 #include "stages/runtime/cidr.h"
 #include "stages/runtime/config.h"
 #include "stages/runtime/ip_pool.h"
 #include "stages/runtime/node_object.h"
-#include "stages/runtime/phase.h"
 #include "stages/runtime/pod_runner.h"
-#include "stages/runtime/report.h"
-#include "stages/runtime/sim_time.h"

@@ -196,12 +196,12 @@ class RuntimeLoop {
 
   // Reports not taken last time go first; a pod's are merged into one.
   void PushReports() {
-    std::vector<Report> due = std::move(unsent_);
+    std::vector<model::Report> due = std::move(unsent_);
     unsent_.clear();
-    for (Report& r : agents_.Advance(WallClockNow())) due.push_back(std::move(r));
-    CoalesceReports(due);
+    for (model::Report& r : agents_.Advance(WallClockNow())) due.push_back(std::move(r));
+    model::CoalesceReports(due);
     for (size_t i = 0; i < due.size(); ++i) {
-      Status pushed = reports_.Push(EncodeReport(due[i]), kPushTimeout);
+      Status pushed = reports_.Push(model::EncodeReport(due[i]), kPushTimeout);
       if (!pushed.ok()) {
         log_->warn("status stage not taking reports ({}); keeping {} for later", pushed.ToString(), due.size() - i);
         unsent_.assign(std::make_move_iterator(due.begin() + static_cast<std::ptrdiff_t>(i)),
@@ -238,7 +238,7 @@ class RuntimeLoop {
   // Pods bound to a node not hosted (yet): handed over if it is adopted.
   std::unordered_map<std::string, KeyValue> unhosted_;
   std::unordered_set<std::string> hosted_;  // pod keys handed to `agents_`
-  std::vector<Report> unsent_;              // reports the status stage did not take yet
+  std::vector<model::Report> unsent_;              // reports the status stage did not take yet
   std::unordered_map<std::string, KeyValue> adopt_retry_;  // node key -> the Node to adopt again
   SimTime adopt_retry_at_{};
 };

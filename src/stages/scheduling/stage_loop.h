@@ -14,7 +14,9 @@
 #include "client/client.h"
 #include "pipeline/stage.h"
 #include "stages/scheduling/core.h"
-#include "stages/status/status.h"
+#include "base/clock.h"
+#include "model/conditions.h"
+#include "model/events.h"
 
 namespace podflow::scheduling {
 
@@ -56,7 +58,7 @@ class StageLoop {
   std::shared_ptr<spdlog::logger> log_;
   client::ApiClient client_;
   bus::Pusher decisions_;
-  status::EventNamer namer_;
+  model::EventNamer namer_;
   SchedulerCore core_;
   std::vector<Followed> followed_;
   // This start of the stage, recorded with its configuration so that

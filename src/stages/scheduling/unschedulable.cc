@@ -26,8 +26,8 @@ void StageLoop::EvictVictims(const Outcome& outcome) {
   for (const SchedulerCore::Outcome::Victim& victim : outcome.victims) {
     std::unique_ptr<api::PodT> pod = model::Unpack<api::Pod>(victim.pod_bytes);
     if (!pod->metadata) continue;
-    status::PackedEvent event = status::PackEvent(
-        status::PreemptedEvent(*pod, outcome.uid, outcome.decision.nominated_node, runtime::WallClockNow(),
+    model::PackedEvent event = model::PackEvent(
+        model::PreemptedEvent(*pod, outcome.uid, outcome.decision.nominated_node, WallClockNow(),
                                namer_, outcome.profile->scheduler_name()));
     client::UpdateItem item{victim.key, KeyValue{victim.key, victim.pod_bytes, {}, victim.mod_revision},
                             [&](const KeyValue* current, bool fresh) -> client::Mutation {
@@ -39,7 +39,7 @@ void StageLoop::EvictVictims(const Outcome& outcome) {
                                 }
                               }
                               return client::Mutation::Delete({PutOp{event.key, event.bytes, std::nullopt,
-                                                                     status::kEventTtlSeconds}});
+                                                                     model::kEventTtlSeconds}});
                             }};
     client::UpdateOutcome evicted = client::Update(client_, std::move(item), kPreemptionPolicy);
     if (evicted.written) {
@@ -94,21 +94,21 @@ void StageLoop::RecordUnschedulable(const Outcome& outcome) {
         std::unique_ptr<api::PodT> pod = model::Unpack<api::Pod>(current->value);
         if (!pod->metadata || !pod->spec) return client::Mutation::Skip();
         if (!pod->status) pod->status = std::make_unique<api::PodStatusT>();
-        const runtime::SimTime now = runtime::WallClockNow();
-        status::SetCondition(*pod->status,
+        const SimTime now = WallClockNow();
+        model::SetCondition(*pod->status,
                              {"PodScheduled", api::ConditionStatus::False, "Unschedulable", outcome.decision.message},
-                             runtime::FormatTime(now));
+                             FormatRfc3339(now));
         if (!outcome.decision.nominated_node.empty()) {
           pod->status->nominated_node_name = outcome.decision.nominated_node;
         }
         if (outcome.decision.clear_nomination) pod->status->nominated_node_name.clear();
-        status::PackedEvent event = status::PackEvent(
-            status::FailedSchedulingEvent(*pod, outcome.decision.message, now, namer_, status::SchedulerOf(*pod)));
+        model::PackedEvent event = model::PackEvent(
+            model::FailedSchedulingEvent(*pod, outcome.decision.message, now, namer_, model::SchedulerOf(*pod)));
         return client::Mutation::Put(
             model::Pack(*pod),
-            {PutOp{std::move(event.key), std::move(event.bytes), std::nullopt, status::kEventTtlSeconds},
+            {PutOp{std::move(event.key), std::move(event.bytes), std::nullopt, model::kEventTtlSeconds},
              PutOp{scheduler::DecisionKeyOfPod(outcome.key), Explain(outcome), std::nullopt,
-                   status::kEventTtlSeconds}});
+                   model::kEventTtlSeconds}});
       }};
   client::UpdatePolicy once;
   once.max_attempts = 1;

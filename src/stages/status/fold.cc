@@ -2,7 +2,8 @@
 
 #include <algorithm>
 
-#include "stages/status/conditions.h"
+#include "model/conditions.h"
+#include "model/events.h"
 
 namespace podflow::status {
 namespace {
@@ -20,40 +21,7 @@ bool IsTerminal(api::PodPhase p) {
   return p == api::PodPhase::Succeeded || p == api::PodPhase::Failed;
 }
 
-const api::PodConditionT* FindCondition(const api::PodStatusT& status, std::string_view type) {
-  for (const auto& c : status.conditions) {
-    if (c && c->type == type) return c.get();
-  }
-  return nullptr;
-}
-
-// The condition as it will be written: the previous lastTransitionTime when
-// the status did not change, `now` otherwise.
-std::unique_ptr<api::PodConditionT> Stamp(const ConditionValue& value,
-                                          const api::PodStatusT& previous, const std::string& now) {
-  auto c = std::make_unique<api::PodConditionT>();
-  c->type = value.type;
-  c->status = value.status;
-  c->reason = value.reason;
-  c->message = value.message;
-  const api::PodConditionT* before = FindCondition(previous, value.type);
-  c->last_transition_time =
-      before != nullptr && before->status == value.status ? before->last_transition_time : now;
-  return c;
-}
-
 }  // namespace
-
-void SetCondition(api::PodStatusT& status, const ConditionValue& value, const std::string& now_rfc3339) {
-  std::unique_ptr<api::PodConditionT> stamped = Stamp(value, status, now_rfc3339);
-  for (auto& c : status.conditions) {
-    if (c && c->type == value.type) {
-      c = std::move(stamped);
-      return;
-    }
-  }
-  status.conditions.push_back(std::move(stamped));
-}
 
 std::string_view FoldVerdictName(FoldVerdict verdict) {
   switch (verdict) {
@@ -74,15 +42,15 @@ int64_t ReportLedger::LastFolded(std::string_view pod_uid) const {
   return it == last_.end() ? 0 : it->second;
 }
 
-void ReportLedger::Record(const runtime::Report& report) {
+void ReportLedger::Record(const model::Report& report) {
   int64_t& last = last_[report.pod_uid];
   last = std::max(last, report.observed_mod_revision);
 }
 
 void ReportLedger::Forget(std::string_view pod_uid) { last_.erase(std::string(pod_uid)); }
 
-FoldResult FoldReport(const api::PodT& current_pod, const runtime::Report& report, SimTime now,
-                      EventNamer& namer, ReportLedger& ledger) {
+FoldResult FoldReport(const api::PodT& current_pod, const model::Report& report, SimTime now,
+                      model::EventNamer& namer, ReportLedger& ledger) {
   FoldResult out;
   const api::ObjectMetaT& meta = *current_pod.metadata;
   const api::PodSpecT& spec = *current_pod.spec;
@@ -132,15 +100,15 @@ FoldResult FoldReport(const api::PodT& current_pod, const runtime::Report& repor
 
   // Conditions: kubelet's own first, in kubelet's order, then every other
   // condition as it was (PodScheduled, readiness gates, DisruptionTarget).
-  const std::string now_text = runtime::FormatTime(now);
+  const std::string now_text = FormatRfc3339(now);
   std::vector<std::unique_ptr<api::PodConditionT>> conditions;
-  if (const api::PodConditionT* sandbox = FindCondition(seen, "PodReadyToStartContainers")) {
-    conditions.push_back(Stamp({sandbox->type, sandbox->status, sandbox->reason, sandbox->message},
+  if (const api::PodConditionT* sandbox = model::FindCondition(seen, "PodReadyToStartContainers")) {
+    conditions.push_back(model::StampCondition({sandbox->type, sandbox->status, sandbox->reason, sandbox->message},
                                before, now_text));
   }
-  conditions.push_back(Stamp(InitializedCondition(spec, next), before, now_text));
-  conditions.push_back(Stamp(ReadyCondition(spec, next), before, now_text));
-  conditions.push_back(Stamp(ContainersReadyCondition(spec, next), before, now_text));
+  conditions.push_back(model::StampCondition(model::InitializedCondition(spec, next), before, now_text));
+  conditions.push_back(model::StampCondition(model::ReadyCondition(spec, next), before, now_text));
+  conditions.push_back(model::StampCondition(model::ContainersReadyCondition(spec, next), before, now_text));
   for (const auto& c : before.conditions) {
     const bool owned = std::any_of(conditions.begin(), conditions.end(),
                                    [&](const auto& mine) { return mine->type == c->type; });
@@ -148,14 +116,14 @@ FoldResult FoldReport(const api::PodT& current_pod, const runtime::Report& repor
   }
   // A pod the scheduler never saw (created with spec.nodeName) has no
   // PodScheduled yet: kubelet reports it True, as it runs there.
-  if (FindCondition(before, "PodScheduled") == nullptr) {
-    conditions.push_back(Stamp({"PodScheduled", api::ConditionStatus::True, "", ""}, before, now_text));
+  if (model::FindCondition(before, "PodScheduled") == nullptr) {
+    conditions.push_back(model::StampCondition({"PodScheduled", api::ConditionStatus::True, "", ""}, before, now_text));
   }
   next.conditions = std::move(conditions);
 
-  const PodRef ref = RefOf(current_pod);
-  for (const runtime::ReportEvent& e : report.events) {
-    out.events.push_back(KubeletEvent(ref, report.node_name, e, namer.Next(ref.name, now)));
+  const model::PodRef ref = model::RefOf(current_pod);
+  for (const model::ReportEvent& e : report.events) {
+    out.events.push_back(model::KubeletEvent(ref, report.node_name, e, namer.Next(ref.name, now)));
   }
   ledger.Record(report);
   return out;

@@ -25,9 +25,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/clock.h"
+#include "model/events.h"
+#include "model/report.h"
 #include "pod_generated.h"
-#include "stages/runtime/report.h"
-#include "stages/status/events.h"
 
 namespace podflow::status {
 
@@ -40,7 +41,7 @@ std::string_view FoldVerdictName(FoldVerdict verdict);
 class ReportLedger {
  public:
   int64_t LastFolded(std::string_view pod_uid) const;
-  void Record(const runtime::Report& report);
+  void Record(const model::Report& report);
   void Forget(std::string_view pod_uid);  // the pod was deleted
   size_t size() const { return last_.size(); }
 
@@ -58,7 +59,7 @@ struct FoldResult {
 // Folds `report` into `current_pod` at `now` (transition times). Names
 // events with `namer`. Records the report in `ledger` when applied.
 // REQUIRES: current_pod.metadata and .spec set.
-FoldResult FoldReport(const api::PodT& current_pod, const runtime::Report& report, SimTime now,
-                      EventNamer& namer, ReportLedger& ledger);
+FoldResult FoldReport(const api::PodT& current_pod, const model::Report& report, SimTime now,
+                      model::EventNamer& namer, ReportLedger& ledger);
 
 }  // namespace podflow::status

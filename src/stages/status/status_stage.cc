@@ -7,6 +7,9 @@
 #include "base/logging.h"
 #include "model/objects.h"
 #include "client/update.h"
+#include "base/clock.h"
+#include "model/conditions.h"
+#include "model/events.h"
 #include "stages/status/status.h"
 
 namespace podflow::status {
@@ -15,7 +18,7 @@ namespace {
 // Kubernetes' default --event-ttl.
 // Guarded writes lost to concurrent writers before a report is given up.
 constexpr int kMaxAttempts = 8;
-// Distinguishes this stage's event names from other stages' (EventNamer).
+// Distinguishes this stage's event names from other stages' (model::EventNamer).
 constexpr uint32_t kEventNamerInstance = 100;  // + worker index
 // Reports folded in parallel (distinct pods); their writes share group commits.
 constexpr size_t kWorkers = 8;
@@ -26,7 +29,7 @@ constexpr size_t kWorkers = 8;
 // reports (hence its ledger entries) always land on the same worker.
 struct StatusStage::Worker {
   client::ApiClient client;
-  EventNamer namer;
+  model::EventNamer namer;
   ReportLedger ledger;
   // The pods this worker wrote last, as written: the next report of the
   // same pod folds into it without a read. A stale entry costs one failed
@@ -47,28 +50,28 @@ StatusStage::StatusStage(pipeline::StageContext& context)
                                 [&context](size_t i) {
                                   return std::unique_ptr<Worker>(new Worker{
                                       client::ApiClient(context.bus, context.Endpoint("api"), std::string(kName)),
-                                      EventNamer(kEventNamerInstance + static_cast<uint32_t>(i)), ReportLedger(), {}});
+                                      model::EventNamer(kEventNamerInstance + static_cast<uint32_t>(i)), ReportLedger(), {}});
                                 },
                                 DecodeReport,
-                                [this](Worker& worker, std::vector<runtime::Report>& batch) { Apply(worker, batch); }}) {}
+                                [this](Worker& worker, std::vector<model::Report>& batch) { Apply(worker, batch); }}) {}
 StatusStage::~StatusStage() = default;
 Status StatusStage::Start() { return pull_.Start(); }
 void StatusStage::Stop() { pull_.Stop(); }
 
 Result<StatusStage::Pull::Decoded> StatusStage::DecodeReport(const bus::Frame& frame) {
-  Result<runtime::Report> report = runtime::DecodeReport(frame.bytes());
+  Result<model::Report> report = model::DecodeReport(frame.bytes());
   if (!report.ok()) return report.status();
   std::string key = report->pod_key;
   return Pull::Decoded{std::move(key), std::move(*report)};
 }
 
-void StatusStage::Apply(Worker& w, std::vector<runtime::Report>& reports) {
+void StatusStage::Apply(Worker& w, std::vector<model::Report>& reports) {
   static auto log = Logger("stage.status");
-  runtime::CoalesceReports(reports);
+  model::CoalesceReports(reports);
   std::vector<client::UpdateItem> items;
   items.reserve(reports.size());
-  for (const runtime::Report& r : reports) {
-    const runtime::Report* report = &r;
+  for (const model::Report& r : reports) {
+    const model::Report* report = &r;
     client::UpdateItem item;
     item.key = report->pod_key;
     // The pod as this worker last wrote it folds without a read; a stale
@@ -90,7 +93,7 @@ void StatusStage::Apply(Worker& w, std::vector<runtime::Report>& reports) {
       }
       std::unique_ptr<api::PodT> pod = model::Unpack<api::Pod>(current->value);
       if (!pod->metadata || !pod->spec) return client::Mutation::Skip();
-      FoldResult result = FoldReport(*pod, *report, runtime::WallClockNow(), w.namer, w.ledger);
+      FoldResult result = FoldReport(*pod, *report, WallClockNow(), w.namer, w.ledger);
       if (result.verdict != FoldVerdict::kApplied) {
         // From memory, perhaps only the memory is out of date: read it.
         if (!fresh) return client::Mutation::Refresh();
@@ -100,8 +103,8 @@ void StatusStage::Apply(Worker& w, std::vector<runtime::Report>& reports) {
       pod->status = std::make_unique<api::PodStatusT>(std::move(result.status));
       std::vector<TxnOp> events;
       for (const api::EventT& event : result.events) {
-        PackedEvent packed = PackEvent(event);
-        events.push_back(PutOp{std::move(packed.key), std::move(packed.bytes), std::nullopt, kEventTtlSeconds});
+        model::PackedEvent packed = model::PackEvent(event);
+        events.push_back(PutOp{std::move(packed.key), std::move(packed.bytes), std::nullopt, model::kEventTtlSeconds});
       }
       return client::Mutation::Put(model::Pack(*pod), std::move(events));
     };

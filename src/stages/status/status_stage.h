@@ -9,7 +9,7 @@
 
 #include "pipeline/pull_stage.h"
 #include "pipeline/stage.h"
-#include "stages/runtime/report.h"
+#include "model/report.h"
 
 namespace podflow::status {
 
@@ -27,14 +27,14 @@ class StatusStage {
 
  private:
   struct Worker;
-  using Pull = pipeline::PullStage<runtime::Report, Worker>;
+  using Pull = pipeline::PullStage<model::Report, Worker>;
 
   explicit StatusStage(pipeline::StageContext& context);
   static Result<Pull::Decoded> DecodeReport(const bus::Frame& frame);
   // Folds a batch of reports (a pod's merged into one) and writes every
   // pod's new status and events in as few transactions as it can, each pod
   // guarded by its revision; uses `worker`'s client and state.
-  void Apply(Worker& worker, std::vector<runtime::Report>& reports);
+  void Apply(Worker& worker, std::vector<model::Report>& reports);
 
   // Reports of one pod go to one worker, in order; pods in parallel.
   Pull pull_;

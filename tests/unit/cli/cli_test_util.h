@@ -12,7 +12,7 @@
 namespace podflow::cli::testing {
 
 // 2025-01-14T12:00:00Z: every test's "now".
-inline TimePoint Now() { return *ParseTime("2025-01-14T12:00:00Z"); }
+inline TimePoint Now() { return *ParseRfc3339("2025-01-14T12:00:00Z"); }
 
 // The FlatBuffers of every document of `yaml`; each must be accepted.
 inline std::vector<std::string> Objects(const std::string& yaml) {

@@ -33,15 +33,15 @@ TEST_CASE("HumanDuration follows apimachinery's duration.HumanDuration", "[cli][
   }
 }
 
-TEST_CASE("ParseTime reads RFC 3339 with fractions and offsets", "[cli][time]") {
-  auto base = ParseTime("2025-01-14T12:00:00Z");
+TEST_CASE("ParseRfc3339 reads RFC 3339 with fractions and offsets", "[cli][time]") {
+  auto base = ParseRfc3339("2025-01-14T12:00:00Z");
   REQUIRE(base);
-  CHECK(ParseTime("2025-01-14T13:00:00+01:00") == base);
-  CHECK(ParseTime("2025-01-14T11:59:59.5Z").value() < *base);
-  CHECK(ParseTime("2025-01-14T12:00:05.123456Z").value() - *base > seconds(5));
-  CHECK_FALSE(ParseTime(""));
-  CHECK_FALSE(ParseTime("yesterday"));
-  CHECK_FALSE(ParseTime("2025-01-14T12:00:00"));
+  CHECK(ParseRfc3339("2025-01-14T13:00:00+01:00") == base);
+  CHECK(ParseRfc3339("2025-01-14T11:59:59.5Z").value() < *base);
+  CHECK(ParseRfc3339("2025-01-14T12:00:05.123456Z").value() - *base > seconds(5));
+  CHECK_FALSE(ParseRfc3339(""));
+  CHECK_FALSE(ParseRfc3339("yesterday"));
+  CHECK_FALSE(ParseRfc3339("2025-01-14T12:00:00"));
   CHECK(TimestampSince("", *base) == "<unknown>");
   CHECK(TimestampSince("2025-01-14T11:57:55Z", *base) == "2m5s");
 }

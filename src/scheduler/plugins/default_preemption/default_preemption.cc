@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "base/yaml_reader.h"
 #include "scheduler/framework/fit_error.h"
 
 namespace podflow::scheduler::plugins {
@@ -41,7 +42,9 @@ Result<DefaultPreemption> DefaultPreemption::FromArgs(const YAML::Node& args) {
   if (!args || args.IsNull()) return p;
   if (!args.IsMap()) return Status::Invalid("args: expected a map");
   for (const auto& entry : args) {
-    const std::string key = entry.first.as<std::string>();
+    const std::optional<std::string> key_text = yaml::As<std::string>(entry.first);
+    if (!key_text) return Status::Invalid("args: keys must be strings");
+    const std::string& key = *key_text;
     int32_t* field = key == "minCandidateNodesPercentage" ? &p.min_candidate_nodes_percentage_
                      : key == "minCandidateNodesAbsolute" ? &p.min_candidate_nodes_absolute_
                                                           : nullptr;
@@ -50,11 +53,9 @@ Result<DefaultPreemption> DefaultPreemption::FromArgs(const YAML::Node& args) {
                              ": unknown field (known: minCandidateNodesAbsolute, "
                              "minCandidateNodesPercentage)");
     }
-    try {
-      *field = entry.second.as<int32_t>();
-    } catch (const YAML::Exception&) {
-      return Status::Invalid("args." + key + ": expected an integer");
-    }
+    const std::optional<int32_t> value = yaml::As<int32_t>(entry.second);
+    if (!value) return Status::Invalid("args." + key + ": expected an integer");
+    *field = *value;
   }
   if (p.min_candidate_nodes_percentage_ < 0 || p.min_candidate_nodes_percentage_ > 100) {
     return Status::Invalid("args.minCandidateNodesPercentage: not in valid range [0, 100], got " +

@@ -51,14 +51,10 @@ Result<InterPodAffinity> InterPodAffinity::FromArgs(const YAML::Node& node) {
     out.hard_pod_affinity_weight_ = static_cast<int32_t>(*weight);
   }
   if (const YAML::Node b = node["ignorePreferredTermsOfExistingPods"]; !args::Absent(b)) {
-    bool value = false;
-    try {
-      if (!b.IsScalar()) throw YAML::Exception(YAML::Mark::null_mark(), "");
-      value = b.as<bool>();
-    } catch (const YAML::Exception&) {
-      return Status::Invalid("ignorePreferredTermsOfExistingPods: must be a boolean");
-    }
-    out.ignore_preferred_terms_of_existing_pods_ = value;
+    Result<bool> value =
+        yaml::Scalar<bool>(b, "ignorePreferredTermsOfExistingPods", "must be a boolean");
+    if (!value.ok()) return value.status();
+    out.ignore_preferred_terms_of_existing_pods_ = *value;
   }
   return out;
 }

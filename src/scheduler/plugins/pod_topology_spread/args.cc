@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "base/yaml_reader.h"
 #include "scheduler/plugins/pod_topology_spread/pod_topology_spread.h"
 
 namespace podflow::scheduler::plugins {
@@ -69,12 +70,9 @@ std::optional<E> Enum(const YAML::Node& node, const std::string& path,
 }
 
 std::optional<int32_t> Int(const YAML::Node& node, const std::string& path, Errors& errors) {
-  try {
-    return node.as<int32_t>();
-  } catch (const YAML::Exception&) {
-    errors.Add(path + ": Invalid value: expected an integer");
-    return std::nullopt;
-  }
+  std::optional<int32_t> v = yaml::As<int32_t>(node);
+  if (!v) errors.Add(path + ": Invalid value: expected an integer");
+  return v;
 }
 
 const std::vector<std::pair<std::string, api::NodeInclusionPolicy>> kPolicies = {

@@ -3,6 +3,7 @@
 
 #include <regex>
 
+#include "base/clock.h"
 #include "test_util.h"
 
 namespace podflow::admission {

@@ -26,7 +26,7 @@ TEST_CASE("agent set: steps come out in time order across pods") {
   CHECK(agents.AddPod("node-9", Assign(PodBuilder("x").Container("c", "busybox:1.28")), clock.now)
             .code() == Code::kNotFound);
 
-  std::vector<Report> r = agents.Advance(clock.now);
+  std::vector<model::Report> r = agents.Advance(clock.now);
   REQUIRE(r.size() == 2);
   CHECK(r[0].status.pod_ip == "10.244.1.2");
   CHECK(r[1].status.pod_ip == "10.244.2.2");
@@ -50,7 +50,7 @@ TEST_CASE("agent set: a removed pod stops and frees its IP; a new uid restarts")
   REQUIRE(
       agents.AddPod("node-1", Assign(PodBuilder("a").Container("c", "nginx:nope"), 12), clock.now)
           .ok());
-  std::vector<Report> r = agents.Advance(clock.now + SimDuration(1000));
+  std::vector<model::Report> r = agents.Advance(clock.now + SimDuration(1000));
   REQUIRE(r.size() == 1);
   CHECK(r[0].observed_mod_revision == 12);
   CHECK(r[0].events[0].reason == "BackOff");
@@ -98,10 +98,10 @@ registry:
       REQUIRE(agents.AddPod(nodes[n].name, Assign(pod), clock.now).ok());
     }
   }
-  std::map<std::string, Report> latest;
+  std::map<std::string, model::Report> latest;
   size_t reports = 0;
   while (std::optional<SimTime> due = agents.NextDue()) {
-    for (Report& r : agents.Advance(*due)) {
+    for (model::Report& r : agents.Advance(*due)) {
       ++reports;
       latest[r.pod_key] = std::move(r);
     }

@@ -89,16 +89,5 @@ TEST_CASE("catalog resolves known images and tags only") {
   CHECK_FALSE(catalog.Resolve("redis"));
 }
 
-TEST_CASE("Go duration format, as kubelet messages print it") {
-  CHECK(FormatGoDuration(SimDuration(0)) == "0s");
-  CHECK(FormatGoDuration(SimDuration(500)) == "500ms");
-  CHECK(FormatGoDuration(SimDuration(1500)) == "1.5s");
-  CHECK(FormatGoDuration(SimDuration(15981)) == "15.981s");
-  CHECK(FormatGoDuration(SimDuration(123'250)) == "2m3.25s");
-  CHECK(FormatGoDuration(SimDuration(3'600'000)) == "1h0m0s");
-  CHECK(FormatTime(FromUnixMillis(1'714'564'800'250)) == "2024-05-01T12:00:00Z");
-  CHECK(FormatMicroTime(FromUnixMillis(1'714'564'800'250)) == "2024-05-01T12:00:00.250000Z");
-}
-
 }  // namespace
 }  // namespace podflow::runtime

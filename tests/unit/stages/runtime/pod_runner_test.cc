@@ -20,14 +20,14 @@ struct Fixture {
   Fixture() { node = std::make_unique<NodeRuntime>(testing::TestNode(), &catalog, &timing); }
 
   // Steps `runner` up to and including `until`, collecting every report.
-  std::vector<Report> RunUntil(PodRunner& runner, SimTime until) {
-    std::vector<Report> out;
+  std::vector<model::Report> RunUntil(PodRunner& runner, SimTime until) {
+    std::vector<model::Report> out;
     while (runner.due() && *runner.due() <= until) out.push_back(runner.Step());
     return out;
   }
 };
 
-std::vector<std::string> Reasons(const Report& r) {
+std::vector<std::string> Reasons(const model::Report& r) {
   std::vector<std::string> out;
   for (const auto& e : r.events) out.push_back(e.reason);
   return out;
@@ -41,7 +41,7 @@ TEST_CASE("nginx: Pending -> image pulled -> Running, with kubelet's events") {
       f.node.get(), t0);
   REQUIRE(runner.due() == t0);
 
-  const Report first = runner.Step();
+  const model::Report first = runner.Step();
   CHECK(first.status.phase == api::PodPhase::Pending);
   CHECK(first.status.host_ip == "192.168.0.2");
   CHECK(first.status.pod_ip == "10.244.1.2");
@@ -61,7 +61,7 @@ TEST_CASE("nginx: Pending -> image pulled -> Running, with kubelet's events") {
   CHECK(first.events[0].time == "2024-05-01T12:00:00Z");
 
   REQUIRE(runner.due() == t0 + SimDuration(500));
-  const Report second = runner.Step();
+  const model::Report second = runner.Step();
   REQUIRE(Reasons(second) == std::vector<std::string>{"Pulled", "Created", "Started"});
   CHECK(second.events[0].message ==
         "Successfully pulled image \"nginx:1.14.2\" in 500ms (500ms including waiting). "
@@ -105,16 +105,16 @@ TEST_CASE("init containers run one after another before the app containers") {
                               .Init("init-mydb", "busybox:1.28")
                               .Container("myapp-container", "busybox:1.28")),
                    f.node.get(), f.clock.now);
-  const Report r0 = runner.Step();
+  const model::Report r0 = runner.Step();
   CHECK(r0.status.phase == api::PodPhase::Pending);
   CHECK(WaitingReason(*r0.status.init_container_statuses[0]) == "PodInitializing");
   CHECK(WaitingReason(*r0.status.container_statuses[0]) == "PodInitializing");
   REQUIRE(r0.events.size() == 1);
   CHECK(r0.events[0].field_path == "spec.initContainers{init-myservice}");
 
-  std::vector<Report> all = f.RunUntil(runner, f.clock.now + SimDuration(60'000));
+  std::vector<model::Report> all = f.RunUntil(runner, f.clock.now + SimDuration(60'000));
   std::vector<std::string> log;  // "<reason> <fieldPath>"
-  for (const Report& r : all) {
+  for (const model::Report& r : all) {
     for (const auto& e : r.events) log.push_back(e.reason + " " + e.field_path);
     // The app container never starts before both init containers completed.
     const auto& app = *r.status.container_statuses[0];
@@ -143,7 +143,7 @@ TEST_CASE("init containers run one after another before the app containers") {
   // Steps: pulled+started (100ms), first exits (+5ms) and second starts,
   // second exits (+5ms) and the app starts.
   REQUIRE(all.size() == 3);
-  const Report& last = all.back();
+  const model::Report& last = all.back();
   CHECK(last.status.phase == api::PodPhase::Running);
   CHECK(last.status.init_container_statuses[1]->state->terminated->finished_at ==
         "2024-05-01T12:00:00Z");
@@ -157,7 +157,7 @@ TEST_CASE("an unknown image: ErrImagePull, then ImagePullBackOff, back-off doubl
   const SimTime t0 = f.clock.now;
   PodRunner runner(Assign(PodBuilder("bad").Container("nginx", "nginx:nope")), f.node.get(), t0);
 
-  const Report r0 = runner.Step();
+  const model::Report r0 = runner.Step();
   REQUIRE(Reasons(r0) == std::vector<std::string>{"Pulling", "Failed", "Failed"});
   const std::string error =
       "rpc error: code = NotFound desc = failed to pull and unpack image "
@@ -171,7 +171,7 @@ TEST_CASE("an unknown image: ErrImagePull, then ImagePullBackOff, back-off doubl
   CHECK(s0.state->waiting->message == error);
   CHECK(r0.status.phase == api::PodPhase::Pending);
 
-  const Report r1 = runner.Step();
+  const model::Report r1 = runner.Step();
   REQUIRE(Reasons(r1) == std::vector<std::string>{"BackOff", "Failed"});
   CHECK(r1.events[0].type == "Normal");
   CHECK(r1.events[0].message == "Back-off pulling image \"nginx:nope\"");
@@ -186,7 +186,7 @@ TEST_CASE("an unknown image: ErrImagePull, then ImagePullBackOff, back-off doubl
   SimTime last_failure = t0;
   while (gaps.size() < 7) {
     const SimTime at = *runner.due();
-    const Report r = runner.Step();
+    const model::Report r = runner.Step();
     if (r.events.front().reason == "Pulling") {
       gaps.push_back((at - last_failure).count() / 1000);
       last_failure = at;  // failed_pull is 0: it fails in the same step
@@ -202,7 +202,7 @@ TEST_CASE("an app container in back-off does not hold up the next one") {
       Assign(PodBuilder("two").Container("bad", "nginx:nope").Container("web", "busybox:1.28")),
       f.node.get(), f.clock.now);
   auto reports = f.RunUntil(runner, f.clock.now + SimDuration(1000));
-  const Report& last = reports.back();
+  const model::Report& last = reports.back();
   CHECK(last.status.container_statuses[1]->state->running);
   CHECK(WaitingReason(*last.status.container_statuses[0]) == "ImagePullBackOff");
   CHECK(last.status.phase == api::PodPhase::Pending);  // a container still waits
@@ -258,7 +258,7 @@ TEST_CASE("pod IP exhaustion reports FailedCreatePodSandBox and retries") {
                                            &node, clock.now);
   PodRunner second(Assign(PodBuilder("b").Container("c", "busybox:1.28")), &node, clock.now);
   CHECK(first->Step().status.pod_ip == "10.244.9.2");
-  const Report failed = second.Step();
+  const model::Report failed = second.Step();
   REQUIRE(failed.events.size() == 1);
   CHECK(failed.events[0].reason == "FailedCreatePodSandBox");
   CHECK(failed.status.pod_ip.empty());

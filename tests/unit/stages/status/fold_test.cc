@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <set>
 
 #include "stages/runtime/runtime.h"
 #include "stages/status/status.h"
@@ -9,7 +10,7 @@ namespace {
 
 using runtime::NodeRuntime;
 using runtime::PodRunner;
-using runtime::Report;
+using model::Report;
 using runtime::testing::Assign;
 using runtime::testing::FakeClock;
 using runtime::testing::PodBuilder;
@@ -24,7 +25,7 @@ struct Harness {
   FakeClock clock;
   api::PodT stored;
   std::unique_ptr<PodRunner> runner;
-  EventNamer namer{1};
+  model::EventNamer namer{1};
   ReportLedger ledger;
   std::string bound_at;
 
@@ -37,7 +38,7 @@ struct Harness {
     auto scheduled = std::make_unique<api::PodConditionT>();
     scheduled->type = "PodScheduled";
     scheduled->status = CS::True;
-    bound_at = scheduled->last_transition_time = runtime::FormatTime(clock.now);
+    bound_at = scheduled->last_transition_time = FormatRfc3339(clock.now);
     stored.status->conditions.push_back(std::move(scheduled));
     clock.Advance(1000);
     runner = std::make_unique<PodRunner>(Assign(pod, 7), &node, clock.now);
@@ -70,7 +71,7 @@ struct Harness {
 
 TEST_CASE("fold: nginx Pending -> Running, conditions at each step") {
   Harness h(PodBuilder("nginx-pod").Container("nginx", "nginx:1.14.2"));
-  const std::string t1 = runtime::FormatTime(h.clock.now);
+  const std::string t1 = FormatRfc3339(h.clock.now);
 
   FoldResult pulling = h.Next();
   REQUIRE(pulling.verdict == FoldVerdict::kApplied);
@@ -93,7 +94,7 @@ TEST_CASE("fold: nginx Pending -> Running, conditions at each step") {
   CHECK(pulling.events[0].reason == "Pulling");
 
   FoldResult started = h.Next();
-  const std::string t2 = runtime::FormatTime(h.clock.now);
+  const std::string t2 = FormatRfc3339(h.clock.now);
   REQUIRE(started.events.size() == 3);
   CHECK(h.stored.status->phase == api::PodPhase::Running);
   CHECK(h.Condition("Ready").status == CS::True);
@@ -126,7 +127,7 @@ TEST_CASE("fold: lastTransitionTime moves only when a condition's status changes
   same.status.container_statuses[0]->ready = false;
   REQUIRE(h.Fold(same).verdict == FoldVerdict::kApplied);
   CHECK(h.Condition("Ready").status == CS::False);
-  CHECK(h.Condition("Ready").last_transition_time == runtime::FormatTime(h.clock.now));
+  CHECK(h.Condition("Ready").last_transition_time == FormatRfc3339(h.clock.now));
   CHECK(h.Condition("Initialized").last_transition_time == before[1]);
 }
 
@@ -192,6 +193,30 @@ TEST_CASE("fold: a terminal phase is never left") {
   h.stored.status->phase = api::PodPhase::Succeeded;
   h.Next();
   CHECK(h.stored.status->phase == api::PodPhase::Succeeded);
+}
+
+TEST_CASE("fold creates one uniquely named event per report event") {
+  FakeClock clock;
+  api::PodT pod = PodBuilder("nginx-pod").Node("node-1").Obj();
+  model::Report report;
+  report.node_name = "node-1";
+  report.pod_uid = "uid-nginx-pod";
+  for (const char* reason : {"Pulled", "Created", "Started"}) {
+    report.events.push_back(
+        {"Normal", reason, reason, "2024-05-01T12:00:00Z", "spec.containers{nginx}"});
+  }
+  model::EventNamer namer;
+  ReportLedger ledger;
+  FoldResult r = FoldReport(pod, report, clock.now, namer, ledger);
+  REQUIRE(r.events.size() == 3);
+  std::set<std::string> names;
+  for (const api::EventT& e : r.events) {
+    names.insert(e.metadata->name);
+    CHECK(e.involved_object->uid == "uid-nginx-pod");
+    CHECK(e.source->host == "node-1");
+  }
+  CHECK(names.size() == 3);
+  CHECK(r.events[1].reason == "Created");
 }
 
 }  // namespace

@@ -1,11 +1,11 @@
-#include "stages/status/events.h"
+#include "model/events.h"
 
 #include <algorithm>
 #include <cstdio>
 
 #include "model/objects.h"
 
-namespace podflow::status {
+namespace podflow::model {
 namespace {
 
 std::unique_ptr<api::ObjectReferenceT> PodObjectReference(const PodRef& pod) {
@@ -35,12 +35,12 @@ api::EventT SchedulerEvent(const api::PodT& pod, const char* type, const char* r
                            const char* action, std::string message, SimTime t, EventNamer& namer,
                            std::string_view scheduler) {
   const PodRef ref = RefOf(pod);
-  api::EventT e = BaseEvent(ref, namer.Next(ref.name, t), runtime::FormatTime(t));
+  api::EventT e = BaseEvent(ref, namer.Next(ref.name, t), FormatRfc3339(t));
   e.reason = reason;
   e.message = std::move(message);
   e.type = type;
   e.action = action;
-  e.event_time = runtime::FormatMicroTime(t);
+  e.event_time = FormatRfc3339Micro(t);
   e.source = std::make_unique<api::EventSourceT>();
   e.reporting_component = std::string(scheduler);
   e.reporting_instance = std::string(scheduler) + "-podflow";
@@ -50,7 +50,7 @@ api::EventT SchedulerEvent(const api::PodT& pod, const char* type, const char* r
 }  // namespace
 
 std::string EventNamer::Next(std::string_view object_name, SimTime t) {
-  const uint64_t ms = static_cast<uint64_t>(std::max<int64_t>(0, runtime::ToUnixMillis(t)));
+  const uint64_t ms = static_cast<uint64_t>(std::max<int64_t>(0, ToUnixMillis(t)));
   const uint64_t ns = std::max(ms * 1'000'000 + uint64_t{instance_} * 1000, last_ns_ + 1);
   last_ns_ = ns;
   char hex[24];
@@ -70,7 +70,7 @@ PodRef RefOf(const api::PodT& pod) {
 }
 
 api::EventT KubeletEvent(const PodRef& pod, std::string_view node,
-                         const runtime::ReportEvent& event, std::string name) {
+                         const ReportEvent& event, std::string name) {
   api::EventT e = BaseEvent(pod, std::move(name), event.time);
   e.involved_object->field_path = event.field_path;
   e.reason = event.reason;
@@ -121,4 +121,4 @@ PackedEvent PackEvent(const api::EventT& event) {
       model::Pack(event)};
 }
 
-}  // namespace podflow::status
+}  // namespace podflow::model

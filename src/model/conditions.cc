@@ -1,12 +1,10 @@
-#include "stages/status/conditions.h"
+#include "model/conditions.h"
 
-#include "stages/runtime/phase.h"
+#include "model/pod_phase.h"
 
-namespace podflow::status {
+namespace podflow::model {
 namespace {
 
-using runtime::FindStatus;
-using runtime::IsRestartableInitContainer;
 
 // Go's fmt %s of a []string: "[a b c]".
 std::string GoList(const std::vector<std::string>& names) {
@@ -60,7 +58,7 @@ ConditionValue InitializedCondition(const api::PodSpecT& spec, const api::PodSta
     return {c.type, api::ConditionStatus::True, kPodCompleted, ""};
   }
   // An app container that has run means the pod initialized before.
-  if (runtime::AppContainersHaveStarted(status)) return c;
+  if (AppContainersHaveStarted(status)) return c;
   std::string message = JoinMessages(unknown, "containers with unknown status: ", incomplete,
                                      "containers with incomplete status: ");
   if (!message.empty()) {
@@ -131,4 +129,36 @@ ConditionValue ReadyCondition(const api::PodSpecT& spec, const api::PodStatusT& 
   return {"Ready", api::ConditionStatus::True, "", ""};
 }
 
-}  // namespace podflow::status
+const api::PodConditionT* FindCondition(const api::PodStatusT& status, std::string_view type) {
+  for (const auto& c : status.conditions) {
+    if (c && c->type == type) return c.get();
+  }
+  return nullptr;
+}
+
+std::unique_ptr<api::PodConditionT> StampCondition(const ConditionValue& value,
+                                                   const api::PodStatusT& previous,
+                                                   const std::string& now) {
+  auto c = std::make_unique<api::PodConditionT>();
+  c->type = value.type;
+  c->status = value.status;
+  c->reason = value.reason;
+  c->message = value.message;
+  const api::PodConditionT* before = FindCondition(previous, value.type);
+  c->last_transition_time =
+      before != nullptr && before->status == value.status ? before->last_transition_time : now;
+  return c;
+}
+
+void SetCondition(api::PodStatusT& status, const ConditionValue& value, const std::string& now_rfc3339) {
+  std::unique_ptr<api::PodConditionT> stamped = StampCondition(value, status, now_rfc3339);
+  for (auto& c : status.conditions) {
+    if (c && c->type == value.type) {
+      c = std::move(stamped);
+      return;
+    }
+  }
+  status.conditions.push_back(std::move(stamped));
+}
+
+}  // namespace podflow::model

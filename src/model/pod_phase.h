@@ -7,7 +7,7 @@
 
 #include "pod_generated.h"
 
-namespace podflow::runtime {
+namespace podflow::model {
 
 bool IsRestartableInitContainer(const api::ContainerT& container);
 
@@ -20,4 +20,4 @@ api::PodPhase KubeletPhase(const api::PodSpecT& spec, const api::PodStatusT& sta
 const api::ContainerStatusT* FindStatus(
     const std::vector<std::unique_ptr<api::ContainerStatusT>>& statuses, std::string_view name);
 
-}  // namespace podflow::runtime
+}  // namespace podflow::model

@@ -1,15 +1,18 @@
 // The pod conditions kubelet derives from container statuses (pkg/kubelet/
 // status/generate.go, v1.32): Initialized, ContainersReady and Ready, with
 // Kubernetes' reasons and messages ("containers with unready status: [nginx]").
-// Pure functions of the spec and the observed status; no times (the folding
-// decides lastTransitionTime).
+// Pure functions of the spec and the observed status; no times (the caller
+// decides lastTransitionTime), plus setting a condition as the status stage,
+// binding and scheduling write it.
 #pragma once
 
+#include <memory>
 #include <string>
+#include <string_view>
 
 #include "pod_generated.h"
 
-namespace podflow::status {
+namespace podflow::model {
 
 struct ConditionValue {
   std::string type;
@@ -31,10 +34,19 @@ ConditionValue ContainersReadyCondition(const api::PodSpecT& spec, const api::Po
 // Ready: ContainersReady, then the pod's readiness gates against `status.conditions`.
 ConditionValue ReadyCondition(const api::PodSpecT& spec, const api::PodStatusT& status);
 
+// The condition `type` in `status`, or nullptr.
+const api::PodConditionT* FindCondition(const api::PodStatusT& status, std::string_view type);
+
+// `value` as it will be written: with the lastTransitionTime it had in
+// `previous` when its status did not change, `now_rfc3339` otherwise.
+std::unique_ptr<api::PodConditionT> StampCondition(const ConditionValue& value,
+                                                   const api::PodStatusT& previous,
+                                                   const std::string& now_rfc3339);
+
 // Sets (replaces or appends) the condition `value.type` in `status`;
 // lastTransitionTime is `now_rfc3339` unless the condition already had this
 // status. Binding sets PodScheduled True with it, scheduling PodScheduled
 // False (Unschedulable).
 void SetCondition(api::PodStatusT& status, const ConditionValue& value, const std::string& now_rfc3339);
 
-}  // namespace podflow::status
+}  // namespace podflow::model

@@ -2,19 +2,20 @@
 #include <regex>
 #include <set>
 
+#include "model/conditions.h"
+#include "model/events.h"
 #include "model/objects.h"
-#include "stages/status/status.h"
-#include "test_pods.h"
+#include "pod_builder.h"
 
-namespace podflow::status {
+namespace podflow::model {
 namespace {
 
-using runtime::testing::FakeClock;
-using runtime::testing::PodBuilder;
+using testing::FakeClock;
+using testing::PodBuilder;
 
 TEST_CASE("kubelet events: involvedObject, source and timestamps") {
   const api::PodT pod = PodBuilder("nginx-pod").Obj();
-  const runtime::ReportEvent e{"Normal", "Pulling", "Pulling image \"nginx:1.14.2\"",
+  const ReportEvent e{"Normal", "Pulling", "Pulling image \"nginx:1.14.2\"",
                                "2024-05-01T12:00:01Z", "spec.containers{nginx}"};
   const api::EventT ev = KubeletEvent(RefOf(pod), "node-2", e, "nginx-pod.17abc00000000000");
   CHECK(ev.api_version == "v1");
@@ -55,30 +56,6 @@ TEST_CASE("event names are <pod>.<16 hex> and unique, also across namers") {
   // Later times sort later, as client-go's UnixNano names do.
   const std::string earlier = status_namer.Next("x", clock.Advance(1));
   CHECK(status_namer.Next("x", clock.Advance(1)) > earlier);
-}
-
-TEST_CASE("fold creates one uniquely named event per report event") {
-  FakeClock clock;
-  api::PodT pod = PodBuilder("nginx-pod").Node("node-1").Obj();
-  runtime::Report report;
-  report.node_name = "node-1";
-  report.pod_uid = "uid-nginx-pod";
-  for (const char* reason : {"Pulled", "Created", "Started"}) {
-    report.events.push_back(
-        {"Normal", reason, reason, "2024-05-01T12:00:00Z", "spec.containers{nginx}"});
-  }
-  EventNamer namer;
-  ReportLedger ledger;
-  FoldResult r = FoldReport(pod, report, clock.now, namer, ledger);
-  REQUIRE(r.events.size() == 3);
-  std::set<std::string> names;
-  for (const api::EventT& e : r.events) {
-    names.insert(e.metadata->name);
-    CHECK(e.involved_object->uid == "uid-nginx-pod");
-    CHECK(e.source->host == "node-1");
-  }
-  CHECK(names.size() == 3);
-  CHECK(r.events[1].reason == "Created");
 }
 
 TEST_CASE("scheduler events: Scheduled and FailedScheduling") {
@@ -163,4 +140,4 @@ TEST_CASE("conditions: readiness gates hold Ready") {
 }
 
 }  // namespace
-}  // namespace podflow::status
+}  // namespace podflow::model

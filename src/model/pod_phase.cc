@@ -1,6 +1,6 @@
-#include "stages/runtime/phase.h"
+#include "model/pod_phase.h"
 
-namespace podflow::runtime {
+namespace podflow::model {
 namespace {
 
 enum class Kind { kUnknown, kRunning, kTerminated, kWaiting, kWaitingAfterExit };
@@ -120,4 +120,4 @@ api::PodPhase KubeletPhase(const api::PodSpecT& spec, const api::PodStatusT& sta
   return api::PodPhase::Pending;
 }
 
-}  // namespace podflow::runtime
+}  // namespace podflow::model

@@ -15,14 +15,12 @@
 #include <string>
 #include <string_view>
 
+#include "base/clock.h"
 #include "event_generated.h"
+#include "model/report.h"
 #include "pod_generated.h"
-#include "stages/runtime/report.h"
-#include "stages/runtime/sim_time.h"
 
-namespace podflow::status {
-
-using runtime::SimTime;
+namespace podflow::model {
 
 // Makes event names unique within a process: the name is the time in Unix
 // nanoseconds, in hex, bumped past the last one this namer gave. `instance`
@@ -51,7 +49,7 @@ PodRef RefOf(const api::PodT& pod);
 
 // A kubelet event, from one ReportEvent of `node`.
 api::EventT KubeletEvent(const PodRef& pod, std::string_view node,
-                         const runtime::ReportEvent& event, std::string name);
+                         const ReportEvent& event, std::string name);
 
 inline constexpr char kDefaultScheduler[] = "default-scheduler";
 
@@ -93,4 +91,4 @@ struct PackedEvent {
 };
 PackedEvent PackEvent(const api::EventT& event);
 
-}  // namespace podflow::status
+}  // namespace podflow::model

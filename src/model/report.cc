@@ -1,4 +1,4 @@
-#include "stages/runtime/report.h"
+#include "model/report.h"
 
 #include <algorithm>
 #include <unordered_map>
@@ -7,7 +7,7 @@
 
 #include "messages_generated.h"
 
-namespace podflow::runtime {
+namespace podflow::model {
 
 std::string EncodeReport(const Report& report, uint64_t envelope_id) {
   flatbuffers::FlatBufferBuilder fbb(1024);
@@ -74,4 +74,4 @@ void CoalesceReports(std::vector<Report>& reports) {
   reports = std::move(out);
 }
 
-}  // namespace podflow::runtime
+}  // namespace podflow::model

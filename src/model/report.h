@@ -11,7 +11,7 @@
 #include "base/result.h"
 #include "pod_generated.h"
 
-namespace podflow::runtime {
+namespace podflow::model {
 
 struct ReportEvent {
   std::string type;    // "Normal", "Warning"
@@ -48,4 +48,4 @@ std::string EncodeReport(const Report& report, uint64_t envelope_id = 0);
 // it holds another body.
 Result<Report> DecodeReport(std::string_view frame);
 
-}  // namespace podflow::runtime
+}  // namespace podflow::model

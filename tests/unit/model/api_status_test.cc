@@ -1,8 +1,13 @@
-// API statuses: construction, the msg::ApiStatus wire form, kubectl's lines.
-#include "messages_generated.h"
-#include "test_util.h"
+// API statuses and field errors: construction, the msg::ApiStatus wire
+// form, kubectl's lines.
+#include "model/api_status.h"
 
-namespace podflow::admission {
+#include <catch2/catch.hpp>
+
+#include "messages_generated.h"
+#include "model/objects.h"
+
+namespace podflow::model {
 namespace {
 
 const model::KindInfo& Pod() { return model::Kind("Pod"); }
@@ -22,13 +27,13 @@ TEST_CASE("statuses print as kubectl prints them", "[admission][status]") {
       {"already exists", AlreadyExistsStatus(Pod(), "nginx-pod"), 409, "AlreadyExists",
        "Error from server (AlreadyExists): pods \"nginx-pod\" already exists"},
       {"invalid, one cause",
-       InvalidStatus(Pod(), "x", {Cause::Required("spec.containers[0].image")}), 422, "Invalid",
+       InvalidStatus(Pod(), "x", {FieldError::Required("spec.containers[0].image")}), 422, "Invalid",
        "Error from server (Invalid): Pod \"x\" is invalid: spec.containers[0].image: Required "
        "value"},
       {"invalid, two causes",
        InvalidStatus(Pod(), "x",
-                     {Cause::Required("spec.containers[0].image"),
-                      Cause::Duplicate("spec.containers[1].name", "app")}),
+                     {FieldError::Required("spec.containers[0].image"),
+                      FieldError::Duplicate("spec.containers[1].name", "app")}),
        422, "Invalid",
        "Error from server (Invalid): Pod \"x\" is invalid: [spec.containers[0].image: Required "
        "value, spec.containers[1].name: Duplicate value: \"app\"]"},
@@ -60,29 +65,29 @@ TEST_CASE("statuses print as kubectl prints them", "[admission][status]") {
 
 TEST_CASE("cause reasons and bodies", "[admission][status]") {
   struct Case {
-    Cause cause;
+    FieldError cause;
     std::string reason;
     std::string text;
   };
   const std::vector<Case> cases = {
-      {Cause::Required("metadata.name", "name or generateName is required"), "FieldValueRequired",
+      {FieldError::Required("metadata.name", "name or generateName is required"), "FieldValueRequired",
        "metadata.name: Required value: name or generateName is required"},
-      {Cause::Invalid("metadata.name", "A", "bad"), "FieldValueInvalid",
+      {FieldError::Invalid("metadata.name", "A", "bad"), "FieldValueInvalid",
        "metadata.name: Invalid value: \"A\": bad"},
-      {Cause::InvalidInt("spec.containers[0].ports[0].containerPort", 0,
+      {FieldError::InvalidInt("spec.containers[0].ports[0].containerPort", 0,
                          "must be between 1 and 65535, inclusive"),
        "FieldValueInvalid",
        "spec.containers[0].ports[0].containerPort: Invalid value: 0: must be between 1 and 65535, "
        "inclusive"},
-      {Cause::Duplicate("spec.containers[1].name", "app"), "FieldValueDuplicate",
+      {FieldError::Duplicate("spec.containers[1].name", "app"), "FieldValueDuplicate",
        "spec.containers[1].name: Duplicate value: \"app\""},
-      {Cause::NotSupported("spec.restartPolicy", "Sometimes", {"Always", "Never"}),
+      {FieldError::NotSupported("spec.restartPolicy", "Sometimes", {"Always", "Never"}),
        "FieldValueNotSupported",
        "spec.restartPolicy: Unsupported value: \"Sometimes\": supported values: \"Always\", "
        "\"Never\""},
-      {Cause::TooLong("metadata.annotations", 262144), "FieldValueTooLong",
+      {FieldError::TooLong("metadata.annotations", 262144), "FieldValueTooLong",
        "metadata.annotations: Too long: may not be more than 262144 bytes"},
-      {Cause::Forbidden("spec.ports[0].nodePort", "may not be used when `type` is 'ClusterIP'"),
+      {FieldError::Forbidden("spec.ports[0].nodePort", "may not be used when `type` is 'ClusterIP'"),
        "FieldValueForbidden",
        "spec.ports[0].nodePort: Forbidden: may not be used when `type` is 'ClusterIP'"},
   };
@@ -93,9 +98,8 @@ TEST_CASE("cause reasons and bodies", "[admission][status]") {
     }
   }
   SECTION("from the codec's field errors") {
-    model::FieldError e{model::FieldError::Type::kRequired, "spec.containers", "", ""};
-    Cause c = Cause::FromFieldError(e);
-    CHECK(c.type == Cause::Type::kRequired);
+    FieldError c = FieldError::FromCodec(FieldError::Type::kRequired, "spec.containers", "", "");
+    CHECK(c.type == FieldError::Type::kRequired);
     CHECK(c.field == "spec.containers");
     CHECK(c.message == "Required value");
   }
@@ -103,8 +107,8 @@ TEST_CASE("cause reasons and bodies", "[admission][status]") {
 
 TEST_CASE("statuses round-trip through msg::ApiStatus", "[admission][status]") {
   ApiStatusInfo in = InvalidStatus(Pod(), "x",
-                                   {Cause::Required("spec.containers[0].image"),
-                                    Cause::Duplicate("spec.containers[1].name", "app")});
+                                   {FieldError::Required("spec.containers[0].image"),
+                                    FieldError::Duplicate("spec.containers[1].name", "app")});
   flatbuffers::FlatBufferBuilder fbb;
   fbb.Finish(WriteApiStatus(fbb, in));
   flatbuffers::Verifier verifier(fbb.GetBufferPointer(), fbb.GetSize());
@@ -122,9 +126,9 @@ TEST_CASE("statuses round-trip through msg::ApiStatus", "[admission][status]") {
   CHECK(out.details.name == "x");
   CHECK(out.details.kind == "Pod");
   REQUIRE(out.details.causes.size() == 2);
-  CHECK(out.details.causes[1].type == Cause::Type::kDuplicate);
+  CHECK(out.details.causes[1].type == FieldError::Type::kDuplicate);
   CHECK(out.details.causes[1].ToString() == "spec.containers[1].name: Duplicate value: \"app\"");
 }
 
 }  // namespace
-}  // namespace podflow::admission
+}  // namespace podflow::model

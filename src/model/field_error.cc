@@ -1,0 +1,147 @@
+#include "model/field_error.h"
+
+namespace podflow::model {
+namespace {
+
+struct ReasonName {
+  FieldError::Type type;
+  std::string_view reason;
+};
+constexpr ReasonName kReasons[] = {
+    {FieldError::Type::kRequired, "FieldValueRequired"},
+    {FieldError::Type::kInvalid, "FieldValueInvalid"},
+    {FieldError::Type::kDuplicate, "FieldValueDuplicate"},
+    {FieldError::Type::kNotSupported, "FieldValueNotSupported"},
+    {FieldError::Type::kTooLong, "FieldValueTooLong"},
+    {FieldError::Type::kForbidden, "FieldValueForbidden"},
+};
+
+FieldError Make(FieldError::Type type, std::string field, std::string_view value,
+                std::string_view detail, std::string message) {
+  return {type, std::move(field), std::string(value), std::string(detail), std::move(message)};
+}
+
+}  // namespace
+
+std::string GoQuote(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string_view FieldError::Reason() const {
+  for (const ReasonName& r : kReasons) {
+    if (r.type == type) return r.reason;
+  }
+  return "FieldValueInvalid";
+}
+
+FieldError::Type FieldError::TypeOfReason(std::string_view reason) {
+  for (const ReasonName& r : kReasons) {
+    if (r.reason == reason) return r.type;
+  }
+  return Type::kInvalid;
+}
+
+std::string FieldError::ToString() const { return field + ": " + message; }
+
+FieldError FieldError::Required(std::string field, std::string_view detail) {
+  std::string message = "Required value";
+  if (!detail.empty()) message += ": " + std::string(detail);
+  return Make(Type::kRequired, std::move(field), "", detail, std::move(message));
+}
+
+FieldError FieldError::Invalid(std::string field, std::string_view value,
+                               std::string_view detail) {
+  FieldError e = InvalidRendered(std::move(field), GoQuote(value), detail);
+  e.value = std::string(value);
+  return e;
+}
+
+FieldError FieldError::InvalidInt(std::string field, int64_t value, std::string_view detail) {
+  return InvalidRendered(std::move(field), std::to_string(value), detail);
+}
+
+FieldError FieldError::InvalidRendered(std::string field, std::string_view rendered,
+                                       std::string_view detail) {
+  std::string message = "Invalid value: " + std::string(rendered);
+  if (!detail.empty()) message += ": " + std::string(detail);
+  return Make(Type::kInvalid, std::move(field), rendered, detail, std::move(message));
+}
+
+FieldError FieldError::Duplicate(std::string field, std::string_view value) {
+  return Make(Type::kDuplicate, std::move(field), value, "", "Duplicate value: " + GoQuote(value));
+}
+
+FieldError FieldError::NotSupported(std::string field, std::string_view value,
+                                    const std::vector<std::string>& supported) {
+  std::string detail;
+  if (!supported.empty()) {
+    detail = "supported values: ";
+    for (size_t i = 0; i < supported.size(); ++i) {
+      if (i > 0) detail += ", ";
+      detail += GoQuote(supported[i]);
+    }
+  }
+  std::string message = "Unsupported value: " + GoQuote(value);
+  if (!detail.empty()) message += ": " + detail;
+  return Make(Type::kNotSupported, std::move(field), value, detail, std::move(message));
+}
+
+FieldError FieldError::TooLong(std::string field, int64_t max) {
+  std::string detail = "may not be more than " + std::to_string(max) + " bytes";
+  std::string message = "Too long: " + detail;
+  return Make(Type::kTooLong, std::move(field), "", detail, std::move(message));
+}
+
+FieldError FieldError::Forbidden(std::string field, std::string_view detail) {
+  return Make(Type::kForbidden, std::move(field), "", detail, "Forbidden: " + std::string(detail));
+}
+
+FieldError FieldError::FromCodec(Type type, std::string field, std::string value,
+                                 std::string detail) {
+  std::string message;
+  switch (type) {
+    case Type::kUnknownField:
+      message = "unknown field";
+      break;
+    case Type::kRequired:
+      message = "Required value" + (detail.empty() ? "" : ": " + detail);
+      break;
+    case Type::kDuplicate:
+      message = "Duplicate value: \"" + value + "\"";
+      break;
+    case Type::kNotSupported:
+      message = "Unsupported value: \"" + value + "\": " + detail;
+      break;
+    case Type::kTooLong:
+      message = "Too long: " + detail;
+      break;
+    case Type::kInvalid:
+      message = "Invalid value: ";
+      if (!value.empty()) message += "\"" + value + "\": ";
+      message += detail;
+      break;
+    case Type::kForbidden:
+      message = "Forbidden: " + detail;
+      break;
+  }
+  return {type, std::move(field), std::move(value), std::move(detail), std::move(message)};
+}
+
+std::string InvalidMessage(std::string_view kind, std::string_view name,
+                           const std::vector<FieldError>& causes) {
+  std::string out = std::string(kind) + " " + GoQuote(name) + " is invalid: ";
+  if (causes.size() == 1) return out + causes[0].ToString();
+  out += "[";
+  for (size_t i = 0; i < causes.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += causes[i].ToString();
+  }
+  return out + "]";
+}
+
+}  // namespace podflow::model
