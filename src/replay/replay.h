@@ -176,7 +176,7 @@ struct VerifyReport {
 //
 // Per scheduler run (SchedulerRun record: the same profiles from the same
 // config), decisions are re-run in the order they were made (seq) on one
-// scheduling::SchedulerCore fed through SchedulerCore::Feeds(), exactly as the
+// scheduler::SchedulerCore fed through SchedulerCore::Feeds(), exactly as the
 // stage's informers fed it: each followed prefix listed at the record's
 // list_revision, then its changes up to the record's revision; the decided
 // pod is scheduled with the recorded start node index, and a scheduled one

@@ -5,12 +5,14 @@
 #include "base/logging.h"
 #include "bus/bus.h"
 #include "model/objects.h"
+#include "scheduler/scheduler.h"
 #include "stages/persistence/informer.h"
-#include "scheduler/framework/decision_record.h"
-#include "stages/scheduling/core.h"
 #include "stages/status/status.h"
 
 namespace podflow::scheduling {
+
+using scheduler::SchedulerCore;
+
 namespace {
 
 constexpr uint32_t kEventNamerInstance = 300;
@@ -84,7 +86,9 @@ void SchedulingStage::Loop() {
         {std::make_unique<persistence::Informer>(context_.zmq, context_.Endpoint("api"), context_.Endpoint("watch"),
                                                  feed.prefix),
          persistence::Informer::Handlers{
-             [upsert = feed.upsert](const KeyValue& kv) { upsert(kv, Clock::now()); },
+             [upsert = feed.upsert](const KeyValue& kv) {
+               upsert(scheduler::StoredObject{kv.key, kv.value, kv.mod_revision}, Clock::now());
+             },
              [remove = feed.remove](const std::string& key) { remove(key, Clock::now()); }}});
   }
 
