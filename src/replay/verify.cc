@@ -217,7 +217,7 @@ void VerifyRun(EventLog& log, uint64_t run, std::vector<Recorded>& decisions, Ve
       if (!rerun.ok()) {
         why.push_back(rerun.status().message());
       } else {
-        for (const FieldChange& f : DiffValues(scheduler::DecisionValue(rec), scheduler::DecisionValue(**rerun))) {
+        for (const FieldChange& f : DiffValues(DecisionValue(rec), DecisionValue(**rerun))) {
           why.push_back(f.path + ": " + f.before + " -> " + f.after);
         }
         if ((*rerun)->next_start_node_index() != rec.next_start_node_index()) {

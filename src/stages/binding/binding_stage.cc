@@ -6,7 +6,7 @@
 
 #include "base/logging.h"
 #include "model/objects.h"
-#include "scheduler/framework/decision_record.h"
+#include "scheduler/scheduler.h"
 #include "stages/persistence/persistence.h"
 #include "stages/status/status.h"
 
