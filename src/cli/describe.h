@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/human_time.h"
+#include "scheduling_generated.h"
 
 namespace podflow::cli {
 
@@ -25,6 +26,11 @@ struct PodDescribeExtras {
 // described object are shown (EventsFor), oldest first.
 std::string DescribePod(std::string_view pod_bytes, std::span<const std::string> events,
                         TimePoint now, const PodDescribeExtras& extras = {});
+// describe pod's Scheduling section (PodDescribeExtras::scheduling) from the
+// scheduler's stored decision record: "Scheduling:", then the profile, the
+// selected node, a table of the best `top` nodes with their total and
+// weighted score per plugin, and the nodes filtered out counted per reason.
+std::string DescribeSchedulingSection(const explain::SchedulingDecision& record, size_t top = 5);
 // `pods`: every pod; those bound to the node and not terminated are listed.
 std::string DescribeNode(std::string_view node_bytes, std::span<const std::string> pods,
                          std::span<const std::string> events, TimePoint now);

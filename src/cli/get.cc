@@ -13,7 +13,7 @@
 #include "model/objects.h"
 #include "pipeline/config.h"
 #include "pod_generated.h"
-#include "scheduler/framework/decision_record.h"
+#include "scheduler/scheduler.h"
 #include "client/client.h"
 
 namespace podflow::cli {
@@ -273,7 +273,7 @@ PodDescribeExtras SchedulingExtras(ApiReader& api, const KeyValue& pod) {
       object->metadata() && object->metadata()->uid() ? object->metadata()->uid()->str() : "";
   const std::string recorded_uid = (*record)->pod_uid() ? (*record)->pod_uid()->str() : "";
   if (uid != recorded_uid) return extras;
-  extras.scheduling = scheduler::DescribeSchedulingSection(**record);
+  extras.scheduling = DescribeSchedulingSection(**record);
   return extras;
 }
 

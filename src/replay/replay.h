@@ -21,6 +21,7 @@
 #include "log/log.h"
 #include "model/codec.h"
 #include "model/value.h"
+#include "scheduling_generated.h"
 
 namespace podflow::replay {
 
@@ -160,6 +161,24 @@ std::string RenderTimeline(const PodTimeline& timeline, Output output);
 // (never scheduled, or expired with the events' TTL).
 Result<std::string> LatestDecision(EventLog& log, std::string_view namespace_, std::string_view name);
 
+// The stable JSON document of podflow-replay --why -o json:
+//   {"pod": "ns/name", "uid", "profile", "podRevision", "revision",
+//    "selected": "node-2" | null, "message", "allNodes", "feasibleNodes",
+//    "tiedNodes", "tieBreakSeed", "startNodeIndex", "nominatedNode",
+//    "nodes": [{"name", "passed", "plugin", "reason",
+//               "scores": [{"plugin", "raw", "normalized", "weight", "weighted"}],
+//               "total"}],
+//    "filteredOut": [{"plugin", "reason", "count"}]}
+// nodes: the recorded feasible nodes (passed: true, plugin and reason null),
+// the selected one first, then by total, then the recorded rejected nodes
+// (passed: false, scores [], total null). reason joins a verdict's reasons
+// with ", ".
+// --verify-scheduling compares these documents (`why.cc`).
+model::Value DecisionValue(const explain::SchedulingDecision& record);
+
+// podflow-replay --why: the same content as DecisionValue, as text.
+std::string DecisionText(const explain::SchedulingDecision& record);
+
 struct VerifyReport {
   size_t verified = 0;  // decisions re-run
   size_t differ = 0;    // of those, how many came out otherwise
@@ -176,7 +195,7 @@ struct VerifyReport {
 //
 // Per scheduler run (SchedulerRun record: the same profiles from the same
 // config), decisions are re-run in the order they were made (seq) on one
-// scheduling::SchedulerCore fed through SchedulerCore::Feeds(), exactly as the
+// scheduler::SchedulerCore fed through SchedulerCore::Feeds(), exactly as the
 // stage's informers fed it: each followed prefix listed at the record's
 // list_revision, then its changes up to the record's revision; the decided
 // pod is scheduled with the recorded start node index, and a scheduled one

@@ -4,7 +4,7 @@
 
 #include "model/objects.h"
 #include "replay/replay.h"
-#include "scheduler/framework/decision_record.h"
+#include "scheduler/scheduler.h"
 
 namespace podflow::replay {
 

@@ -8,16 +8,17 @@
 #include <yaml-cpp/yaml.h>
 
 #include "replay/replay.h"
-#include "scheduler/framework/decision_record.h"
 #include "scheduler/scheduler.h"
-#include "stages/scheduling/core.h"
 
 namespace podflow::replay {
 namespace {
 
-using scheduling::SchedulerCore;
+using scheduler::SchedulerCore;
 
 constexpr size_t kBatchRevisions = 512;
+
+// A key-value of the log as the core takes it.
+scheduler::StoredObject StoredOf(const KeyValue& kv) { return {kv.key, kv.value, kv.mod_revision}; }
 
 // One followed prefix, fed into the core the way client::Informer feeds
 // the stage's: a list (upserts in key order, removals of keys gone since the
@@ -49,7 +50,7 @@ class LogFollower {
           if (!c.kv.key.starts_with(feed_.prefix)) continue;
           if (c.type == ChangeType::kPut) {
             known_.insert(c.kv.key);
-            feed_.upsert(c.kv, now);
+            feed_.upsert(StoredOf(c.kv), now);
           } else if (known_.erase(c.kv.key)) {
             feed_.remove(c.kv.key, now);
           }
@@ -70,7 +71,7 @@ class LogFollower {
       if (!page.ok()) return page.status();
       for (const KeyValue& kv : page->kvs) {
         present.insert(kv.key);
-        feed_.upsert(kv, now);
+        feed_.upsert(StoredOf(kv), now);
       }
       if (!page->more) break;
       request.continue_token = page->continue_token;
@@ -216,7 +217,7 @@ void VerifyRun(EventLog& log, uint64_t run, std::vector<Recorded>& decisions, Ve
       if (!rerun.ok()) {
         why.push_back(rerun.status().message());
       } else {
-        for (const FieldChange& f : DiffValues(scheduler::DecisionValue(rec), scheduler::DecisionValue(**rerun))) {
+        for (const FieldChange& f : DiffValues(DecisionValue(rec), DecisionValue(**rerun))) {
           why.push_back(f.path + ": " + f.before + " -> " + f.after);
         }
         if ((*rerun)->next_start_node_index() != rec.next_start_node_index()) {

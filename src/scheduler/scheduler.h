@@ -1,26 +1,28 @@
-// podflow's scheduler core: kube-scheduler's framework and plugins over
-// plain values (no bus, no log). The public header of src/scheduler.
+// podflow's scheduler: kube-scheduler's framework, plugins, scheduling queue
+// and cache over plain values (no bus, no log). The public header of
+// src/scheduler.
 //
-// How the scheduling stage uses it:
+// How the scheduling stage (and podflow-replay --verify-scheduling) use it:
 //
-//   auto registry = plugins::NewInTreeRegistry();               // once
-//   auto profile = Profile::Build(*registry, DefaultProfileConfig());
-//   Snapshot cache;                                              // the informer cache
-//   cache.UpsertNode(*NodeInfoFromNode(node));                   // per Node event
-//   cache.AddPod(*PodInfoFromPod(bound_pod));                    // per bound Pod
+//   auto registry = plugins::NewInTreeRegistry();                // once
+//   auto config = ParseSchedulerConfig(section, *registry);      // the scheduler: section
+//   auto profiles = BuildProfiles(*registry, *config);
+//   SchedulerCore core(*profiles);                               // cache + queue
+//   for (auto& feed : core.Feeds()) { /* one informer per feed.prefix */ }
+//   feed.upsert(StoredObject{key, bytes, mod_revision}, now);   // per change seen
+//   while (auto outcome = core.Next(now)) { /* bind, or record FailedScheduling */ }
+//   EncodeDecisionRecord(outcome.decision, context);             // stored beside it
 //
-//   auto pod = PodInfoFromPod(pending_pod);                      // per pending Pod
-//   if (profile->Handles(*pod)) {
-//     auto d = Schedule(*profile, *pod, cache, {next_start});
-//     next_start = d->next_start_node_index;
-//     if (d->scheduled()) { pod->node_name = d->node; cache.AddPod(*pod); /* assume, then bind */ }
-//     else { /* FailedScheduling event: d->message */ }
-//   }
+// One cycle without the core, over a Snapshot the caller keeps:
+//
+//   auto d = Schedule(profile, *PodInfoFromPod(pending_pod), snapshot, {next_start});
 #pragma once
 
+#include "scheduler/core/scheduler_core.h"
 #include "scheduler/framework/config.h"
 #include "scheduler/framework/cycle_state.h"
 #include "scheduler/framework/decision.h"
+#include "scheduler/framework/decision_record.h"
 #include "scheduler/framework/equivalence_cache.h"
 #include "scheduler/framework/fit_error.h"
 #include "scheduler/framework/labels.h"
@@ -35,3 +37,4 @@
 #include "scheduler/framework/snapshot.h"
 #include "scheduler/framework/status.h"
 #include "scheduler/plugins/registry.h"
+#include "scheduler/queue/scheduling_queue.h"

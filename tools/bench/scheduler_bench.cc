@@ -1,4 +1,4 @@
-// podflow-bench scheduler: the scheduling stage's core (informer cache,
+// podflow-bench scheduler: the scheduler's core (informer cache,
 // queue, cycle, assume) without the bus, on kube-scheduler's scheduler_perf
 // shapes: 5,000 nodes (4 cpu, 32Gi, 110 pods, 10 zones) and 10,000 pending
 // pods (100m cpu, 500Mi), in variants that exercise one plugin family each.
@@ -34,12 +34,12 @@
 #include "bench.h"
 #include "model/codec.h"
 #include "model/objects.h"
-#include "stages/scheduling/core.h"
+#include "scheduler/scheduler.h"
 
 namespace podflow::bench {
 namespace {
 
-using Clock = scheduling::SchedulerCore::Clock;
+using Clock = scheduler::SchedulerCore::Clock;
 constexpr int kZones = 10;
 
 struct Variant {
@@ -50,20 +50,15 @@ struct Variant {
   int32_t percentage = 0;
 };
 
-KeyValue Stored(const std::string& yaml, int64_t revision) {
+scheduler::StoredObject Stored(const std::string& yaml, int64_t revision) {
   auto docs = model::DecodeManifests(yaml);
   if (!docs.ok() || docs->size() != 1 || !(*docs)[0].status.ok()) {
     std::fprintf(stderr, "podflow-bench scheduler: bad manifest:\n%s\n", yaml.c_str());
     std::exit(1);
   }
   const model::Decoded& d = (*docs)[0];
-  KeyValue kv;
-  kv.key = model::ObjectKey(*d.object.kind, d.object.namespace_, d.object.name);
-  kv.value = d.object.bytes;
-  kv.mod_revision = Revision(revision);
-  kv.create_revision = Revision(revision);
-  kv.version = 1;
-  return kv;
+  return {model::ObjectKey(*d.object.kind, d.object.namespace_, d.object.name), d.object.bytes,
+          Revision(revision)};
 }
 
 std::string NodeYaml(int i, const Variant& v) {
@@ -105,8 +100,8 @@ size_t HeapInUse() { return mallinfo2().uordblks; }
 
 // Runs `cached` and `reference` in lockstep and compares each decision;
 // returns the number of differences and errors.
-size_t Compare(const std::string& name, std::unique_ptr<scheduling::SchedulerCore> cached,
-               std::unique_ptr<scheduling::SchedulerCore> reference, Clock::time_point now,
+size_t Compare(const std::string& name, std::unique_ptr<scheduler::SchedulerCore> cached,
+               std::unique_ptr<scheduler::SchedulerCore> reference, Clock::time_point now,
                double seconds) {
   size_t compared = 0, differences = 0;
   double reference_us = 0;
@@ -152,7 +147,7 @@ size_t Compare(const std::string& name, std::unique_ptr<scheduling::SchedulerCor
 int RunVariant(const Variant& v, int num_nodes, int num_pods, double seconds, bool compare) {
   // Manifests are decoded before the clock starts: the figure is the
   // scheduler's, not the YAML codec's.
-  std::vector<KeyValue> nodes, pods;
+  std::vector<scheduler::StoredObject> nodes, pods;
   nodes.reserve(num_nodes);
   pods.reserve(num_pods);
   int64_t revision = 1;
@@ -172,10 +167,10 @@ int RunVariant(const Variant& v, int num_nodes, int num_pods, double seconds, bo
   }
   const Clock::time_point now = Clock::now();
   auto new_core = [&](bool equivalence_cache) {
-    auto core = std::make_unique<scheduling::SchedulerCore>(*profile);
+    auto core = std::make_unique<scheduler::SchedulerCore>(*profile);
     core->set_equivalence_cache(equivalence_cache);
-    for (const KeyValue& kv : nodes) core->UpsertNode(kv, now);
-    for (const KeyValue& kv : pods) core->UpsertPod(kv, now);
+    for (const scheduler::StoredObject& node : nodes) core->UpsertNode(node, now);
+    for (const scheduler::StoredObject& pod : pods) core->UpsertPod(pod, now);
     return core;
   };
   auto core = new_core(true);

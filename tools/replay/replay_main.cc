@@ -10,7 +10,7 @@
 #include "base/logging.h"
 #include "log/log.h"
 #include "replay/replay.h"
-#include "scheduler/framework/decision_record.h"
+#include "scheduler/scheduler.h"
 
 namespace {
 
@@ -88,11 +88,11 @@ int main(int argc, char** argv) {
       auto record = scheduler::ReadDecisionRecord(*bytes);
       if (!record.ok()) return Fail(record.status().message());
       if (out == replay::Output::kTable) {
-        std::cout << scheduler::DecisionText(**record);
+        std::cout << replay::DecisionText(**record);
       } else if (out == replay::Output::kJson) {
-        std::cout << model::ToJson(scheduler::DecisionValue(**record), 2) << "\n";
+        std::cout << model::ToJson(replay::DecisionValue(**record), 2) << "\n";
       } else {
-        std::cout << model::ToYaml(scheduler::DecisionValue(**record));
+        std::cout << model::ToYaml(replay::DecisionValue(**record));
       }
       return 0;
     }

@@ -1,7 +1,8 @@
 // The stored explanation of a scheduling decision (schemas/scheduling.fbs):
 // encoding a Decision with the context it was made in, reading it back, and
-// printing it the three ways podflow shows it (describe pod's Scheduling
-// section, podflow-replay --why as text and as JSON).
+// the keys it is stored under. How it is shown belongs to who shows it:
+// podflow-replay --why (text and JSON) in src/replay, describe pod's
+// Scheduling section in src/cli.
 //
 // Size: a record keeps every score plugin's raw, normalized and weighted
 // score for kMaxRecordedScoredNodes feasible nodes (the selected one, then
@@ -20,7 +21,6 @@
 #include <vector>
 
 #include "base/result.h"
-#include "model/value.h"
 #include "scheduler/framework/decision.h"
 #include "scheduling_generated.h"
 
@@ -35,6 +35,9 @@ inline constexpr size_t kMaxRecordedRejectedNodes = 20;
 std::string DecisionKey(std::string_view namespace_, std::string_view name);
 // The decision key of the pod stored at `pod_key` (/registry/pods/<ns>/<name>).
 std::string DecisionKeyOfPod(std::string_view pod_key);
+// "<ns>/<name>" of a pod key ("default/nginx" from /registry/pods/default/nginx):
+// the part of it a decision key repeats.
+std::string PodNameOfKey(std::string_view pod_key);
 // /registry/scheduling.podflow.io/runs/<run, 16 hex digits>
 std::string SchedulerRunKey(uint64_t run);
 
@@ -67,26 +70,5 @@ Result<const explain::SchedulingDecision*> ReadDecisionRecord(std::string_view b
 
 std::string EncodeSchedulerRun(uint64_t run, int64_t started_at_ms, std::string_view config_yaml);
 Result<const explain::SchedulerRun*> ReadSchedulerRun(std::string_view bytes);
-
-// The stable JSON document of podflow-replay --why -o json:
-//   {"pod": "ns/name", "uid", "profile", "podRevision", "revision",
-//    "selected": "node-2" | null, "message", "allNodes", "feasibleNodes",
-//    "tiedNodes", "tieBreakSeed", "startNodeIndex", "nominatedNode",
-//    "nodes": [{"name", "passed", "plugin", "reason",
-//               "scores": [{"plugin", "raw", "normalized", "weight", "weighted"}],
-//               "total"}],
-//    "filteredOut": [{"plugin", "reason", "count"}]}
-// nodes: the recorded feasible nodes (passed: true, plugin and reason null),
-// the selected one first, then by total, then the recorded rejected nodes (passed: false, scores [],
-// total null). reason joins a verdict's reasons with ", ".
-model::Value DecisionValue(const explain::SchedulingDecision& record);
-
-// podflow-replay --why: the same content as DecisionValue, as text.
-std::string DecisionText(const explain::SchedulingDecision& record);
-
-// describe pod's section: "Scheduling:" then the profile, the selected node,
-// a table of the best `top` nodes with their total and weighted score per
-// plugin, and the nodes filtered out counted per reason.
-std::string DescribeSchedulingSection(const explain::SchedulingDecision& record, size_t top = 5);
 
 }  // namespace podflow::scheduler

@@ -5,7 +5,7 @@
 
 #include "base/logging.h"
 #include "model/objects.h"
-#include "scheduler/framework/decision_record.h"
+#include "scheduler/scheduler.h"
 #include "client/update.h"
 #include "base/clock.h"
 #include "model/conditions.h"

@@ -6,7 +6,6 @@
 #include <yaml-cpp/yaml.h>
 
 #include "base/logging.h"
-#include "scheduler/framework/decision_record.h"
 #include "stages/scheduling/scheduling_stage.h"
 
 namespace podflow::scheduling {
@@ -57,7 +56,9 @@ StageLoop::StageLoop(pipeline::StageContext& context, const std::vector<schedule
         {std::make_unique<client::Informer>(context.bus, context.Endpoint("api"), context.Endpoint("watch"),
                                             feed.prefix),
          client::Informer::Handlers{
-             [upsert = feed.upsert](const KeyValue& kv) { upsert(kv, Clock::now()); },
+             [upsert = feed.upsert](const KeyValue& kv) {
+               upsert(scheduler::StoredObject{kv.key, kv.value, kv.mod_revision}, Clock::now());
+             },
              [remove = feed.remove](const std::string& key) { remove(key, Clock::now()); }}});
   }
 }

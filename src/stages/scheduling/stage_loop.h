@@ -13,12 +13,14 @@
 #include "bus/bus.h"
 #include "client/client.h"
 #include "pipeline/stage.h"
-#include "stages/scheduling/core.h"
+#include "scheduler/scheduler.h"
 #include "base/clock.h"
 #include "model/conditions.h"
 #include "model/events.h"
 
 namespace podflow::scheduling {
+
+using scheduler::SchedulerCore;
 
 class StageLoop {
  public:

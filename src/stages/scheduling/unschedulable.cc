@@ -4,7 +4,6 @@
 #include "base/logging.h"
 #include "client/update.h"
 #include "model/objects.h"
-#include "scheduler/framework/decision_record.h"
 #include "stages/scheduling/stage_loop.h"
 
 namespace podflow::scheduling {

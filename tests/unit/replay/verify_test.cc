@@ -5,9 +5,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "replay_test_util.h"
-#include "scheduler/framework/decision_record.h"
 #include "scheduler/scheduler.h"
-#include "stages/scheduling/core.h"
 
 namespace podflow::testing {
 namespace {
@@ -44,16 +42,18 @@ Made Decide(EventLog& log) {
   auto built = scheduler::BuildProfiles(*registry, *config);
   REQUIRE(built.ok());
   profiles = std::move(*built);
-  scheduling::SchedulerCore core(profiles);
+  scheduler::SchedulerCore core(profiles);
   const int64_t head = log.CurrentRevision().value();
   Made made;
-  for (scheduling::SchedulerCore::Feed& feed : core.Feeds()) {
+  for (scheduler::SchedulerCore::Feed& feed : core.Feeds()) {
     auto kvs = log.Range(RangeRequest::Prefix(feed.prefix));
     REQUIRE(kvs.ok());
-    for (const KeyValue& kv : kvs->kvs) feed.upsert(kv, scheduling::SchedulerCore::Clock::now());
+    for (const KeyValue& kv : kvs->kvs) {
+      feed.upsert({kv.key, kv.value, kv.mod_revision}, scheduler::SchedulerCore::Clock::now());
+    }
     made.context.sources.push_back({feed.prefix, head, head});
   }
-  auto outcome = core.Cycle("/registry/pods/default/web", scheduling::SchedulerCore::Clock::now());
+  auto outcome = core.Cycle("/registry/pods/default/web", scheduler::SchedulerCore::Clock::now());
   REQUIRE(outcome.has_value());
   REQUIRE(outcome->ok());
   made.decision = (*outcome)->decision;

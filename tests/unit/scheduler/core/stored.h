@@ -9,26 +9,22 @@
 
 #include "model/codec.h"
 #include "model/objects.h"
-#include "stages/scheduling/core.h"
+#include "scheduler/scheduler.h"
 
-namespace podflow::scheduling::testing {
+namespace podflow::scheduler::testing {
 
 inline const SchedulerCore::Clock::time_point t0 =
     SchedulerCore::Clock::time_point(std::chrono::seconds(1000));
 
-inline KeyValue Stored(const std::string& yaml, int64_t revision) {
+inline StoredObject Stored(const std::string& yaml, int64_t revision) {
   auto docs = model::DecodeManifests(yaml);
   REQUIRE(docs.ok());
   REQUIRE(docs->size() == 1);
   const model::Decoded& d = (*docs)[0];
   INFO(d.status.ToString());
   REQUIRE(d.status.ok());
-  KeyValue kv;
-  kv.key = model::ObjectKey(*d.object.kind, d.object.namespace_, d.object.name);
-  kv.value = d.object.bytes;
-  kv.mod_revision = Revision(revision);
-  kv.create_revision = Revision(revision);
-  return kv;
+  return StoredObject{model::ObjectKey(*d.object.kind, d.object.namespace_, d.object.name),
+                      d.object.bytes, Revision(revision)};
 }
 
-}  // namespace podflow::scheduling::testing
+}  // namespace podflow::scheduler::testing

@@ -1,8 +1,8 @@
-#include "stages/scheduling/queue.h"
+#include "scheduler/scheduler.h"
 
 #include <catch2/catch.hpp>
 
-namespace podflow::scheduling {
+namespace podflow::scheduler {
 namespace {
 
 using Clock = SchedulingQueue::Clock;
@@ -115,4 +115,4 @@ TEST_CASE("a cluster event moves only the pods it may help", "[scheduling][queue
 }
 
 }  // namespace
-}  // namespace podflow::scheduling
+}  // namespace podflow::scheduler

@@ -3,10 +3,10 @@
 // leave is held for it, and it schedules there once they are gone.
 #include <catch2/catch.hpp>
 
-#include "stages/scheduling/core.h"
+#include "scheduler/scheduler.h"
 #include "stored.h"
 
-namespace podflow::scheduling {
+namespace podflow::scheduler {
 namespace {
 
 using Clock = SchedulerCore::Clock;
@@ -15,13 +15,13 @@ using std::chrono::seconds;
 using testing::Stored;
 using testing::t0;
 
-KeyValue Node(const std::string& name, int64_t revision) {
+StoredObject Node(const std::string& name, int64_t revision) {
   return Stored("apiVersion: v1\nkind: Node\nmetadata: {name: " + name + "}\n"
                 "status: {allocatable: {cpu: \"4\", memory: 8Gi, pods: \"110\"}}\n",
                 revision);
 }
 
-KeyValue Pod(const std::string& name, int32_t priority, const std::string& cpu, int64_t revision,
+StoredObject Pod(const std::string& name, int32_t priority, const std::string& cpu, int64_t revision,
              const std::string& node = "", const std::string& nominated = "") {
   return Stored("apiVersion: v1\nkind: Pod\nmetadata: {name: " + name + ", namespace: default, uid: uid-" + name +
                     "}\nspec:\n  priority: " + std::to_string(priority) + "\n" +
@@ -33,16 +33,16 @@ KeyValue Pod(const std::string& name, int32_t priority, const std::string& cpu, 
 
 struct Fixture {
   Fixture()
-      : registry(scheduler::plugins::NewInTreeRegistry().value()),
-        profile(scheduler::Profile::Build(registry, scheduler::DefaultProfileConfig()).value()),
+      : registry(plugins::NewInTreeRegistry().value()),
+        profile(Profile::Build(registry, DefaultProfileConfig()).value()),
         core(profile) {
     core.UpsertNode(Node("a", 2), t0);
     core.UpsertNode(Node("b", 3), t0);
     core.UpsertPod(Pod("low-a", 1, "3", 4, "a"), t0);
     core.UpsertPod(Pod("low-b", 5, "3", 5, "b"), t0);
   }
-  scheduler::Registry registry;
-  scheduler::Profile profile;
+  Registry registry;
+  Profile profile;
   SchedulerCore core;
 };
 
@@ -163,4 +163,4 @@ TEST_CASE("a pod that may not preempt gets no nomination", "[scheduling][preempt
 }
 
 }  // namespace
-}  // namespace podflow::scheduling
+}  // namespace podflow::scheduler

@@ -1,8 +1,8 @@
-#include "stages/scheduling/queue.h"
+#include "scheduler/queue/scheduling_queue.h"
 
 #include <algorithm>
 
-namespace podflow::scheduling {
+namespace podflow::scheduler {
 
 int SchedulingQueue::attempts(const std::string& key) const {
   auto it = entries_.find(key);
@@ -147,4 +147,4 @@ std::optional<std::string> SchedulingQueue::Pop(Clock::time_point now) {
   return key;
 }
 
-}  // namespace podflow::scheduling
+}  // namespace podflow::scheduler

@@ -1,6 +1,6 @@
 // SchedulerCore on plain values: the informers' deliveries in, decisions and
 // queue moves out. No bus, no log.
-#include "stages/scheduling/core.h"
+#include "scheduler/scheduler.h"
 
 #include <catch2/catch.hpp>
 
@@ -8,7 +8,7 @@
 #include "model/objects.h"
 #include "stored.h"
 
-namespace podflow::scheduling {
+namespace podflow::scheduler {
 namespace {
 
 using Clock = SchedulerCore::Clock;
@@ -17,13 +17,13 @@ using std::chrono::seconds;
 using testing::Stored;
 using testing::t0;
 
-KeyValue Node(const std::string& name, const std::string& cpu, int64_t revision) {
+StoredObject Node(const std::string& name, const std::string& cpu, int64_t revision) {
   return Stored("apiVersion: v1\nkind: Node\nmetadata: {name: " + name + "}\n"
                 "status: {allocatable: {cpu: \"" + cpu + "\", memory: 8Gi, pods: \"110\"}}\n",
                 revision);
 }
 
-KeyValue Pod(const std::string& name, const std::string& cpu, int64_t revision, const std::string& node = "") {
+StoredObject Pod(const std::string& name, const std::string& cpu, int64_t revision, const std::string& node = "") {
   return Stored("apiVersion: v1\nkind: Pod\nmetadata: {name: " + name + ", namespace: default, uid: uid-" + name +
                     "}\nspec:\n" + (node.empty() ? "" : "  nodeName: " + node + "\n") +
                     "  containers: [{name: c, image: nginx, resources: {requests: {cpu: \"" + cpu + "\"}}}]\n",
@@ -32,11 +32,11 @@ KeyValue Pod(const std::string& name, const std::string& cpu, int64_t revision, 
 
 struct Fixture {
   Fixture()
-      : registry(scheduler::plugins::NewInTreeRegistry().value()),
-        profile(scheduler::Profile::Build(registry, scheduler::DefaultProfileConfig()).value()),
+      : registry(plugins::NewInTreeRegistry().value()),
+        profile(Profile::Build(registry, DefaultProfileConfig()).value()),
         core(profile) {}
-  scheduler::Registry registry;
-  scheduler::Profile profile;
+  Registry registry;
+  Profile profile;
   SchedulerCore core;
 };
 
@@ -177,12 +177,12 @@ TEST_CASE("volumes and claims feed the cache; binding a claim lets its pod sched
 }
 
 }  // namespace
-}  // namespace podflow::scheduling
+}  // namespace podflow::scheduler
 
-namespace podflow::scheduling {
+namespace podflow::scheduler {
 namespace {
 
-KeyValue PodFor(const std::string& name, const std::string& scheduler, int64_t revision) {
+StoredObject PodFor(const std::string& name, const std::string& scheduler, int64_t revision) {
   return Stored("apiVersion: v1\nkind: Pod\nmetadata: {name: " + name + ", namespace: default, uid: uid-" + name +
                     "}\nspec:\n  schedulerName: " + scheduler +
                     "\n  containers: [{name: c, image: nginx, resources: {requests: {cpu: 500m}}}]\n",
@@ -191,9 +191,9 @@ KeyValue PodFor(const std::string& name, const std::string& scheduler, int64_t r
 
 TEST_CASE("each pod is decided by the profile of its schedulerName; others' pods are left alone",
           "[scheduling][core][profiles]") {
-  scheduler::Registry registry = scheduler::plugins::NewInTreeRegistry().value();
+  Registry registry = plugins::NewInTreeRegistry().value();
   // The second profile packs: MostAllocated puts the pod on the fuller node.
-  auto config = scheduler::ParseSchedulerConfig(YAML::Load(R"(
+  auto config = ParseSchedulerConfig(YAML::Load(R"(
 profiles:
   - schedulerName: default-scheduler
   - schedulerName: packer
@@ -207,7 +207,7 @@ profiles:
 )"),
                                                 registry);
   REQUIRE(config.ok());
-  auto profiles = scheduler::BuildProfiles(registry, *config);
+  auto profiles = BuildProfiles(registry, *config);
   REQUIRE(profiles.ok());
   SchedulerCore core(*profiles);
   core.UpsertNode(Node("empty", "4", 2), t0);
@@ -234,9 +234,9 @@ profiles:
 }
 
 }  // namespace
-}  // namespace podflow::scheduling
+}  // namespace podflow::scheduler
 
-namespace podflow::scheduling {
+namespace podflow::scheduler {
 namespace {
 
 TEST_CASE("services feed the cache; default spreading keeps a Service's pods apart", "[scheduling][core][spread]") {
@@ -256,13 +256,13 @@ TEST_CASE("services feed the cache; default spreading keeps a Service's pods apa
   f.core.UpsertNode(node("big", "8", 2), t0);
   f.core.UpsertNode(node("small", "2", 3), t0);
   f.core.UpsertPod(web("w1", 4, "big"), t0);
-  KeyValue service = Stored(
+  StoredObject service = Stored(
       "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: default}\n"
       "spec: {selector: {app: web}, ports: [{port: 80}]}\n",
       5);
   f.core.UpsertService(service);
   REQUIRE(f.core.cache().Services("default").size() == 1);
-  CHECK(f.core.cache().Services("default")[0].selector == scheduler::Labels{{"app", "web"}});
+  CHECK(f.core.cache().Services("default")[0].selector == Labels{{"app", "web"}});
 
   // The Service groups w2 with w1: hostname spreading outweighs resources.
   f.core.UpsertPod(web("w2", 6), t0);
@@ -283,15 +283,15 @@ TEST_CASE("services feed the cache; default spreading keeps a Service's pods apa
 
 TEST_CASE("namespaces feed the cache with their labels", "[scheduling][core][inter-pod-affinity]") {
   Fixture f;
-  KeyValue prod = Stored("apiVersion: v1\nkind: Namespace\nmetadata: {name: prod, labels: {env: prod}}\n", 5);
+  StoredObject prod = Stored("apiVersion: v1\nkind: Namespace\nmetadata: {name: prod, labels: {env: prod}}\n", 5);
   bool fed = false;
   for (const auto& feed : f.core.Feeds()) {
     if (feed.prefix != "/registry/namespaces/") continue;
     fed = true;
     feed.upsert(prod, t0);
-    const scheduler::Labels* labels = f.core.cache().NamespaceLabels("prod");
+    const Labels* labels = f.core.cache().NamespaceLabels("prod");
     REQUIRE(labels != nullptr);
-    CHECK(*labels == scheduler::Labels{{"env", "prod"}});
+    CHECK(*labels == Labels{{"env", "prod"}});
     feed.remove(prod.key, t0);
     CHECK(f.core.cache().NamespaceLabels("prod") == nullptr);
   }
@@ -299,15 +299,15 @@ TEST_CASE("namespaces feed the cache with their labels", "[scheduling][core][int
 }
 
 }  // namespace
-}  // namespace podflow::scheduling
+}  // namespace podflow::scheduler
 
-namespace podflow::scheduling {
+namespace podflow::scheduler {
 namespace {
 
 TEST_CASE("a pod placed elsewhere moves pods waiting on affinity, not pods waiting for room",
           "[scheduling][core][queue]") {
-  scheduler::Registry registry = scheduler::plugins::NewInTreeRegistry().value();
-  scheduler::Profile profile = scheduler::Profile::Build(registry, scheduler::DefaultProfileConfig()).value();
+  Registry registry = plugins::NewInTreeRegistry().value();
+  Profile profile = Profile::Build(registry, DefaultProfileConfig()).value();
   SchedulerCore core(profile);
   core.UpsertNode(Stored("apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {kubernetes.io/hostname: a}}\n"
                          "status: {allocatable: {cpu: \"2\", memory: 8Gi, pods: \"110\"}}\n",
@@ -356,4 +356,4 @@ spec:
 }
 
 }  // namespace
-}  // namespace podflow::scheduling
+}  // namespace podflow::scheduler

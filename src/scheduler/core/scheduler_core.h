@@ -1,7 +1,9 @@
-// SchedulerCore: the scheduling stage's state and cycle without the bus.
-// It is fed the nodes and pods the informers deliver, keeps the cache
-// (scheduler::Snapshot: nodes and the pods counted on them, bound or
-// assumed) and the queue, and runs one cycle per call to Next().
+// SchedulerCore: the scheduler's state and cycle over plain values (no bus,
+// no log). It is fed the nodes and pods an informer delivers, keeps the cache
+// (Snapshot: nodes and the pods counted on them, bound or assumed) and the
+// queue, and runs one cycle per call to Next(). The scheduling stage feeds it
+// from the log's watches; podflow-replay --verify-scheduling from the log
+// itself; tests and the benchmark from values they make.
 //
 // Assumed pods: a decision counts the pod on its node at once; binding
 // confirms it when the pod comes back bound. If the pod instead comes back
@@ -19,11 +21,27 @@
 #include <unordered_map>
 #include <vector>
 
-#include "log/log.h"
-#include "scheduler/scheduler.h"
-#include "stages/scheduling/queue.h"
+#include "base/result.h"
+#include "base/types.h"
+#include "scheduler/framework/decision.h"
+#include "scheduler/framework/equivalence_cache.h"
+#include "scheduler/framework/metrics.h"
+#include "scheduler/framework/pod_info.h"
+#include "scheduler/framework/profile.h"
+#include "scheduler/framework/snapshot.h"
+#include "scheduler/queue/scheduling_queue.h"
 
-namespace podflow::scheduling {
+namespace podflow::scheduler {
+
+// One stored object as the core is fed it: its log key, its stored bytes (a
+// FlatBuffer of the kind the key names) and the revision of its last change.
+// The caller adapts whatever it reads (an informer's or the log's key-value).
+struct StoredObject {
+  std::string key;
+  std::string value;
+  Revision mod_revision;
+};
+
 
 class SchedulerCore {
  public:
@@ -32,8 +50,8 @@ class SchedulerCore {
 
   // The profiles must outlive the core. A pod is scheduled by the profile of
   // its spec.schedulerName; pods no profile handles are left alone.
-  explicit SchedulerCore(const scheduler::Profile& profile) : profiles_{&profile} { MakeCaches(); }
-  explicit SchedulerCore(const std::vector<scheduler::Profile>& profiles) {
+  explicit SchedulerCore(const Profile& profile) : profiles_{&profile} { MakeCaches(); }
+  explicit SchedulerCore(const std::vector<Profile>& profiles) {
     for (const auto& p : profiles) profiles_.push_back(&p);
     MakeCaches();
   }
@@ -48,27 +66,27 @@ class SchedulerCore {
   uint64_t equivalence_misses() const;
   // What the cycles measured (scheduler/framework/metrics.h); the stage logs
   // and resets it now and then.
-  scheduler::SchedulerMetrics& metrics() { return metrics_; }
+  SchedulerMetrics& metrics() { return metrics_; }
 
-  void UpsertNode(const KeyValue& kv, Clock::time_point now);
+  void UpsertNode(const StoredObject& object, Clock::time_point now);
   void RemoveNode(const std::string& key);
-  void UpsertPod(const KeyValue& kv, Clock::time_point now);
+  void UpsertPod(const StoredObject& object, Clock::time_point now);
   void RemovePod(const std::string& key, Clock::time_point now);
   // Services: PodTopologySpread's default spreading groups a pod with the
   // other pods of the Services that select it.
-  void UpsertService(const KeyValue& kv);
+  void UpsertService(const StoredObject& object);
   void RemoveService(const std::string& key);
   // Namespaces: the namespaceSelector of pod affinity terms reads their
   // labels. As in kube-scheduler, a namespace change moves no pod out of
   // the unschedulable queue.
-  void UpsertNamespace(const KeyValue& kv);
+  void UpsertNamespace(const StoredObject& object);
   void RemoveNamespace(const std::string& key);
   // PersistentVolumes and claims the volume plugins read. A change may let
   // a pod waiting on its volumes schedule (kube-scheduler: PV / PVC add and
   // update events).
-  void UpsertPersistentVolume(const KeyValue& kv, Clock::time_point now);
+  void UpsertPersistentVolume(const StoredObject& object, Clock::time_point now);
   void RemovePersistentVolume(const std::string& key);
-  void UpsertPersistentVolumeClaim(const KeyValue& kv, Clock::time_point now);
+  void UpsertPersistentVolumeClaim(const StoredObject& object, Clock::time_point now);
   void RemovePersistentVolumeClaim(const std::string& key);
 
   // What the core follows in the log, in the order the stage lists it
@@ -78,7 +96,7 @@ class SchedulerCore {
   // feeds, so a kind followed here is replayed with no other change.
   struct Feed {
     std::string prefix;
-    std::function<void(const KeyValue& kv, Clock::time_point now)> upsert;
+    std::function<void(const StoredObject& object, Clock::time_point now)> upsert;
     std::function<void(const std::string& key, Clock::time_point now)> remove;
   };
   // The feeds call into this core, which must outlive them.
@@ -89,8 +107,8 @@ class SchedulerCore {
     std::string uid;
     Revision mod_revision;   // the pod revision decided on
     std::string pod_bytes;   // that revision's stored pod
-    scheduler::Decision decision;
-    const scheduler::Profile* profile = nullptr;  // the profile that decided
+    Decision decision;
+    const Profile* profile = nullptr;  // the profile that decided
     size_t start_node_index = 0;                   // where its filters began visiting
     // When preemption nominated a node (decision.nominated_node): the pods
     // to evict there, as the cache knows them. The core already holds the
@@ -132,7 +150,7 @@ class SchedulerCore {
   // Drops assumptions older than kAssumeTimeout; their pods queue again.
   void ExpireAssumed(Clock::time_point now);
 
-  const scheduler::Snapshot& cache() const { return cache_; }
+  const Snapshot& cache() const { return cache_; }
   const SchedulingQueue& queue() const { return queue_; }
 
  private:
@@ -155,15 +173,15 @@ class SchedulerCore {
   void Uncount(PodState& state);
   void Requeue(const std::string& key, const PodState& state, Clock::time_point now);
 
-  const scheduler::Profile* ProfileFor(const scheduler::PodInfo& pod) const;
+  const Profile* ProfileFor(const PodInfo& pod) const;
   void MakeCaches();
 
-  std::vector<const scheduler::Profile*> profiles_;
+  std::vector<const Profile*> profiles_;
   // One per profile, in profiles_ order.
-  std::vector<scheduler::EquivalenceCache> equivalence_caches_;
+  std::vector<EquivalenceCache> equivalence_caches_;
   bool use_equivalence_cache_ = true;
-  scheduler::SchedulerMetrics metrics_;
-  scheduler::Snapshot cache_;
+  SchedulerMetrics metrics_;
+  Snapshot cache_;
   SchedulingQueue queue_;
   std::unordered_map<std::string, PodState> pods_;
   std::unordered_map<std::string, std::string> node_keys_;  // node key -> name
@@ -179,4 +197,4 @@ class SchedulerCore {
   int64_t assumed_pods_ = 0;
 };
 
-}  // namespace podflow::scheduling
+}  // namespace podflow::scheduler

@@ -1,12 +1,12 @@
-#include "stages/scheduling/core.h"
+#include "scheduler/core/scheduler_core.h"
 
 #include <algorithm>
 
 #include "model/codec.h"
 #include "model/objects.h"
-#include "policy_generated.h"
+#include "scheduler/framework/runner.h"
 
-namespace podflow::scheduling {
+namespace podflow::scheduler {
 namespace {
 
 const api::Pod* VerifiedPod(const std::string& bytes) {
@@ -18,9 +18,9 @@ using Event = SchedulingQueue::ClusterEvent;
 
 // The plugins that rejected some node: the queue moves the pod back only on
 // events that may change their answer.
-std::vector<std::string> RejectingPlugins(const std::vector<scheduler::NodeVerdict>& verdicts) {
+std::vector<std::string> RejectingPlugins(const std::vector<NodeVerdict>& verdicts) {
   std::vector<std::string> out;
-  for (const scheduler::NodeVerdict& v : verdicts) {
+  for (const NodeVerdict& v : verdicts) {
     if (v.status.IsSuccess()) continue;
     const std::string_view p = v.status.plugin();
     if (std::find(out.begin(), out.end(), p) == out.end()) out.emplace_back(p);
@@ -30,47 +30,20 @@ std::vector<std::string> RejectingPlugins(const std::vector<scheduler::NodeVerdi
 
 }  // namespace
 
-std::vector<SchedulerCore::Feed> SchedulerCore::Feeds() {
-  std::vector<Feed> feeds;
-  feeds.push_back({model::KindPrefix(model::Kind("Node")),
-                   [this](const KeyValue& kv, Clock::time_point now) { UpsertNode(kv, now); },
-                   [this](const std::string& key, Clock::time_point) { RemoveNode(key); }});
-  // Services: default topology spreading groups pods by them.
-  feeds.push_back({model::KindPrefix(model::Kind("Service")),
-                   [this](const KeyValue& kv, Clock::time_point) { UpsertService(kv); },
-                   [this](const std::string& key, Clock::time_point) { RemoveService(key); }});
-  // Namespaces: pod affinity's namespaceSelector reads their labels.
-  feeds.push_back({model::KindPrefix(model::Kind("Namespace")),
-                   [this](const KeyValue& kv, Clock::time_point) { UpsertNamespace(kv); },
-                   [this](const std::string& key, Clock::time_point) { RemoveNamespace(key); }});
-  // Volumes and claims: the volume plugins read them.
-  feeds.push_back({model::KindPrefix(model::Kind("PersistentVolume")),
-                   [this](const KeyValue& kv, Clock::time_point now) { UpsertPersistentVolume(kv, now); },
-                   [this](const std::string& key, Clock::time_point) { RemovePersistentVolume(key); }});
-  feeds.push_back({model::KindPrefix(model::Kind("PersistentVolumeClaim")),
-                   [this](const KeyValue& kv, Clock::time_point now) { UpsertPersistentVolumeClaim(kv, now); },
-                   [this](const std::string& key, Clock::time_point) { RemovePersistentVolumeClaim(key); }});
-  // Pods last: the nodes they are bound to are known by then.
-  feeds.push_back({model::KindPrefix(model::Kind("Pod")),
-                   [this](const KeyValue& kv, Clock::time_point now) { UpsertPod(kv, now); },
-                   [this](const std::string& key, Clock::time_point now) { RemovePod(key, now); }});
-  return feeds;
-}
-
-void SchedulerCore::UpsertNode(const KeyValue& kv, Clock::time_point now) {
-  if (!model::VerifyObject(model::Kind("Node"), kv.value).ok()) return;
-  Result<scheduler::NodeInfo> info = scheduler::NodeInfoFromNode(*flatbuffers::GetRoot<api::Node>(kv.value.data()));
+void SchedulerCore::UpsertNode(const StoredObject& object, Clock::time_point now) {
+  if (!model::VerifyObject(model::Kind("Node"), object.value).ok()) return;
+  Result<NodeInfo> info = NodeInfoFromNode(*flatbuffers::GetRoot<api::Node>(object.value.data()));
   if (!info.ok()) return;
   const std::string name = info->name;
   const bool added = cache_.FindNode(name) == nullptr;
   if (!cache_.UpsertNode(std::move(*info)).ok()) return;
-  node_keys_[kv.key] = name;
+  node_keys_[object.key] = name;
   if (added) {
     // Pods bound to this node before it was known count from now on.
     for (auto& [key, state] : pods_) {
       if (state.node.empty() && state.bound_node == name && !state.terminal) {
         const api::Pod* pod = VerifiedPod(state.bytes);
-        Result<scheduler::PodInfo> pod_info = pod ? scheduler::PodInfoFromPod(*pod) : Status::Invalid("pod");
+        Result<PodInfo> pod_info = pod ? PodInfoFromPod(*pod) : Status::Invalid("pod");
         if (pod_info.ok() && cache_.AddPod(std::move(*pod_info)).ok()) state.node = name;
       }
     }
@@ -106,29 +79,29 @@ void SchedulerCore::Requeue(const std::string& key, const PodState& state, Clock
   queue_.Activate(item, now);
 }
 
-void SchedulerCore::UpsertPod(const KeyValue& kv, Clock::time_point now) {
-  const api::Pod* pod = VerifiedPod(kv.value);
+void SchedulerCore::UpsertPod(const StoredObject& object, Clock::time_point now) {
+  const api::Pod* pod = VerifiedPod(object.value);
   if (pod == nullptr || pod->metadata() == nullptr || pod->spec() == nullptr) return;
   const std::string uid = pod->metadata()->uid() ? pod->metadata()->uid()->str() : "";
   const std::string node = pod->spec()->node_name() ? pod->spec()->node_name()->str() : "";
 
-  PodState& state = pods_[kv.key];
+  PodState& state = pods_[object.key];
   if (!state.uid.empty() && state.uid != uid) {  // deleted and re-created under the same name
     Uncount(state);
     cache_.RemoveNominatedPod(state.uid);
-    queue_.Remove(kv.key);
+    queue_.Remove(object.key);
     state = PodState{};
   }
   state.uid = uid;
-  state.mod_revision = kv.mod_revision;
-  state.bytes = kv.value;
+  state.mod_revision = object.mod_revision;
+  state.bytes = object.value;
   state.bound_node = node;
   const api::PodPhase phase = pod->status() ? pod->status()->phase() : api::PodPhase::Pending;
   state.terminal = phase == api::PodPhase::Succeeded || phase == api::PodPhase::Failed;
 
   if (!node.empty()) {
     // Bound (by binding, or published with spec.nodeName): count it where it is.
-    queue_.Remove(kv.key);
+    queue_.Remove(object.key);
     if (state.terminal) {
       const bool was_counted = !state.node.empty();
       Uncount(state);
@@ -140,7 +113,7 @@ void SchedulerCore::UpsertPod(const KeyValue& kv, Clock::time_point now) {
     // Most updates of a bound pod are its status: it is counted there already,
     // and its PodInfo (quantities parsed) is not needed again.
     if (state.node == node) return;
-    Result<scheduler::PodInfo> info = scheduler::PodInfoFromPod(*pod);
+    Result<PodInfo> info = PodInfoFromPod(*pod);
     if (!info.ok()) return;
     Uncount(state);
     if (cache_.AddPod(std::move(*info)).ok()) {
@@ -150,13 +123,13 @@ void SchedulerCore::UpsertPod(const KeyValue& kv, Clock::time_point now) {
     return;
   }
 
-  Result<scheduler::PodInfo> info = scheduler::PodInfoFromPod(*pod);
+  Result<PodInfo> info = PodInfoFromPod(*pod);
   if (!info.ok()) return;
   const bool deleting = pod->metadata()->deletion_timestamp() && pod->metadata()->deletion_timestamp()->size() > 0;
   if (deleting || state.terminal || ProfileFor(*info) == nullptr) {
     Uncount(state);
     cache_.RemoveNominatedPod(uid);
-    queue_.Remove(kv.key);
+    queue_.Remove(object.key);
     return;
   }
   // kube-scheduler's nominator: a pending pod's status.nominatedNodeName
@@ -169,17 +142,17 @@ void SchedulerCore::UpsertPod(const KeyValue& kv, Clock::time_point now) {
   if (state.assumed) {
     // Still unbound after our decision: binding lost its compare-and-swap
     // if the pod changed since the revision we decided on.
-    if (kv.mod_revision.value() <= state.assumed_on.value()) return;
+    if (object.mod_revision.value() <= state.assumed_on.value()) return;
     Uncount(state);
-  } else if (queue_.Contains(kv.key) && kv.mod_revision == state.own_write) {
+  } else if (queue_.Contains(object.key) && object.mod_revision == state.own_write) {
     return;  // our own FailedScheduling status coming back
   }
-  Requeue(kv.key, state, now);
+  Requeue(object.key, state, now);
 }
 
 void SchedulerCore::MakeCaches() {
   equivalence_caches_.reserve(profiles_.size());
-  for (const scheduler::Profile* p : profiles_) equivalence_caches_.emplace_back(*p);
+  for (const Profile* p : profiles_) equivalence_caches_.emplace_back(*p);
 }
 
 uint64_t SchedulerCore::equivalence_hits() const {
@@ -194,8 +167,8 @@ uint64_t SchedulerCore::equivalence_misses() const {
   return n;
 }
 
-const scheduler::Profile* SchedulerCore::ProfileFor(const scheduler::PodInfo& pod) const {
-  for (const scheduler::Profile* p : profiles_) {
+const Profile* SchedulerCore::ProfileFor(const PodInfo& pod) const {
+  for (const Profile* p : profiles_) {
     if (p->Handles(pod)) return p;
   }
   return nullptr;
@@ -225,7 +198,7 @@ std::optional<Result<SchedulerCore::Outcome>> SchedulerCore::Next(Clock::time_po
 std::optional<Result<SchedulerCore::Outcome>> SchedulerCore::Cycle(const std::string& key, Clock::time_point now) {
   auto it = pods_.find(key);
   const api::Pod* pod = it == pods_.end() ? nullptr : VerifiedPod(it->second.bytes);
-  Result<scheduler::PodInfo> info = pod ? scheduler::PodInfoFromPod(*pod) : Status::NotFound(key);
+  Result<PodInfo> info = pod ? PodInfoFromPod(*pod) : Status::NotFound(key);
   if (!info.ok()) {
     queue_.Remove(key);
     return std::nullopt;
@@ -236,20 +209,20 @@ std::optional<Result<SchedulerCore::Outcome>> SchedulerCore::Cycle(const std::st
   if (info->nominated_node_name.empty()) {
     info->nominated_node_name = std::string(cache_.NominatedNodeOf(state.uid));
   }
-  scheduler::ScheduleOptions options;
+  ScheduleOptions options;
   options.start_node_index = next_start_node_index_;
   options.metrics = &metrics_;
-  const scheduler::Profile* profile = ProfileFor(*info);
+  const Profile* profile = ProfileFor(*info);
   if (profile == nullptr) {  // its schedulerName changed to one we do not run
     queue_.Remove(key);
     return std::nullopt;
   }
   if (use_equivalence_cache_) {
-    for (scheduler::EquivalenceCache& c : equivalence_caches_) {
+    for (EquivalenceCache& c : equivalence_caches_) {
       if (&c.profile() == profile) options.cache = &c;
     }
   }
-  Result<scheduler::Decision> decision = scheduler::Schedule(*profile, *info, cache_, options);
+  Result<Decision> decision = Schedule(*profile, *info, cache_, options);
   if (!decision.ok()) {
     queue_.MarkUnschedulable(key, now);  // a plugin failed: any event retries it
     return Result<Outcome>(decision.status());
@@ -274,7 +247,7 @@ std::optional<Result<SchedulerCore::Outcome>> SchedulerCore::Cycle(const std::st
       // Preemption: name the victims for the stage and hold the nominated
       // node's room for the pod while they go.
       for (const std::string& uid : outcome.decision.victims) {
-        const scheduler::PodInfo* victim = cache_.FindPod(uid);
+        const PodInfo* victim = cache_.FindPod(uid);
         if (victim == nullptr) continue;
         std::string victim_key = model::ObjectKey(model::Kind("Pod"), victim->namespace_, victim->name);
         auto v = pods_.find(victim_key);
@@ -331,68 +304,4 @@ void SchedulerCore::ExpireAssumed(Clock::time_point now) {
   }
 }
 
-void SchedulerCore::UpsertService(const KeyValue& kv) {
-  if (!model::VerifyObject(model::Kind("Service"), kv.value).ok()) return;
-  scheduler::ServiceInfo info =
-      scheduler::ServiceInfoFromService(*flatbuffers::GetRoot<api::Service>(kv.value.data()));
-  std::pair<std::string, std::string> id{info.namespace_, info.name};
-  if (!cache_.UpsertService(std::move(info)).ok()) return;
-  service_keys_[kv.key] = std::move(id);
-}
-
-void SchedulerCore::RemoveService(const std::string& key) {
-  auto it = service_keys_.find(key);
-  if (it == service_keys_.end()) return;
-  (void)cache_.RemoveService(it->second.first, it->second.second);
-  service_keys_.erase(it);
-}
-
-void SchedulerCore::UpsertNamespace(const KeyValue& kv) {
-  if (!model::VerifyObject(model::Kind("Namespace"), kv.value).ok()) return;
-  const api::ObjectMeta* meta = flatbuffers::GetRoot<api::Namespace>(kv.value.data())->metadata();
-  if (meta == nullptr || meta->name() == nullptr) return;
-  std::string name = meta->name()->str();
-  if (!cache_.UpsertNamespace(name, scheduler::LabelsFromEntries(meta->labels())).ok()) return;
-  namespace_keys_[kv.key] = std::move(name);
-}
-
-void SchedulerCore::RemoveNamespace(const std::string& key) {
-  auto it = namespace_keys_.find(key);
-  if (it == namespace_keys_.end()) return;
-  (void)cache_.RemoveNamespace(it->second);
-  namespace_keys_.erase(it);
-}
-
-void SchedulerCore::UpsertPersistentVolume(const KeyValue& kv, Clock::time_point now) {
-  if (!model::VerifyObject(model::Kind("PersistentVolume"), kv.value).ok()) return;
-  scheduler::PersistentVolumeInfo info =
-      scheduler::PersistentVolumeInfoFromPv(*flatbuffers::GetRoot<api::PersistentVolume>(kv.value.data()));
-  pv_keys_[kv.key] = info.name;
-  cache_.UpsertPersistentVolume(std::move(info));
-  queue_.MoveOnEvent(Event::kStorageChange, now);
-}
-
-void SchedulerCore::RemovePersistentVolume(const std::string& key) {
-  auto it = pv_keys_.find(key);
-  if (it == pv_keys_.end()) return;
-  (void)cache_.RemovePersistentVolume(it->second);
-  pv_keys_.erase(it);
-}
-
-void SchedulerCore::UpsertPersistentVolumeClaim(const KeyValue& kv, Clock::time_point now) {
-  if (!model::VerifyObject(model::Kind("PersistentVolumeClaim"), kv.value).ok()) return;
-  scheduler::PersistentVolumeClaimInfo info =
-      scheduler::ClaimInfoFromPvc(*flatbuffers::GetRoot<api::PersistentVolumeClaim>(kv.value.data()));
-  pvc_keys_[kv.key] = {info.namespace_, info.name};
-  cache_.UpsertPersistentVolumeClaim(std::move(info));
-  queue_.MoveOnEvent(Event::kStorageChange, now);
-}
-
-void SchedulerCore::RemovePersistentVolumeClaim(const std::string& key) {
-  auto it = pvc_keys_.find(key);
-  if (it == pvc_keys_.end()) return;
-  (void)cache_.RemovePersistentVolumeClaim(it->second.first, it->second.second);
-  pvc_keys_.erase(it);
-}
-
-}  // namespace podflow::scheduling
+}  // namespace podflow::scheduler

@@ -10,7 +10,8 @@
 //    assigned helps only pod (anti-)affinity and topology spreading;
 //    volumes and claims help the volume plugins.
 // Times are passed in, so tests drive it without sleeping.
-// Thread safety: none; the scheduling stage's thread owns it.
+// Thread safety: none; one thread owns it (the scheduling stage's, through
+// SchedulerCore).
 #pragma once
 
 #include <chrono>
@@ -23,7 +24,7 @@
 #include <tuple>
 #include <vector>
 
-namespace podflow::scheduling {
+namespace podflow::scheduler {
 
 class SchedulingQueue {
  public:
@@ -109,4 +110,4 @@ class SchedulingQueue {
   uint64_t next_seq_ = 0;
 };
 
-}  // namespace podflow::scheduling
+}  // namespace podflow::scheduler
