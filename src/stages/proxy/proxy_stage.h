@@ -1,5 +1,6 @@
 // The proxy stage: follows Services and pods and keeps one Endpoints object
-// per Service with a selector (design §1.6).
+// per Service with a selector, written to the log. It renders no iptables
+// rules and no DNS records yet.
 #pragma once
 
 #include <atomic>
