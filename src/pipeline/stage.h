@@ -1,5 +1,6 @@
 // A stage: one node of the pipeline. Every stage is a class that
-// models the Stage concept; the registry (registry.cc) names them, and the
+// models the Stage concept; the registry (StageRegistry, filled by the CLI)
+// builds them by kName, and the
 // runner starts the stages of one process and stops them on a signal.
 #pragma once
 
