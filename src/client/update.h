@@ -77,7 +77,7 @@ struct UpdatePolicy {
   size_t max_ops_per_txn = 0;
   size_t max_bytes_per_txn = 0;
   // Checked between transactions: items not yet written then end Unavailable.
-  std::function<bool()> stopping;
+  std::function<bool()> stopping = nullptr;
 };
 
 // Applies every item's change. Items are taken in order; a key appears once

@@ -3,7 +3,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "log_test_util.h"
+#include "log_fixture.h"
 #include "stages/persistence/persistence.h"
 
 namespace podflow::client {
@@ -28,7 +28,9 @@ struct Fixture {
   ~Fixture() { server->Stop(); }
 
   KeyValue Stored(const std::string& key) {
-    auto r = log->Range(RangeRequest{key});
+    RangeRequest request;
+    request.key = key;
+    auto r = log->Range(request);
     REQUIRE(r.ok());
     REQUIRE(r->kvs.size() == 1);
     return r->kvs[0];
@@ -39,7 +41,7 @@ struct Fixture {
 // records what it was called with.
 struct Appender {
   std::string suffix;
-  std::vector<std::pair<std::string, bool>> calls;  // (value seen or "<absent>", fresh)
+  std::vector<std::pair<std::string, bool>> calls = {};  // (value seen or "<absent>", fresh)
   Mutate Fn() {
     return [this](const KeyValue* current, bool fresh) {
       calls.emplace_back(current ? current->value : "<absent>", fresh);
@@ -188,7 +190,9 @@ TEST_CASE("Delete is guarded too, and carries its extra ops") {
                                                      return Mutation::Delete({PutOp{"/note", "deleted"}});
                                                    }});
   CHECK(out.written);
-  auto r = f.log->Range(RangeRequest{"/gone"});
+  RangeRequest request;
+  request.key = "/gone";
+  auto r = f.log->Range(request);
   REQUIRE(r.ok());
   CHECK(r->kvs.empty());
   CHECK(f.Stored("/note").value == "deleted");

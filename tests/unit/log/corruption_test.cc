@@ -3,7 +3,7 @@
 #include <rocksdb/db.h>
 
 #include "log/log_format.h"
-#include "log_test_util.h"
+#include "log_fixture.h"
 
 namespace podflow {
 namespace {

@@ -9,7 +9,7 @@
 #include <random>
 #include <thread>
 
-#include "log_test_util.h"
+#include "log_fixture.h"
 
 namespace podflow {
 namespace {

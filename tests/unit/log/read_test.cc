@@ -1,6 +1,6 @@
 // MVCC reads: Get and Range at old revisions, paging, the future/compacted
 // boundaries.
-#include "log_test_util.h"
+#include "log_fixture.h"
 
 namespace podflow {
 namespace {

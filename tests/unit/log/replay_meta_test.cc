@@ -4,12 +4,12 @@
 #include <filesystem>
 #include <thread>
 
-#include "log_test_util.h"
+#include "log_fixture.h"
 
 namespace podflow {
 namespace {
 
-using testing::FakeClock;
+using testing::FakeWallClock;
 using testing::MustOpen;
 using testing::MustPut;
 using testing::TempDir;
@@ -24,7 +24,7 @@ std::vector<RevisionChangesPtr> MustReadChanges(EventLog& log, Revision from) {
 
 TEST_CASE("every revision records its writer and commit time, in memory and on disk") {
   TempDir dir;
-  FakeClock clock;
+  FakeWallClock clock;
   LogOptions options = TestOptions(dir.path());
   options.now_ms = clock.Fn();
   {
@@ -65,7 +65,7 @@ TEST_CASE("every revision records its writer and commit time, in memory and on d
 
 TEST_CASE("TTL deletes are written by \"ttl\"") {
   TempDir dir;
-  FakeClock clock;
+  FakeWallClock clock;
   LogOptions options = TestOptions(dir.path());
   options.now_ms = clock.Fn();
   auto log = MustOpen(options);

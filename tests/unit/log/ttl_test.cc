@@ -3,12 +3,12 @@
 // seconds.
 #include <thread>
 
-#include "log_test_util.h"
+#include "log_fixture.h"
 
 namespace podflow {
 namespace {
 
-using testing::FakeClock;
+using testing::FakeWallClock;
 using testing::MustOpen;
 using testing::MustPut;
 using testing::TempDir;
@@ -27,7 +27,7 @@ bool WaitGone(EventLog& log, const std::string& key) {
 
 TEST_CASE("a key with a TTL is deleted by an ordinary delete when it expires") {
   TempDir dir;
-  FakeClock clock;
+  FakeWallClock clock;
   LogOptions options = TestOptions(dir.path());
   options.now_ms = clock.Fn();
   auto log = MustOpen(options);
@@ -53,7 +53,7 @@ TEST_CASE("a key with a TTL is deleted by an ordinary delete when it expires") {
 
 TEST_CASE("a later put without TTL cancels the expiry; with a TTL replaces it") {
   TempDir dir;
-  FakeClock clock;
+  FakeWallClock clock;
   LogOptions options = TestOptions(dir.path());
   options.now_ms = clock.Fn();
   auto log = MustOpen(options);
@@ -75,7 +75,7 @@ TEST_CASE("a later put without TTL cancels the expiry; with a TTL replaces it") 
 
 TEST_CASE("pending expiries survive a restart") {
   TempDir dir;
-  FakeClock clock;
+  FakeWallClock clock;
   LogOptions options = TestOptions(dir.path());
   options.now_ms = clock.Fn();
   {
@@ -93,7 +93,7 @@ TEST_CASE("pending expiries survive a restart") {
 // into the past and the key was deleted at once.
 TEST_CASE("a TTL over etcd's max lease TTL is rejected, not wrapped into the past") {
   TempDir dir;
-  FakeClock clock;
+  FakeWallClock clock;
   LogOptions options = TestOptions(dir.path());
   options.now_ms = clock.Fn();
   auto log = MustOpen(options);

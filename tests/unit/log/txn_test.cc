@@ -2,7 +2,7 @@
 // invalid input.
 #include <thread>
 
-#include "log_test_util.h"
+#include "log_fixture.h"
 
 namespace podflow {
 namespace {

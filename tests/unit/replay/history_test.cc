@@ -170,7 +170,7 @@ namespace {
 TEST_CASE("write the sample history", "[.sample]") {
   const char* dir = std::getenv("PODFLOW_REPLAY_SAMPLE_DIR");
   REQUIRE(dir != nullptr);
-  testing::FakeClock clock;
+  testing::FakeWallClock clock;
   LogOptions options = testing::TestOptions(dir);
   options.now_ms = clock.Fn();
   auto log = testing::MustOpen(options);

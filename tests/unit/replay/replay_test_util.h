@@ -7,7 +7,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "../log/log_test_util.h"
+#include "log_fixture.h"
 #include "log/log.h"
 #include "model/codec.h"
 #include "replay/replay.h"
@@ -47,7 +47,7 @@ inline constexpr int64_t kT0 = 1'700'000'000'000;
 //   4 nginx bound (binding, +12)  5 Event Scheduled (scheduling, +13)
 //   6 nginx Running (status, +40) 7 web ADDED (admission)
 //   8 web DELETED (gc)            9 /podflow/other (test)
-inline void WriteHistory(EventLog& log, FakeClock& clock) {
+inline void WriteHistory(EventLog& log, FakeWallClock& clock) {
   auto put = [&](const std::string& key, const std::string& value, const std::string& writer) {
     auto r = log.Put(key, value, std::nullopt, 0, {writer});
     REQUIRE(r.ok());
@@ -84,7 +84,7 @@ inline void WriteHistory(EventLog& log, FakeClock& clock) {
 // A temp-dir log holding the history.
 struct HistoryLog {
   TempDir dir;
-  FakeClock clock;
+  FakeWallClock clock;
   std::unique_ptr<EventLog> log;
 
   HistoryLog() {

@@ -86,7 +86,7 @@ TEST_CASE("pod info: identity, scheduling constraints, host ports sanitized") {
 }
 
 TEST_CASE("a quantity that does not parse is Invalid, naming the field") {
-  std::string bytes = MakePod().Cpu("lots").Obj();
+  std::string bytes = MakePod().Cpu("lots").Bytes();
   auto info = PodInfoFromPod(*flatbuffers::GetRoot<api::Pod>(bytes.data()));
   REQUIRE_FALSE(info.ok());
   CHECK(info.status().code() == Code::kInvalid);

@@ -5,7 +5,7 @@
 #include <map>
 #include <random>
 
-#include "log_test_util.h"
+#include "log_fixture.h"
 #include "watch/watch.h"
 
 namespace podflow {

@@ -3,7 +3,7 @@
 // receives each event exactly once, in order.
 #include <thread>
 
-#include "log_test_util.h"
+#include "log_fixture.h"
 #include "watch/watch.h"
 
 namespace podflow {

@@ -2,13 +2,13 @@
 // compaction, close, TTL deletes, catch-up from storage.
 #include <thread>
 
-#include "log_test_util.h"
+#include "log_fixture.h"
 #include "watch/watch.h"
 
 namespace podflow {
 namespace {
 
-using testing::FakeClock;
+using testing::FakeWallClock;
 using testing::MustCommit;
 using testing::MustOpen;
 using testing::MustPut;
@@ -269,7 +269,7 @@ TEST_CASE("Close wakes a waiting Next") {
 
 TEST_CASE("a TTL expiry reaches watchers as a DELETE") {
   TempDir dir;
-  FakeClock clock;
+  FakeWallClock clock;
   LogOptions options = TestOptions(dir.path());
   options.now_ms = clock.Fn();
   auto log = MustOpen(options);

@@ -7,7 +7,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "log_test_util.h"
+#include "log_fixture.h"
 #include "model/codec.h"
 
 namespace podflow::persistence {

@@ -1,11 +1,13 @@
-// Helpers shared by the log and watch tests: a temp data dir, opening a log
-// with test options, a fake wall clock.
+// The event-log fixture every suite that opens a log shares (log, watch,
+// replay, client, persistence): a temp data dir, a log opened with test
+// options, commits that must succeed, a wall clock the test moves.
 #pragma once
 
 #include <stdlib.h>
 
 #include <atomic>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -37,7 +39,7 @@ class TempDir {
 };
 
 // A wall clock tests move by hand.
-struct FakeClock {
+struct FakeWallClock {
   std::atomic<int64_t> now_ms{1'700'000'000'000};
   std::function<int64_t()> Fn() {
     return [this] { return now_ms.load(); };
