@@ -59,6 +59,15 @@ struct Req {
   std::vector<std::string> values;
 };
 
+// The requirement as the object API holds it (pod or PersistentVolume terms).
+inline std::unique_ptr<api::NodeSelectorRequirementT> NodeRequirement(const Req& r) {
+  auto out = std::make_unique<api::NodeSelectorRequirementT>();
+  out->key = r.key;
+  out->operator_ = r.op;
+  out->values = r.values;
+  return out;
+}
+
 // A v1 Pod in namespace "default" with uid "uid-<name>" and no containers
 // until a step adds one. Steps return the derived builder so that a suite's
 // own view stays at the end of the chain.
@@ -225,16 +234,16 @@ class BasicPodBuilder {
     auto term = std::make_unique<api::PreferredSchedulingTermT>();
     term->weight = weight;
     term->preference = std::make_unique<api::NodeSelectorTermT>();
-    for (auto& r : expressions) term->preference->match_expressions.push_back(Requirement(r));
-    for (auto& r : fields) term->preference->match_fields.push_back(Requirement(r));
+    for (auto& r : expressions) term->preference->match_expressions.push_back(NodeRequirement(r));
+    for (auto& r : fields) term->preference->match_fields.push_back(NodeRequirement(r));
     NodeAffinity().preferred_during_scheduling_ignored_during_execution.push_back(std::move(term));
     return self();
   }
   // Adds a required node affinity term (ORed with the others).
   Self& AffinityTerm(std::vector<Req> expressions, std::vector<Req> fields = {}) {
     auto term = std::make_unique<api::NodeSelectorTermT>();
-    for (auto& r : expressions) term->match_expressions.push_back(Requirement(r));
-    for (auto& r : fields) term->match_fields.push_back(Requirement(r));
+    for (auto& r : expressions) term->match_expressions.push_back(NodeRequirement(r));
+    for (auto& r : fields) term->match_fields.push_back(NodeRequirement(r));
     Required().node_selector_terms.push_back(std::move(term));
     return self();
   }
@@ -277,13 +286,6 @@ class BasicPodBuilder {
     c->resources = std::make_unique<api::ResourceRequirementsT>();
     for (const auto& [k, v] : requests) PutQuantity(c->resources->requests, k, v);
     return c;
-  }
-  static std::unique_ptr<api::NodeSelectorRequirementT> Requirement(const Req& r) {
-    auto out = std::make_unique<api::NodeSelectorRequirementT>();
-    out->key = r.key;
-    out->operator_ = r.op;
-    out->values = r.values;
-    return out;
   }
   api::ContainerT& First() {
     if (pod_.spec->containers.empty()) Container();

@@ -125,8 +125,8 @@ class PvBuilder {
       pv_.spec->node_affinity->required = std::make_unique<api::NodeSelectorT>();
     }
     auto term = std::make_unique<api::NodeSelectorTermT>();
-    for (auto& r : expressions) term->match_expressions.push_back(Requirement(r));
-    for (auto& r : fields) term->match_fields.push_back(Requirement(r));
+    for (auto& r : expressions) term->match_expressions.push_back(::podflow::testing::NodeRequirement(r));
+    for (auto& r : fields) term->match_fields.push_back(::podflow::testing::NodeRequirement(r));
     pv_.spec->node_affinity->required->node_selector_terms.push_back(std::move(term));
     return *this;
   }
@@ -136,13 +136,6 @@ class PvBuilder {
   }
 
  private:
-  static std::unique_ptr<api::NodeSelectorRequirementT> Requirement(const Req& r) {
-    auto out = std::make_unique<api::NodeSelectorRequirementT>();
-    out->key = r.key;
-    out->operator_ = r.op;
-    out->values = r.values;
-    return out;
-  }
   api::PersistentVolumeT pv_;
 };
 
