@@ -65,39 +65,63 @@ void RpcServer::Stop() {
   sockets_.reset();
 }
 
-void RpcServer::WorkerLoop() {
+namespace {
+
+// Answers one request (every part of it already read) on a REP socket.
+// Nothing a request does may end the worker: a throwing handler or a failed
+// send costs that one request, with one log line. Never throws.
+void ServeOne(const std::string& endpoint, const RpcServer::Handler& handler, zmq::socket_t& socket,
+              std::vector<zmq::message_t>& parts, flatbuffers::FlatBufferBuilder& fbb) {
+  fbb.Clear();
+  ReplyBody reply;
+  uint64_t id = 0;
   try {
-    zmq::socket_t socket(NativeContext(context_), zmq::socket_type::rep);
-    socket.set(zmq::sockopt::linger, 0);
-    socket.connect(backend_);
-    flatbuffers::FlatBufferBuilder fbb(1024);
-    while (!stopping_) {
-      if (!WaitReadable(socket, std::chrono::milliseconds(100))) continue;
-      // A request of several parts is read whole (REP answers only after
-      // every part was taken) and refused.
-      std::vector<zmq::message_t> parts = ReceiveParts(socket);
-      if (parts.empty()) continue;
-      fbb.Clear();
-      ReplyBody reply;
-      uint64_t id = 0;
-      if (parts.size() != 1) {
-        BusLog()->warn("{}: dropped a request of {} parts", endpoint_, parts.size());
-      } else if (Result<Frame> frame = VerifyFrame(std::move(parts[0])); !frame.ok()) {
-        BusLog()->warn("{}: dropped a request: {}", endpoint_, frame.status().message());
-      } else {
-        id = frame->envelope().id();
-        reply = handler_(frame->envelope(), fbb);
-      }
-      // REP must answer every request; a dropped one gets an empty frame the
-      // client's verifier rejects.
-      if (reply.type == msg::Body::NONE) {
-        socket.send(zmq::message_t(), zmq::send_flags::none);
-      } else {
-        socket.send(FinishMessage(fbb, reply.type, reply.body, id), zmq::send_flags::none);
-      }
+    if (parts.size() != 1) {
+      BusLog()->warn("{}: dropped a request of {} parts", endpoint, parts.size());
+    } else if (Result<Frame> frame = VerifyFrame(std::move(parts[0])); !frame.ok()) {
+      BusLog()->warn("{}: dropped a request: {}", endpoint, frame.status().message());
+    } else {
+      id = frame->envelope().id();
+      reply = handler(frame->envelope(), fbb);
     }
+  } catch (const std::exception& e) {
+    BusLog()->error("{}: a request failed: {}", endpoint, e.what());
+    reply = ReplyBody{};
+    fbb.Clear();
+  }
+  try {
+    // REP must answer every request; a dropped one gets an empty frame the
+    // client's verifier rejects.
+    if (reply.type == msg::Body::NONE) {
+      socket.send(zmq::message_t(), zmq::send_flags::none);
+    } else {
+      socket.send(FinishMessage(fbb, reply.type, reply.body, id), zmq::send_flags::none);
+    }
+  } catch (const std::exception& e) {
+    BusLog()->warn("{}: could not reply: {}", endpoint, e.what());
+  }
+}
+
+}  // namespace
+
+void RpcServer::WorkerLoop() {
+  std::optional<zmq::socket_t> socket;
+  try {
+    socket.emplace(NativeContext(context_), zmq::socket_type::rep);
+    socket->set(zmq::sockopt::linger, 0);
+    socket->connect(backend_);
   } catch (const zmq::error_t& e) {
-    if (!stopping_) BusLog()->error("a worker of {} stopped: {}", endpoint_, e.what());
+    BusLog()->error("a worker of {} could not start: {}", endpoint_, e.what());
+    return;
+  }
+  flatbuffers::FlatBufferBuilder fbb(1024);
+  while (!stopping_) {
+    if (!WaitReadable(*socket, std::chrono::milliseconds(100))) continue;
+    // A request of several parts is read whole (REP answers only after
+    // every part was taken) and refused.
+    std::vector<zmq::message_t> parts = ReceiveParts(*socket);
+    if (parts.empty()) continue;
+    ServeOne(endpoint_, handler_, *socket, parts, fbb);
   }
 }
 

@@ -113,12 +113,17 @@ void StreamServer::ReceiveAll() {
     } else if (envelope.body_type() == msg::Body::StreamCancel) {
       streams_.erase(key);
     } else {
-      Stream& stream = streams_[key];
-      stream = Stream{};
+      Stream stream;
       stream.identity = key.first;
       stream.id = key.second;
       stream.credits = envelope.credits();
-      stream.source = opener_(envelope);
+      try {
+        stream.source = opener_(envelope);
+      } catch (const std::exception& e) {
+        BusLog()->error("{}: could not open a stream: {}", endpoint_, e.what());
+        continue;
+      }
+      streams_[key] = std::move(stream);
     }
   }
 }
@@ -150,7 +155,15 @@ void StreamServer::ServeStreams() {
     for (int n = 0; n < kFramesPerRound && s.credits > 0; ++n) {
       if (!s.unsent) {
         fbb.Clear();
-        StreamSource::Next next = s.source->Produce(fbb);
+        StreamSource::Next next;
+        try {
+          next = s.source->Produce(fbb);
+        } catch (const std::exception& e) {
+          // One stream's failure ends that stream, not the server.
+          BusLog()->error("{}: a stream failed: {}", endpoint_, e.what());
+          remove = true;
+          break;
+        }
         if (next.body.type == msg::Body::NONE) break;
         s.unsent = FinishMessage(fbb, next.body.type, next.body.body, s.id);
         s.unsent_is_last = next.last;
