@@ -86,30 +86,48 @@ class ApiReader {
     return std::unique_ptr<ApiReader>(new ApiReader(endpoint));
   }
 
-  // The kvs under a prefix, following continue tokens.
-  Result<std::vector<KeyValue>> List(const std::string& prefix) {
-    Result<RangeResult> all = client_.List(prefix, 500, kReadTimeout);
+  // The objects of `kind` in `namespace_` ("": every namespace), following
+  // continue tokens. A stored value that is not a valid object of `kind`
+  // is reported on stderr with its key and skipped.
+  Result<std::vector<KeyValue>> List(const model::KindInfo& kind, const std::string& namespace_) {
+    Result<RangeResult> all = client_.List(model::KindPrefix(kind, namespace_), 500, kReadTimeout);
     if (!all.ok()) return Unreachable(all.status());
-    return std::move(all->kvs);
+    std::vector<KeyValue> valid;
+    for (KeyValue& kv : all->kvs) {
+      if (Status s = Verify(kind, kv); !s.ok()) {
+        std::fprintf(stderr, "error: %s\n", s.message().c_str());
+        continue;
+      }
+      valid.push_back(std::move(kv));
+    }
+    return valid;
   }
 
-  // The value at one key, or nullopt when there is none.
+  // The value at one key, or nullopt when there is none; not verified.
   Result<std::optional<KeyValue>> GetKey(const std::string& key) {
     Result<std::optional<KeyValue>> kv = client_.Get(key, kReadTimeout);
     if (!kv.ok()) return Unreachable(kv.status());
     return kv;
   }
 
-  // One object, or NotFound in kubectl's words.
+  // One object, NotFound in kubectl's words, or Corruption naming the key
+  // when the stored value is not a valid object of `kind`.
   Result<KeyValue> Get(const model::KindInfo& kind, const std::string& ns, const std::string& name) {
     Result<std::optional<KeyValue>> kv = GetKey(model::ObjectKey(kind, ns, name));
     if (!kv.ok()) return kv.status();
     if (!kv->has_value()) return Status::NotFound(std::string(kind.resource) + " \"" + name + "\" not found");
+    if (Status s = Verify(kind, **kv); !s.ok()) return s;
     return std::move(**kv);
   }
 
  private:
   explicit ApiReader(const std::string& endpoint) : client_(context_, endpoint, "podflow-cli") {}
+
+  static Status Verify(const model::KindInfo& kind, const KeyValue& kv) {
+    if (model::VerifyObject(kind, kv.value).ok()) return Status::Ok();
+    return Status::Corruption("the value stored at " + kv.key + " is not a valid " +
+                              std::string(kind.kind) + "; skipped it");
+  }
 
   Status Unreachable(const Status& s) const {
     return Status(s.code(), "Unable to connect to the server at " + client_.endpoint() + ": " + s.ToString());
@@ -209,7 +227,7 @@ int RunGet(const ReadOptions& options) {
   int exit_code = 0;
   std::vector<Status> missing;
   if (target->names.empty()) {
-    auto listed = (*reader)->List(model::KindPrefix(kind, all ? "" : options.namespace_));
+    auto listed = (*reader)->List(kind, all ? "" : options.namespace_);
     if (!listed.ok()) {
       PrintError(listed.status());
       return 1;
@@ -220,7 +238,7 @@ int RunGet(const ReadOptions& options) {
       auto kv = (*reader)->Get(kind, options.namespace_, name);
       if (kv.ok()) {
         kvs.push_back(std::move(*kv));
-      } else if (kv.status().code() == Code::kNotFound) {
+      } else if (kv.status().code() == Code::kNotFound || kv.status().code() == Code::kCorruption) {
         missing.push_back(kv.status());
       } else {
         PrintError(kv.status());
@@ -300,7 +318,7 @@ int RunDescribe(const ReadOptions& options) {
   std::vector<KeyValue> objects;
   std::vector<Status> missing;
   if (target->names.empty()) {
-    auto listed = api.List(model::KindPrefix(kind, all ? "" : options.namespace_));
+    auto listed = api.List(kind, all ? "" : options.namespace_);
     if (!listed.ok()) {
       PrintError(listed.status());
       return 1;
@@ -315,7 +333,7 @@ int RunDescribe(const ReadOptions& options) {
       auto kv = api.Get(kind, options.namespace_, name);
       if (kv.ok()) {
         objects.push_back(std::move(*kv));
-      } else if (kv.status().code() == Code::kNotFound) {
+      } else if (kv.status().code() == Code::kNotFound || kv.status().code() == Code::kCorruption) {
         missing.push_back(kv.status());
       } else {
         PrintError(kv.status());
@@ -331,7 +349,7 @@ int RunDescribe(const ReadOptions& options) {
     return out;
   };
   const bool cluster_wide = all || !kind.namespaced;
-  auto events = api.List(model::KindPrefix(model::Kind("Event"), cluster_wide ? "" : options.namespace_));
+  auto events = api.List(model::Kind("Event"), cluster_wide ? "" : options.namespace_);
   if (!events.ok()) {
     PrintError(events.status());
     return 1;
@@ -339,7 +357,7 @@ int RunDescribe(const ReadOptions& options) {
   std::vector<std::string> event_bytes = values(std::move(*events));
   std::vector<std::string> pod_bytes;
   if (kind.kind == "Node") {
-    auto pods = api.List(model::KindPrefix(model::Kind("Pod")));
+    auto pods = api.List(model::Kind("Pod"), "");
     if (!pods.ok()) {
       PrintError(pods.status());
       return 1;
@@ -359,7 +377,9 @@ int RunDescribe(const ReadOptions& options) {
       const std::string name = kv.key.substr(kv.key.rfind('/') + 1);
       const std::string ns = kv.key.substr(0, kv.key.rfind('/'));
       auto ep = api.Get(model::Kind("Endpoints"), ns.substr(ns.rfind('/') + 1), name);
-      if (!ep.ok() && ep.status().code() != Code::kNotFound) {
+      if (!ep.ok() && ep.status().code() == Code::kCorruption) {
+        PrintError(ep.status());
+      } else if (!ep.ok() && ep.status().code() != Code::kNotFound) {
         PrintError(ep.status());
         return 1;
       }
