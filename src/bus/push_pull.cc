@@ -40,6 +40,7 @@ Puller::Puller(Context& context, std::string endpoint)
     : endpoint_(std::move(endpoint)),
       socket_(std::make_unique<Socket>(Socket{zmq::socket_t(NativeContext(context), zmq::socket_type::pull)})) {
   socket_->socket.set(zmq::sockopt::linger, 0);
+  socket_->socket.set(zmq::sockopt::maxmsgsize, kMaxIncomingBytes);
 }
 
 Puller::~Puller() = default;

@@ -25,6 +25,7 @@ Status RpcServer::Start() {
   try {
     sockets_->frontend = std::make_unique<zmq::socket_t>(zmq_context, zmq::socket_type::router);
     sockets_->frontend->set(zmq::sockopt::linger, 0);
+    sockets_->frontend->set(zmq::sockopt::maxmsgsize, kMaxIncomingBytes);
     sockets_->frontend->bind(endpoint_);
     sockets_->backend = std::make_unique<zmq::socket_t>(zmq_context, zmq::socket_type::dealer);
     sockets_->backend->set(zmq::sockopt::linger, 0);
@@ -39,7 +40,7 @@ Status RpcServer::Start() {
   }
   proxy_thread_ = std::thread([this] {
     try {
-      zmq::proxy_steerable(*sockets_->frontend, *sockets_->backend, nullptr, *sockets_->control);
+      zmq::proxy_steerable(*sockets_->frontend, *sockets_->backend, zmq::socket_ref(), *sockets_->control);
     } catch (const zmq::error_t& e) {
       if (!stopping_) BusLog()->error("proxy for {} stopped: {}", endpoint_, e.what());
     }

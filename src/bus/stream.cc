@@ -37,6 +37,7 @@ Status StreamServer::Start() {
     sockets_ = std::make_unique<Sockets>();
     sockets_->router = zmq::socket_t(NativeContext(context_), zmq::socket_type::router);
     sockets_->router.set(zmq::sockopt::linger, 0);
+    sockets_->router.set(zmq::sockopt::maxmsgsize, kMaxIncomingBytes);
     // Sending to a client that is gone fails at once instead of silently.
     sockets_->router.set(zmq::sockopt::router_mandatory, 1);
     sockets_->router.bind(endpoint_);

@@ -3,6 +3,7 @@
 // includes this header.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -22,6 +23,12 @@ struct Frame::Storage {
 };
 
 inline zmq::context_t& NativeContext(Context& context) { return context.impl().zmq; }
+
+// The largest message a socket that listens to peers (RpcServer,
+// StreamServer, Puller) accepts; ZeroMQ drops the peer that sends a larger
+// one. Above the largest request anything sends (a 3 MiB manifest in a
+// SubmitRequest, a transaction under the log's limit).
+constexpr int64_t kMaxIncomingBytes = 16 << 20;
 
 // Verifies `message` as an Envelope. Invalid names the size and what failed.
 Result<Frame> VerifyFrame(zmq::message_t message);

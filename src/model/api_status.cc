@@ -100,6 +100,10 @@ ApiStatusInfo BadRequestStatus(std::string message) {
   return Failure(400, "BadRequest", std::move(message));
 }
 
+ApiStatusInfo RequestEntityTooLargeStatus(int64_t limit) {
+  return Failure(413, "RequestEntityTooLarge", "Request entity too large: limit is " + std::to_string(limit));
+}
+
 ApiStatusInfo InternalErrorStatus(std::string_view message) {
   return Failure(500, "InternalError", "Internal error occurred: " + std::string(message));
 }

@@ -1,8 +1,8 @@
 // Kubernetes-style API statuses (metav1.Status): what admission answers a
 // submit with, its msg::ApiStatus wire form, and the line kubectl prints
 // for it. The reason / HTTP code pairs are fixed here: 201 Success, 400
-// BadRequest, 401 Unauthorized, 403 Forbidden, 409 AlreadyExists, 422
-// Invalid, 500 InternalError.
+// BadRequest, 401 Unauthorized, 403 Forbidden, 409 AlreadyExists, 413
+// RequestEntityTooLarge, 422 Invalid, 500 InternalError.
 //
 // Thread safety: value types and pure functions.
 #pragma once
@@ -26,7 +26,7 @@ namespace podflow::model {
 // The content of a metav1.Status (and of msg::ApiStatus).
 struct ApiStatusInfo {
   std::string status;  // "Success" or "Failure"
-  int32_t code = 0;    // HTTP-like: 201, 400, 401, 403, 409, 422, 500
+  int32_t code = 0;    // HTTP-like: 201, 400, 401, 403, 409, 413, 422, 500
   std::string reason;  // "", "Invalid", "AlreadyExists", "Forbidden", ...
   std::string message;
   struct Details {
@@ -61,6 +61,8 @@ ApiStatusInfo AdmissionForbiddenStatus(const KindInfo& kind, std::string_view na
                                        std::string_view reason);
 // 400 BadRequest with `message` (undecodable manifests).
 ApiStatusInfo BadRequestStatus(std::string message);
+// 413 RequestEntityTooLarge: `Request entity too large: limit is 3145728`.
+ApiStatusInfo RequestEntityTooLargeStatus(int64_t limit);
 // 500 InternalError: `Internal error occurred: <message>`.
 ApiStatusInfo InternalErrorStatus(std::string_view message);
 

@@ -5,7 +5,6 @@
 #include <limits>
 
 #include <flatbuffers/flatbuffers.h>
-#include <yaml-cpp/yaml.h>
 
 #include "api_bfbs_generated.h"
 #include "base/clock.h"
@@ -475,17 +474,11 @@ Decoded DecodeValue(const Value& document) {
 }
 
 Result<std::vector<Decoded>> DecodeManifests(std::string_view text) {
-  std::vector<YAML::Node> documents;
-  try {
-    documents = YAML::LoadAll(std::string(text));
-  } catch (const YAML::Exception& e) {
-    return Status::Invalid("error parsing manifest: line " + std::to_string(e.mark.line + 1) +
-                           ", column " + std::to_string(e.mark.column + 1) + ": " + e.msg);
-  }
+  Result<std::vector<Value>> documents = ParseYaml(text);
+  if (!documents.ok()) return Status::Invalid("error parsing manifest: " + documents.status().message());
   std::vector<Decoded> out;
-  for (const YAML::Node& node : documents) {
-    if (node.IsNull()) continue;  // an empty document between two `---`
-    Value document = FromYaml(node);
+  for (Value& document : *documents) {
+    if (document.kind() == Value::Kind::kNull) continue;  // an empty document between two `---`
     if (document.kind() == Value::Kind::kObject && StringMember(document, "kind") == "List") {
       const Value* items = document.Find("items");
       if (items == nullptr || items->kind() != Value::Kind::kArray) {

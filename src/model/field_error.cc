@@ -1,5 +1,7 @@
 #include "model/field_error.h"
 
+#include <cstdio>
+
 namespace podflow::model {
 namespace {
 
@@ -24,10 +26,51 @@ FieldError Make(FieldError::Type type, std::string field, std::string_view value
 }  // namespace
 
 std::string GoQuote(std::string_view s) {
+  // As Go's strconv.Quote: control characters, C1 controls and bytes that
+  // are not UTF-8 are escaped, so that no raw NUL or newline ever reaches
+  // a message.
+  auto hex = [](unsigned v, int digits) {
+    char buf[8];
+    std::snprintf(buf, sizeof(buf), "%0*x", digits, v);
+    return std::string(buf);
+  };
   std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    switch (c) {
+      case '"': out += "\\\""; continue;
+      case '\\': out += "\\\\"; continue;
+      case '\a': out += "\\a"; continue;
+      case '\b': out += "\\b"; continue;
+      case '\f': out += "\\f"; continue;
+      case '\n': out += "\\n"; continue;
+      case '\r': out += "\\r"; continue;
+      case '\t': out += "\\t"; continue;
+      case '\v': out += "\\v"; continue;
+      default: break;
+    }
+    if (c < 0x20 || c == 0x7f) {
+      out += "\\x" + hex(c, 2);
+      continue;
+    }
+    if (c < 0x80) {
+      out += static_cast<char>(c);
+      continue;
+    }
+    // A UTF-8 sequence is kept whole when well formed; C1 controls are \u.
+    size_t len = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c <= 0xDF ? 2 : 0;
+    bool ok = len > 0 && i + len <= s.size();
+    for (size_t k = 1; ok && k < len; ++k) ok = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
+    if (!ok || c > 0xF4) {
+      out += "\\x" + hex(c, 2);
+      continue;
+    }
+    if (c == 0xC2 && static_cast<unsigned char>(s[i + 1]) < 0xA0) {
+      out += "\\u00" + hex(static_cast<unsigned char>(s[i + 1]), 2);
+    } else {
+      out.append(s.substr(i, len));
+    }
+    i += len - 1;
   }
   return out + "\"";
 }
@@ -112,17 +155,17 @@ FieldError FieldError::FromCodec(Type type, std::string field, std::string value
       message = "Required value" + (detail.empty() ? "" : ": " + detail);
       break;
     case Type::kDuplicate:
-      message = "Duplicate value: \"" + value + "\"";
+      message = "Duplicate value: " + GoQuote(value);
       break;
     case Type::kNotSupported:
-      message = "Unsupported value: \"" + value + "\": " + detail;
+      message = "Unsupported value: " + GoQuote(value) + ": " + detail;
       break;
     case Type::kTooLong:
       message = "Too long: " + detail;
       break;
     case Type::kInvalid:
       message = "Invalid value: ";
-      if (!value.empty()) message += "\"" + value + "\": ";
+      if (!value.empty()) message += GoQuote(value) + ": ";
       message += detail;
       break;
     case Type::kForbidden:

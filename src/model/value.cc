@@ -170,25 +170,27 @@ std::string ToYaml(const Value& value) {
   return text;
 }
 
+Value ScalarValue(std::string_view tag, const std::string& text) {
+  // Quoted ("!") and !!str scalars are strings; plain ones resolve as YAML 1.1.
+  if (tag == "!" || tag == "tag:yaml.org,2002:str") return Value::String(text);
+  ResolvedScalar r = ResolvePlainScalar(text);
+  switch (r.kind) {
+    case ScalarKind::kNull: return Value();
+    case ScalarKind::kBool: return Value::Bool(r.bool_value);
+    case ScalarKind::kInt: return r.int_overflow ? Value::Number(r.float_value) : Value::Int(r.int_value);
+    case ScalarKind::kFloat: return Value::Number(r.float_value);
+    case ScalarKind::kString: return Value::String(text);
+  }
+  return Value::String(text);
+}
+
 Value FromYaml(const YAML::Node& node) {
   switch (node.Type()) {
     case YAML::NodeType::Undefined:
     case YAML::NodeType::Null:
       return Value();
-    case YAML::NodeType::Scalar: {
-      const std::string& text = node.Scalar();
-      if (node.Tag() == "!" || node.Tag() == "tag:yaml.org,2002:str") return Value::String(text);
-      ResolvedScalar r = ResolvePlainScalar(text);
-      switch (r.kind) {
-        case ScalarKind::kNull: return Value();
-        case ScalarKind::kBool: return Value::Bool(r.bool_value);
-        case ScalarKind::kInt:
-          return r.int_overflow ? Value::Number(r.float_value) : Value::Int(r.int_value);
-        case ScalarKind::kFloat: return Value::Number(r.float_value);
-        case ScalarKind::kString: return Value::String(text);
-      }
-      return Value::String(text);
-    }
+    case YAML::NodeType::Scalar:
+      return ScalarValue(node.Tag(), node.Scalar());
     case YAML::NodeType::Sequence: {
       Value array = Value::Array();
       for (const auto& item : node) array.Append(FromYaml(item));

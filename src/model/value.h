@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "base/result.h"
+
 namespace YAML {
 class Node;
 }
@@ -63,6 +65,28 @@ std::string ToJson(const Value& value, int indent = 0);
 // another type ("80", "yes") are quoted.
 std::string ToYaml(const Value& value);
 // A YAML node (from yaml-cpp) with its scalars resolved as kubectl does.
+// For trusted text only (it expands aliases without bound): manifests go
+// through ParseYaml.
 Value FromYaml(const YAML::Node& node);
+// One scalar with yaml-cpp's tag ("!" quoted, "?" plain, or explicit),
+// resolved as kubectl does.
+Value ScalarValue(std::string_view tag, const std::string& text);
+
+// What one manifest may grow to while it is read: bounded so that a small
+// hostile text cannot exhaust memory or the stack.
+struct ParseLimits {
+  int max_depth = 200;             // nested mappings and sequences
+  int64_t max_nodes = 2'000'000;   // every node, aliases expanded
+};
+
+// Reads a YAML (or JSON) stream into one Value per document (an empty
+// document is null). Refuses, with "line L, column C: what", text that is
+// not UTF-8 (a UTF-16 stream with its byte order mark is read as such),
+// is not YAML, nests deeper than `limits.max_depth`, has more than
+// `limits.max_nodes` nodes, has a mapping key that is not a scalar, or
+// expands aliases excessively (go-yaml's rule: more than 100 aliased nodes
+// making up more than 99% of the nodes, down to 10% from 400,000 to
+// 4,000,000 nodes).
+Result<std::vector<Value>> ParseYaml(std::string_view text, const ParseLimits& limits = {});
 
 }  // namespace podflow::model

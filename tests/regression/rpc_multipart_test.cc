@@ -42,15 +42,30 @@ std::optional<zmq::message_t> Ask(zmq::socket_t& raw, const std::vector<std::str
   return std::move(reply[1]);
 }
 
+zmq::socket_t RawDealer(Context& ctx, const std::string& endpoint) {
+  zmq::socket_t raw(NativeContext(ctx), zmq::socket_type::dealer);
+  raw.set(zmq::sockopt::linger, 0);
+  raw.connect(endpoint);
+  return raw;
+}
+
+// Whether a well-formed read through a fresh client gets its answer.
+bool Served(Context& ctx, const std::string& endpoint, int64_t revision) {
+  RpcClient client(ctx, endpoint);
+  flatbuffers::FlatBufferBuilder fbb;
+  auto req = msg::CreateReadRequest(fbb, fbb.CreateString("k"), 0, false, revision);
+  auto reply = client.Call(fbb, msg::Body::ReadRequest, req.Union(), 2s);
+  return reply.ok() && reply->envelope().body_as_ReadReply() != nullptr &&
+         reply->envelope().body_as_ReadReply()->revision() == revision;
+}
+
 TEST_CASE("rpc: a request of several parts is refused and the one worker keeps serving") {
   Context ctx;
   const std::string endpoint = "tcp://127.0.0.1:17941";
   // One worker: had it died, nothing would answer the last call.
   RpcServer server(ctx, endpoint, 1, Echo);
   REQUIRE(server.Start().ok());
-  zmq::socket_t raw(NativeContext(ctx), zmq::socket_type::dealer);
-  raw.set(zmq::sockopt::linger, 0);
-  raw.connect(endpoint);
+  zmq::socket_t raw = RawDealer(ctx, endpoint);
 
   for (int round = 0; round < 3; ++round) {
     // As reported: two parts of garbage after the delimiter.
@@ -63,13 +78,21 @@ TEST_CASE("rpc: a request of several parts is refused and the one worker keeps s
     CHECK_FALSE(VerifyFrame(std::move(*extra)).ok());
   }
 
-  RpcClient client(ctx, endpoint);
-  flatbuffers::FlatBufferBuilder fbb;
-  auto req = msg::CreateReadRequest(fbb, fbb.CreateString("k"), 0, false, 42);
-  auto reply = client.Call(fbb, msg::Body::ReadRequest, req.Union(), 2s);
-  REQUIRE(reply.ok());
-  REQUIRE(reply->envelope().body_as_ReadReply() != nullptr);
-  CHECK(reply->envelope().body_as_ReadReply()->revision() == 42);
+  CHECK(Served(ctx, endpoint, 42));
+}
+
+// Beside the multipart case: a request larger than any real one (a 3 MiB
+// manifest at most) is not buffered and answered; ZeroMQ drops the peer
+// that sent it, and everyone else is served as before.
+TEST_CASE("rpc: a request over the incoming size limit is dropped with its peer") {
+  Context ctx;
+  const std::string endpoint = "tcp://127.0.0.1:17942";
+  RpcServer server(ctx, endpoint, 1, Echo);
+  REQUIRE(server.Start().ok());
+  zmq::socket_t raw = RawDealer(ctx, endpoint);
+  CHECK_FALSE(Ask(raw, {std::string(kMaxIncomingBytes + 1, 'x')}).has_value());
+
+  CHECK(Served(ctx, endpoint, 9));
 }
 
 }  // namespace

@@ -173,7 +173,9 @@ class Pipeline {
   }
 
   std::optional<KeyValue> Get(const std::string& key) {
-    auto r = Api().Read(RangeRequest{key});
+    RangeRequest request;
+    request.key = key;
+    auto r = Api().Read(request);
     if (!r.ok() || r->kvs.empty()) return std::nullopt;
     return r->kvs[0];
   }

@@ -171,6 +171,11 @@ AdmitReply Admission::Admit(std::string_view bearer_token, std::string_view mani
     reply.failure = UnauthorizedStatus();
     return reply;
   }
+  // kube-apiserver's limit on a request body, checked before any decoding.
+  if (manifest_text.size() > kMaxRequestBytes) {
+    reply.failure = model::RequestEntityTooLargeStatus(kMaxRequestBytes);
+    return reply;
+  }
   Result<std::vector<model::Decoded>> documents = model::DecodeManifests(manifest_text);
   if (!documents.ok()) {
     reply.failure = BadRequestStatus(documents.status().message());

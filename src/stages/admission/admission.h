@@ -226,10 +226,15 @@ struct AdmitReply {
 
 class Admission {
  public:
+  // The largest manifest a request may carry (kube-apiserver's 3 MiB limit
+  // on a request body); a larger one is refused, undecoded, with 413.
+  static constexpr size_t kMaxRequestBytes = 3 * 1024 * 1024;
+
   // `clock` stamps creationTimestamp; `rng` draws uids and generated names.
   Admission(AdmissionConfig config, Clock clock, std::mt19937_64 rng);
 
-  // Authenticates, then per document: decode, authorize "create", default,
+  // Authenticates, refuses a manifest over kMaxRequestBytes, then per
+  // document: decode, authorize "create", default,
   // run the mutating plugins (Priority), validate, run the validating
   // plugins (one default PriorityClass), allocate a cluster IP for services.
   // `taken_cluster_ips` are the addresses of existing services; addresses

@@ -140,10 +140,17 @@ Causes ValidateMeta(const model::KindInfo& kind, const api::ObjectMetaT& meta) {
     AddInvalid(out, "metadata.namespace", meta.namespace_, IsDns1123Label(meta.namespace_));
   }
   ValidateLabels(out, "metadata.labels", meta.labels);
+  size_t annotation_bytes = 0;
   for (const auto& e : meta.annotations) {
     std::string lower = e->key;
     for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     AddInvalid(out, "metadata.annotations", e->key, IsQualifiedName(lower));
+    annotation_bytes += e->key.size() + e->value.size();
+  }
+  // Keys and values together, as kube-apiserver counts them.
+  constexpr size_t kTotalAnnotationBytes = 256 * 1024;
+  if (annotation_bytes > kTotalAnnotationBytes) {
+    out.push_back(FieldError::TooLong("metadata.annotations", kTotalAnnotationBytes));
   }
   return out;
 }

@@ -1,6 +1,6 @@
 // The entry point: whole-request failures, per-document outcomes, keys and
 // bytes, determinism.
-#include "test_util.h"
+#include "admission_fixture.h"
 
 namespace podflow::admission {
 namespace {

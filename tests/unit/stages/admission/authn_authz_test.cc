@@ -1,7 +1,7 @@
 // Token file parsing, authentication and the authorization policy.
 #include <yaml-cpp/yaml.h>
 
-#include "test_util.h"
+#include "admission_fixture.h"
 
 namespace podflow::admission {
 namespace {

@@ -1,5 +1,5 @@
 // Service cluster IPs: the allocator and its use by Admit.
-#include "test_util.h"
+#include "admission_fixture.h"
 
 namespace podflow::admission {
 namespace {

@@ -4,7 +4,7 @@
 #include <regex>
 
 #include "base/clock.h"
-#include "test_util.h"
+#include "admission_fixture.h"
 
 namespace podflow::admission {
 namespace {

@@ -4,7 +4,7 @@
 // read from the log.
 #include "stages/admission/priority.h"
 
-#include "test_util.h"
+#include "admission_fixture.h"
 
 namespace podflow::admission {
 namespace {

@@ -1,6 +1,6 @@
 // Validating admission: Kubernetes' exact messages, every cause collected.
 #include "stages/admission/names.h"
-#include "test_util.h"
+#include "admission_fixture.h"
 
 namespace podflow::admission {
 namespace {

@@ -1,5 +1,5 @@
-// Shared fixtures for the admission tests: a fixed clock, a seeded RNG and
-// two users (an admin in system:masters, and alice).
+// Shared fixtures for the admission tests (unit and regression): a fixed
+// clock, a seeded RNG and two users (an admin in system:masters, and alice).
 #pragma once
 
 #include <catch2/catch.hpp>
