@@ -1,5 +1,6 @@
 // `podflow run` (the whole pipeline) and `podflow stage` (one process of it).
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -56,7 +57,8 @@ int RunOne(const pipeline::ClusterConfig& config, const std::string& process) {
 }
 
 // Starts every process of a multi-process pipeline as `podflow stage NAME`
-// and supervises them: a signal is passed on to all; one dying stops all.
+// and supervises them: a signal is passed on to all; one dying stops all;
+// the supervisor dying (even by SIGKILL) stops all.
 int RunSupervised(const pipeline::ClusterConfig& config, const RunOptions& options) {
   auto log = Logger("pipeline");
   InstallSignalHandlers();
@@ -67,8 +69,13 @@ int RunSupervised(const pipeline::ClusterConfig& config, const RunOptions& optio
       args.push_back("--config");
       args.push_back(options.config_file);
     }
+    const pid_t supervisor = getpid();
     pid_t pid = fork();
     if (pid == 0) {
+      // A child never outlives its supervisor, even one killed with -9: it
+      // is told to stop (SIGTERM) when the supervisor dies; if that already
+      // happened before this line, it stops now.
+      if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != supervisor) _exit(1);
       std::vector<char*> argv;
       for (std::string& a : args) argv.push_back(a.data());
       argv.push_back(nullptr);

@@ -1,9 +1,15 @@
 // RocksLog: opening, recovery, shutdown and the TTL expirer.
 #include "log/rocks_log.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cassert>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <optional>
 
 #include <rocksdb/options.h>
 
@@ -26,6 +32,30 @@ Result<TxnResult> EventLog::Delete(std::string key, std::optional<Revision> guar
   return Txn(std::move(ops), std::move(options));
 }
 
+namespace {
+
+// The process holding RocksDB's lock on `lock_file` (a POSIX record lock),
+// as "pid 123 (podflow run --config x.yaml)"; nullopt when none does.
+std::optional<std::string> LockHolder(const std::string& lock_file) {
+  int fd = open(lock_file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  struct flock lock {};
+  lock.l_type = F_WRLCK;
+  lock.l_whence = SEEK_SET;
+  const bool asked = fcntl(fd, F_GETLK, &lock) == 0;
+  close(fd);
+  if (!asked || lock.l_type == F_UNLCK || lock.l_pid <= 0) return std::nullopt;
+  std::string holder = "pid " + std::to_string(lock.l_pid);
+  std::ifstream cmdline("/proc/" + std::to_string(lock.l_pid) + "/cmdline");
+  std::string args((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
+  while (!args.empty() && args.back() == '\0') args.pop_back();
+  std::replace(args.begin(), args.end(), '\0', ' ');
+  if (!args.empty()) holder += " (" + args + ")";
+  return holder;
+}
+
+}  // namespace
+
 Result<std::unique_ptr<EventLog>> OpenLog(const LogOptions& options) {
   return log_internal::RocksLog::Open(options);
 }
@@ -40,8 +70,14 @@ Result<std::unique_ptr<EventLog>> RocksLog::Open(const LogOptions& options) {
   db_options.create_if_missing = true;
   db_options.IncreaseParallelism(2);
   rocksdb::DB* db = nullptr;
-  PODFLOW_RETURN_IF_ERROR(FromRocks(rocksdb::DB::Open(db_options, options.dir, &db),
-                                    "open " + options.dir));
+  rocksdb::Status opened = rocksdb::DB::Open(db_options, options.dir, &db);
+  if (!opened.ok()) {
+    if (std::optional<std::string> holder = LockHolder(options.dir + "/LOCK")) {
+      return Status::IOError("the event log at " + options.dir + " is in use by " + *holder +
+                             "; stop it first (only one process may open a data dir)");
+    }
+    return FromRocks(opened, "open " + options.dir);
+  }
   std::unique_ptr<RocksLog> log(new RocksLog(options, db, /*read_only=*/false));
   PODFLOW_RETURN_IF_ERROR(log->Recover());
   log->committer_ = std::thread([raw = log.get()] { raw->CommitterLoop(); });

@@ -111,6 +111,18 @@ class Pipeline {
     WaitForApi();
   }
 
+  // `podflow run` as the user starts it: with multi_process, it supervises
+  // one `podflow stage` child per stage. Returns its pid.
+  pid_t StartSupervised() {
+    pid_t pid = Spawn({Program("podflow"), "run", "--config", config()}, dir_ + "/podflow.log", dir_);
+    pids_["podflow"] = pid;
+    WaitForApi();
+    return pid;
+  }
+
+  // Forgets a process this fixture started (the test stopped it itself).
+  void Forget(const std::string& name) { pids_.erase(name); }
+
   void StartStage(const std::string& stage) {
     pids_[stage] = Spawn({Program("podflow"), "stage", stage, "--config", config()},
                          dir_ + "/" + stage + ".log", dir_);
