@@ -70,16 +70,26 @@ struct RemoteWatchOptions {
 };
 
 // A watch over the watch channel; Next() says the same outcomes as a local
-// Watcher. One thread at a time. Not copyable.
+// Watcher. With a progress interval, a live server sends at least one frame
+// per interval; a stream silent for kSilentIntervals of them (and at least
+// kMinSilence) is taken as lost (the server died or restarted and forgot it)
+// and Next() answers kError, after which the caller re-lists and watches
+// again. One thread at a time. Not copyable.
 class RemoteWatcher {
  public:
+  static constexpr int kSilentIntervals = 3;
+  static constexpr std::chrono::milliseconds kMinSilence{3000};
+
   static Result<std::unique_ptr<RemoteWatcher>> Open(bus::Context& context, const std::string& watch_endpoint,
                                                      const RemoteWatchOptions& options);
   WatchBatch Next(std::chrono::milliseconds timeout);
 
  private:
-  explicit RemoteWatcher(std::unique_ptr<bus::StreamClient> stream) : stream_(std::move(stream)) {}
+  RemoteWatcher(std::unique_ptr<bus::StreamClient> stream, std::chrono::milliseconds silence_limit);
+
   std::unique_ptr<bus::StreamClient> stream_;
+  const std::chrono::milliseconds silence_limit_;  // 0: never taken as lost
+  std::chrono::steady_clock::time_point last_frame_;
 };
 
 // Informer: list, then watch. It delivers the state under a prefix as

@@ -2,6 +2,8 @@
 #include "client/client.h"
 #include "client/wire.h"
 
+#include <algorithm>
+
 namespace podflow::client {
 
 Result<std::unique_ptr<RemoteWatcher>> RemoteWatcher::Open(bus::Context& context, const std::string& watch_endpoint,
@@ -16,16 +18,33 @@ Result<std::unique_ptr<RemoteWatcher>> RemoteWatcher::Open(bus::Context& context
         return bus::ReplyBody{msg::Body::WatchCreate, create.Union()};
       });
   if (!stream.ok()) return stream.status();
-  return std::unique_ptr<RemoteWatcher>(new RemoteWatcher(std::move(*stream)));
+  const std::chrono::milliseconds silence =
+      options.progress_interval.count() > 0
+          ? std::max(kMinSilence, kSilentIntervals * options.progress_interval)
+          : std::chrono::milliseconds(0);
+  return std::unique_ptr<RemoteWatcher>(new RemoteWatcher(std::move(*stream), silence));
 }
+
+RemoteWatcher::RemoteWatcher(std::unique_ptr<bus::StreamClient> stream, std::chrono::milliseconds silence_limit)
+    : stream_(std::move(stream)), silence_limit_(silence_limit), last_frame_(std::chrono::steady_clock::now()) {}
 
 WatchBatch RemoteWatcher::Next(std::chrono::milliseconds timeout) {
   WatchBatch batch;
   Result<std::optional<bus::Frame>> frame = stream_->Next(timeout);
+  const auto now = std::chrono::steady_clock::now();
   if (frame.ok() && !frame->has_value()) {
+    if (silence_limit_.count() > 0 && now - last_frame_ > silence_limit_) {
+      batch.kind = WatchBatch::Kind::kError;
+      batch.status = Status::Unavailable(
+          "the watch stream was silent for " +
+          std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(now - last_frame_).count()) +
+          "ms, past its progress deadline: the server went away or restarted");
+      return batch;
+    }
     batch.kind = WatchBatch::Kind::kTimedOut;
     return batch;
   }
+  last_frame_ = now;
   const msg::WatchResponse* response = frame.ok() ? (*frame)->envelope().body_as_WatchResponse() : nullptr;
   if (response == nullptr) {
     batch.kind = WatchBatch::Kind::kError;

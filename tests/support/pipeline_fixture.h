@@ -128,6 +128,21 @@ class Pipeline {
                          dir_ + "/" + stage + ".log", dir_);
   }
 
+  // Sends `signal` to one process (SIGSTOP / SIGCONT to freeze a stage).
+  void SignalStage(const std::string& stage, int signal) {
+    auto it = pids_.find(stage);
+    if (it != pids_.end()) kill(it->second, signal);
+  }
+
+  // kill -9 of one process (a stage, or "podflow"), reaped.
+  void KillStage(const std::string& stage) {
+    auto it = pids_.find(stage);
+    if (it == pids_.end()) return;
+    kill(it->second, SIGKILL);
+    waitpid(it->second, nullptr, 0);
+    pids_.erase(it);
+  }
+
   void StopStage(const std::string& stage) {
     auto it = pids_.find(stage);
     if (it == pids_.end()) return;
@@ -207,6 +222,32 @@ class Pipeline {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     return nullptr;
+  }
+
+  // Submits a one-container nginx pod `name` in the default namespace;
+  // whether it was created.
+  bool SubmitPod(const std::string& name) {
+    auto created = Submit("apiVersion: v1\nkind: Pod\nmetadata: {name: " + name +
+                          "}\nspec:\n  containers: [{name: c, image: \"nginx:1.14.2\"}]\n");
+    return created.size() == 1 && created[0].first.empty();
+  }
+
+  // Whether the pod `name` (default namespace) passes `check` within `timeout`.
+  bool PodReaches(const std::string& name, std::function<bool(const api::Pod&)> check,
+                  std::chrono::seconds timeout = std::chrono::seconds(20)) {
+    std::string bytes;
+    return WaitFor<api::Pod>(model::ObjectKey(model::Kind("Pod"), "default", name), std::move(check), &bytes,
+                             timeout) != nullptr;
+  }
+
+  static bool Running(const api::Pod& p) {
+    return p.status() && p.status()->phase() == api::PodPhase::Running;
+  }
+  static bool Bound(const api::Pod& p) { return p.spec() && p.spec()->node_name() && p.spec()->node_name()->size() > 0; }
+
+  // Submits a pod (SubmitPod) and reports whether it reaches Running.
+  bool SubmitRunning(const std::string& name, std::chrono::seconds timeout = std::chrono::seconds(20)) {
+    return SubmitPod(name) && PodReaches(name, Running, timeout);
   }
 
   // Events about one object, in creation order: "Type Reason: message".

@@ -9,6 +9,7 @@
 #include "model/objects.h"
 #include "client/client.h"
 #include "stages/runtime/adopt.h"
+#include "stages/runtime/report_outbox.h"
 
 namespace podflow::runtime {
 namespace {
@@ -38,9 +39,6 @@ bool AlreadyUp(const api::Pod& pod) {
 // How long a push may wait for the status stage before the reports are kept
 // for the next round.
 constexpr std::chrono::milliseconds kPushTimeout{200};
-// Reports kept while the status stage does not take them (merged per pod,
-// so this bounds pods, not steps).
-constexpr size_t kMaxUnsent = 100'000;
 
 }  // namespace
 
@@ -61,6 +59,7 @@ class RuntimeLoop {
         log_(Logger("stage.runtime")),
         client_(context.bus, context.Endpoint("api"), std::string(RuntimeStage::kName)),
         reports_(context.bus, context.Endpoint("reports")),
+        outbox_([this](std::string_view frame) { return reports_.Push(frame, kPushTimeout); }),
         catalog_(config.registry),
         agents_(&catalog_, config.timing),
         pods_(context.bus, context.Endpoint("api"), context.Endpoint("watch"), model::KindPrefix(model::Kind("Pod"))),
@@ -88,7 +87,8 @@ class RuntimeLoop {
         log_->warn("following pods: {}", polled.ToString());
         std::this_thread::sleep_for(std::chrono::milliseconds(200));
       }
-      PushReports();
+      outbox_.Send(agents_.Advance(WallClockNow()), std::chrono::steady_clock::now());
+      outbox_.ResendOverdue(std::chrono::steady_clock::now());
       RetryAdoptions();
     }
   }
@@ -130,7 +130,10 @@ class RuntimeLoop {
                           pod->metadata()->deletion_timestamp()->size() > 0;
     unhosted_.erase(kv.key);
     if (node.empty() || !agents_.HasNode(node) || deleting) {
-      if (hosted_.erase(kv.key)) agents_.RemovePod(kv.key);
+      if (hosted_.erase(kv.key)) {
+        agents_.RemovePod(kv.key);
+        outbox_.Forget(kv.key);
+      }
       if (!node.empty() && !deleting) unhosted_[kv.key] = kv;
       return;
     }
@@ -146,6 +149,7 @@ class RuntimeLoop {
     }
     if (status.ok()) {
       hosted_.insert(kv.key);
+      outbox_.Observe(kv.key, pod->status());
     } else {
       log_->warn("{}: {}", kv.key, status.ToString());
     }
@@ -154,6 +158,7 @@ class RuntimeLoop {
   void RemovePod(const std::string& key) {
     unhosted_.erase(key);
     if (hosted_.erase(key)) agents_.RemovePod(key);
+    outbox_.Forget(key);
   }
 
   // Nodes created by others (the publisher) are adopted: this runtime
@@ -194,27 +199,6 @@ class RuntimeLoop {
     node_names_.erase(it);
   }
 
-  // Reports not taken last time go first; a pod's are merged into one.
-  void PushReports() {
-    std::vector<model::Report> due = std::move(unsent_);
-    unsent_.clear();
-    for (model::Report& r : agents_.Advance(WallClockNow())) due.push_back(std::move(r));
-    model::CoalesceReports(due);
-    for (size_t i = 0; i < due.size(); ++i) {
-      Status pushed = reports_.Push(model::EncodeReport(due[i]), kPushTimeout);
-      if (!pushed.ok()) {
-        log_->warn("status stage not taking reports ({}); keeping {} for later", pushed.ToString(), due.size() - i);
-        unsent_.assign(std::make_move_iterator(due.begin() + static_cast<std::ptrdiff_t>(i)),
-                       std::make_move_iterator(due.end()));
-        if (unsent_.size() > kMaxUnsent) {
-          log_->error("dropping {} reports: the status stage has not taken any for too long", unsent_.size());
-          unsent_.clear();
-        }
-        return;
-      }
-    }
-  }
-
   // Nodes whose adoption failed on an error (not a conflict) are tried again.
   void RetryAdoptions() {
     if (adopt_retry_.empty() || WallClockNow() < adopt_retry_at_) return;
@@ -229,6 +213,7 @@ class RuntimeLoop {
   std::shared_ptr<spdlog::logger> log_;
   client::ApiClient client_;
   bus::Pusher reports_;
+  ReportOutbox outbox_;  // reports sent until the stored pods show them
   const ImageCatalog catalog_;
   NodeAgentSet agents_;
   client::Informer pods_;
@@ -238,7 +223,6 @@ class RuntimeLoop {
   // Pods bound to a node not hosted (yet): handed over if it is adopted.
   std::unordered_map<std::string, KeyValue> unhosted_;
   std::unordered_set<std::string> hosted_;  // pod keys handed to `agents_`
-  std::vector<model::Report> unsent_;              // reports the status stage did not take yet
   std::unordered_map<std::string, KeyValue> adopt_retry_;  // node key -> the Node to adopt again
   SimTime adopt_retry_at_{};
 };

@@ -1,0 +1,97 @@
+#include "stages/runtime/report_outbox.h"
+
+#include "base/logging.h"
+
+namespace podflow::runtime {
+
+std::string StatusFingerprint(const api::PodStatusT& status) {
+  flatbuffers::FlatBufferBuilder fbb(512);
+  auto pack = [&](const std::vector<std::unique_ptr<api::ContainerStatusT>>& list) {
+    std::vector<flatbuffers::Offset<api::ContainerStatus>> out;
+    out.reserve(list.size());
+    for (const auto& c : list) out.push_back(api::ContainerStatus::Pack(fbb, c.get()));
+    return fbb.CreateVector(out);
+  };
+  auto containers = pack(status.container_statuses);
+  auto inits = pack(status.init_container_statuses);
+  auto ip = fbb.CreateString(status.pod_ip);
+  api::PodStatusBuilder b(fbb);
+  b.add_phase(status.phase);
+  b.add_pod_ip(ip);
+  b.add_container_statuses(containers);
+  b.add_init_container_statuses(inits);
+  fbb.Finish(b.Finish());
+  return std::string(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize());
+}
+
+ReportOutbox::ReportOutbox(Push push) : push_(std::move(push)) {}
+
+void ReportOutbox::Send(std::vector<model::Report> reports, Clock::time_point now) {
+  static auto log = Logger("stage.runtime");
+  std::vector<model::Report> due = std::move(unsent_);
+  unsent_.clear();
+  for (model::Report& r : reports) due.push_back(std::move(r));
+  model::CoalesceReports(due);
+  for (size_t i = 0; i < due.size(); ++i) {
+    Status pushed = push_(model::EncodeReport(due[i]));
+    if (!pushed.ok()) {
+      log->warn("status stage not taking reports ({}); keeping {} for later", pushed.ToString(), due.size() - i);
+      unsent_.assign(std::make_move_iterator(due.begin() + static_cast<std::ptrdiff_t>(i)),
+                     std::make_move_iterator(due.end()));
+      if (unsent_.size() > kMaxUnsent) {
+        log->error("dropping {} reports: the status stage has not taken any for too long", unsent_.size());
+        unsent_.clear();
+      }
+      return;
+    }
+    model::Report& sent = due[i];
+    Awaiting a;
+    a.fingerprint = StatusFingerprint(sent.status);
+    auto stored = stored_.find(sent.pod_key);
+    if (stored != stored_.end() && stored->second == a.fingerprint) {
+      awaiting_.erase(sent.pod_key);  // nothing the stored pod does not show already
+      continue;
+    }
+    sent.events.clear();  // sent once; a resend carries the status only
+    a.frame = model::EncodeReport(sent);
+    a.due = now + kFirstResend;
+    awaiting_[sent.pod_key] = std::move(a);
+  }
+}
+
+void ReportOutbox::Observe(const std::string& pod_key, const api::PodStatus* stored) {
+  api::PodStatusT status;
+  if (stored != nullptr) stored->UnPackTo(&status);
+  std::string fingerprint = StatusFingerprint(status);
+  auto it = awaiting_.find(pod_key);
+  if (it != awaiting_.end() && it->second.fingerprint == fingerprint) awaiting_.erase(it);
+  stored_[pod_key] = std::move(fingerprint);
+}
+
+void ReportOutbox::Forget(const std::string& pod_key) {
+  awaiting_.erase(pod_key);
+  stored_.erase(pod_key);
+}
+
+void ReportOutbox::ResendOverdue(Clock::time_point now) {
+  static auto log = Logger("stage.runtime");
+  for (auto it = awaiting_.begin(); it != awaiting_.end();) {
+    Awaiting& a = it->second;
+    if (now < a.due) {
+      ++it;
+      continue;
+    }
+    if (a.resends == kMaxResends) {
+      log->warn("{}: the stored status still does not show the runtime's after {} resends; giving up",
+                it->first, kMaxResends);
+      it = awaiting_.erase(it);
+      continue;
+    }
+    if (!push_(a.frame).ok()) return;  // the status stage is not taking any: next round
+    ++a.resends;
+    a.due = now + kFirstResend * (1 << a.resends);
+    ++it;
+  }
+}
+
+}  // namespace podflow::runtime

@@ -1,0 +1,81 @@
+// ReportOutbox: the runtime's reports on their way to the status stage,
+// kept until the stored pod shows them.
+//
+// Reports travel push/pull, and a status stage killed with reports in its
+// socket buffers loses them; the pods they were about would stay Pending
+// with nothing left to report. So, as kubelet's status manager does, the
+// outbox is level-triggered: it remembers the last status it sent per pod,
+// compares it with the pod's status as the informer delivers it, and sends
+// the status again (without its events, which were sent once) while the
+// stored pod does not show it: after 3 s, then 6, 12, 24 and 48 s, and then
+// gives up with one log line (a report the status stage refuses, e.g. for a
+// pod deleted meanwhile, must not be sent forever).
+//
+// What "shows it" means: the fields the status stage copies from a report
+// verbatim — phase, podIP, and the init and app container statuses — are
+// equal. Thread safety: none; the runtime loop's thread.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "base/result.h"
+#include "model/report.h"
+#include "pod_generated.h"
+
+namespace podflow::runtime {
+
+class ReportOutbox {
+ public:
+  using Clock = std::chrono::steady_clock;
+  // Hands one frame to the status stage; Unavailable when it cannot now.
+  using Push = std::function<Status(std::string_view frame)>;
+
+  static constexpr std::chrono::milliseconds kFirstResend{3000};
+  static constexpr int kMaxResends = 5;
+  // Reports kept while the status stage does not take them (merged per pod,
+  // so this bounds pods, not steps).
+  static constexpr size_t kMaxUnsent = 100'000;
+
+  explicit ReportOutbox(Push push);
+
+  // Sends `reports` after those not taken last time, merged per pod. Stops
+  // at the first one not taken and keeps the rest for the next call.
+  void Send(std::vector<model::Report> reports, Clock::time_point now);
+
+  // The pod's status as stored (nullptr: none yet): the status sent for it
+  // is acknowledged when this shows it.
+  void Observe(const std::string& pod_key, const api::PodStatus* stored);
+  void Forget(const std::string& pod_key);  // the pod is gone from this runtime
+
+  // Sends again the status of every pod whose stored status does not show
+  // it by its deadline.
+  void ResendOverdue(Clock::time_point now);
+
+  size_t awaiting() const { return awaiting_.size(); }
+  size_t unsent() const { return unsent_.size(); }
+
+ private:
+  struct Awaiting {
+    std::string fingerprint;  // of the status sent
+    std::string frame;        // the status-only report, to send again
+    Clock::time_point due;
+    int resends = 0;
+  };
+
+  Push push_;
+  std::vector<model::Report> unsent_;                 // not taken by the status stage yet
+  std::unordered_map<std::string, Awaiting> awaiting_;     // pod key -> last status sent
+  std::unordered_map<std::string, std::string> stored_;    // pod key -> fingerprint of the stored status
+};
+
+// The fields of a pod status the status stage copies from a report, packed;
+// equal for equal fields.
+std::string StatusFingerprint(const api::PodStatusT& status);
+
+}  // namespace podflow::runtime

@@ -1,0 +1,144 @@
+#include <catch2/catch.hpp>
+
+#include "stages/runtime/report_outbox.h"
+
+namespace podflow::runtime {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = ReportOutbox::Clock;
+
+model::Report RunningReport(const std::string& key, const std::string& ip) {
+  model::Report r;
+  r.node_name = "node-1";
+  r.pod_key = key;
+  r.pod_uid = "uid-" + key;
+  r.observed_mod_revision = 7;
+  r.status.phase = api::PodPhase::Running;
+  r.status.pod_ip = ip;
+  auto c = std::make_unique<api::ContainerStatusT>();
+  c->name = "c";
+  c->ready = true;
+  r.status.container_statuses.push_back(std::move(c));
+  r.events.push_back({"Normal", "Started", "Started container c", "2026-11-26T00:00:00Z", "spec.containers{c}"});
+  return r;
+}
+
+// The stored status as the status stage writes it: the report's status
+// plus what it derives (conditions), packed into a Pod.
+std::string StoredPod(const model::Report& r) {
+  api::PodT pod;
+  pod.status = std::make_unique<api::PodStatusT>();
+  pod.status->phase = r.status.phase;
+  pod.status->pod_ip = r.status.pod_ip;
+  for (const auto& c : r.status.container_statuses) {
+    pod.status->container_statuses.push_back(std::make_unique<api::ContainerStatusT>(*c));
+  }
+  pod.status->conditions.push_back(std::make_unique<api::PodConditionT>());
+  pod.status->conditions.back()->type = "Ready";
+  flatbuffers::FlatBufferBuilder fbb;
+  fbb.Finish(api::Pod::Pack(fbb, &pod));
+  return std::string(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize());
+}
+
+struct Sent {
+  std::vector<model::Report> reports;
+  bool refuse = false;
+  ReportOutbox::Push push() {
+    return [this](std::string_view frame) {
+      if (refuse) return Status::Unavailable("full");
+      auto r = model::DecodeReport(frame);
+      REQUIRE(r.ok());
+      reports.push_back(std::move(*r));
+      return Status::Ok();
+    };
+  }
+};
+
+void SendOne(ReportOutbox& outbox, model::Report report, Clock::time_point now) {
+  std::vector<model::Report> batch;
+  batch.push_back(std::move(report));
+  outbox.Send(std::move(batch), now);
+}
+
+TEST_CASE("report outbox: a status the stored pod shows is not sent again") {
+  Sent sent;
+  ReportOutbox outbox(sent.push());
+  const Clock::time_point t0{};
+  SendOne(outbox, RunningReport("/registry/pods/default/a", "10.244.0.5"), t0);
+  REQUIRE(sent.reports.size() == 1);
+  CHECK(sent.reports[0].events.size() == 1);
+  CHECK(outbox.awaiting() == 1);
+
+  const std::string stored = StoredPod(sent.reports[0]);
+  outbox.Observe("/registry/pods/default/a", flatbuffers::GetRoot<api::Pod>(stored.data())->status());
+  CHECK(outbox.awaiting() == 0);
+  outbox.ResendOverdue(t0 + 1h);
+  CHECK(sent.reports.size() == 1);
+}
+
+TEST_CASE("report outbox: a status the stored pod does not show is sent again, without events, then given up") {
+  Sent sent;
+  ReportOutbox outbox(sent.push());
+  const Clock::time_point t0{};
+  SendOne(outbox, RunningReport("/registry/pods/default/a", "10.244.0.5"), t0);
+  // The stored pod still shows the older status (no IP, Pending).
+  model::Report older = RunningReport("/registry/pods/default/a", "");
+  older.status.phase = api::PodPhase::Pending;
+  const std::string stored = StoredPod(older);
+  outbox.Observe("/registry/pods/default/a", flatbuffers::GetRoot<api::Pod>(stored.data())->status());
+
+  outbox.ResendOverdue(t0 + 2999ms);
+  CHECK(sent.reports.size() == 1);  // not due yet
+  outbox.ResendOverdue(t0 + 3s);
+  REQUIRE(sent.reports.size() == 2);
+  CHECK(sent.reports[1].events.empty());
+  CHECK(sent.reports[1].status.pod_ip == "10.244.0.5");
+  CHECK(sent.reports[1].observed_mod_revision == 7);
+  // Backing off: 6 s after the first resend, then 12, 24, 48; then given up.
+  outbox.ResendOverdue(t0 + 8s);
+  CHECK(sent.reports.size() == 2);
+  Clock::time_point t = t0 + 3s;
+  for (int wait : {6, 12, 24, 48}) {
+    t += std::chrono::seconds(wait);
+    outbox.ResendOverdue(t);
+  }
+  CHECK(sent.reports.size() == 6);
+  outbox.ResendOverdue(t + 1h);
+  CHECK(sent.reports.size() == 6);
+  CHECK(outbox.awaiting() == 0);
+}
+
+TEST_CASE("report outbox: reports not taken are kept, merged, and go first next time") {
+  Sent sent;
+  ReportOutbox outbox(sent.push());
+  sent.refuse = true;
+  std::vector<model::Report> batch;
+  batch.push_back(RunningReport("/registry/pods/default/a", ""));
+  batch.push_back(RunningReport("/registry/pods/default/b", "10.244.0.6"));
+  outbox.Send(std::move(batch), Clock::time_point{});
+  CHECK(outbox.unsent() == 2);
+  CHECK(sent.reports.empty());
+  sent.refuse = false;
+  batch.clear();
+  batch.push_back(RunningReport("/registry/pods/default/a", "10.244.0.5"));
+  outbox.Send(std::move(batch), Clock::time_point{});
+  REQUIRE(sent.reports.size() == 2);
+  CHECK(sent.reports[0].pod_key == "/registry/pods/default/a");
+  CHECK(sent.reports[0].status.pod_ip == "10.244.0.5");  // merged: the last status stands
+  CHECK(sent.reports[0].events.size() == 2);             // every event kept
+  CHECK(sent.reports[1].pod_key == "/registry/pods/default/b");
+  CHECK(outbox.unsent() == 0);
+}
+
+TEST_CASE("report outbox: a forgotten pod is not sent again") {
+  Sent sent;
+  ReportOutbox outbox(sent.push());
+  SendOne(outbox, RunningReport("/registry/pods/default/a", "10.244.0.5"), Clock::time_point{});
+  outbox.Forget("/registry/pods/default/a");
+  outbox.ResendOverdue(Clock::time_point{} + 1h);
+  CHECK(sent.reports.size() == 1);
+}
+
+}  // namespace
+}  // namespace podflow::runtime
