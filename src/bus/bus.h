@@ -198,15 +198,24 @@ class StreamSource {
   virtual bool Behind() const = 0;
 };
 
+// What one StreamServer lets its clients hold.
+struct StreamLimits {
+  size_t max_streams_per_peer = 256;
+  std::chrono::milliseconds idle_expiry{60'000};
+};
+
 // Serves streams on one endpoint (ROUTER) from one thread. A stream whose
 // client is gone or cancelled is dropped; a full connection keeps the
-// stream's frame until it can be sent. Not copyable.
+// stream's frame until it can be sent. Streams are bounded: one connection
+// (one client socket) holds at most `max_streams_per_peer` (a further open
+// is dropped with a log line), and a stream left with no credits and no
+// word from its client for `idle_expiry` is dropped (its client went away
+// or stopped reading; a live one re-opens). Not copyable.
 class StreamServer {
  public:
   // Makes the source of a stream a client opened with `open`. Never null.
   using Opener = std::function<std::unique_ptr<StreamSource>(const msg::Envelope& open)>;
-
-  StreamServer(Context& context, std::string endpoint, Opener opener);
+  StreamServer(Context& context, std::string endpoint, Opener opener, StreamLimits limits = {});
   StreamServer(const StreamServer&) = delete;
   StreamServer& operator=(const StreamServer&) = delete;
   ~StreamServer();
@@ -223,17 +232,22 @@ class StreamServer {
  private:
   struct Sockets;
   struct Stream;
+  using Streams = std::map<std::pair<std::string, uint64_t>, Stream>;
   void Loop();
   void ReceiveAll();
   void ServeStreams();
+  void ExpireIdle();
+  Streams::iterator Erase(Streams::iterator it);
 
   Context& context_;
   const std::string endpoint_;
   Opener opener_;
+  const StreamLimits limits_;
   std::atomic<bool> stopping_{false};
   std::atomic<size_t> open_streams_{0};
   std::unique_ptr<Sockets> sockets_;
-  std::map<std::pair<std::string, uint64_t>, Stream> streams_;  // owned by thread_
+  Streams streams_;                             // owned by thread_
+  std::map<std::string, size_t> peer_streams_;  // thread_ only: open streams per client identity
   bool behind_ = false;  // thread_ only: a stream with credits has more at once
   std::thread thread_;
 };

@@ -25,10 +25,11 @@ struct StreamServer::Stream {
   uint32_t credits = 0;
   std::optional<zmq::message_t> unsent;  // a frame the connection could not take yet
   bool unsent_is_last = false;
+  std::chrono::steady_clock::time_point heard;  // the client's last frame for this stream
 };
 
-StreamServer::StreamServer(Context& context, std::string endpoint, Opener opener)
-    : context_(context), endpoint_(std::move(endpoint)), opener_(std::move(opener)) {}
+StreamServer::StreamServer(Context& context, std::string endpoint, Opener opener, StreamLimits limits)
+    : context_(context), endpoint_(std::move(endpoint)), opener_(std::move(opener)), limits_(limits) {}
 
 StreamServer::~StreamServer() { Stop(); }
 
@@ -66,6 +67,7 @@ void StreamServer::Stop() {
   Wake();
   if (thread_.joinable()) thread_.join();
   streams_.clear();
+  peer_streams_.clear();
   open_streams_ = 0;
   sockets_.reset();
 }
@@ -89,6 +91,7 @@ void StreamServer::Loop() {
     }
     if (items[0].revents & ZMQ_POLLIN) ReceiveAll();
     ServeStreams();
+    ExpireIdle();
     open_streams_ = streams_.size();
   }
 }
@@ -108,13 +111,24 @@ void StreamServer::ReceiveAll() {
     }
     const msg::Envelope& envelope = frame->envelope();
     std::pair<std::string, uint64_t> key{parts[0].to_string(), envelope.id()};
+    const auto now = std::chrono::steady_clock::now();
     if (const msg::StreamCredit* credit = envelope.body_as_StreamCredit()) {
       auto it = streams_.find(key);
-      if (it != streams_.end()) it->second.credits += credit->credits();
+      if (it != streams_.end()) {
+        it->second.credits += credit->credits();
+        it->second.heard = now;
+      }
     } else if (envelope.body_type() == msg::Body::StreamCancel) {
-      streams_.erase(key);
+      if (auto it = streams_.find(key); it != streams_.end()) Erase(it);
     } else {
+      if (auto it = streams_.find(key); it != streams_.end()) Erase(it);  // opened again: starts over
+      if (peer_streams_[key.first] >= limits_.max_streams_per_peer) {
+        BusLog()->warn("{}: dropped a stream open: the client already has {} streams", endpoint_,
+                       limits_.max_streams_per_peer);
+        continue;
+      }
       Stream stream;
+      stream.heard = now;
       stream.identity = key.first;
       stream.id = key.second;
       stream.credits = envelope.credits();
@@ -125,6 +139,7 @@ void StreamServer::ReceiveAll() {
         continue;
       }
       streams_[key] = std::move(stream);
+      ++peer_streams_[key.first];
     }
   }
 }
@@ -183,8 +198,22 @@ void StreamServer::ServeStreams() {
       }
     }
     if (!remove && s.credits > 0 && !s.unsent && s.source->Behind()) behind_ = true;
-    it = remove ? streams_.erase(it) : std::next(it);
+    it = remove ? Erase(it) : std::next(it);
   }
+}
+
+void StreamServer::ExpireIdle() {
+  const auto now = std::chrono::steady_clock::now();
+  for (auto it = streams_.begin(); it != streams_.end();) {
+    const Stream& s = it->second;
+    it = s.credits == 0 && now - s.heard > limits_.idle_expiry ? Erase(it) : std::next(it);
+  }
+}
+
+StreamServer::Streams::iterator StreamServer::Erase(Streams::iterator it) {
+  auto peer = peer_streams_.find(it->first.first);
+  if (peer != peer_streams_.end() && --peer->second == 0) peer_streams_.erase(peer);
+  return streams_.erase(it);
 }
 
 // ---- StreamClient ----
