@@ -22,7 +22,9 @@ Result<Frame> VerifyFrame(zmq::message_t message) {
                            " bytes: not a valid Envelope");
   }
   Frame frame(std::make_unique<Frame::Storage>(Frame::Storage{std::move(message)}));
-  if (frame.envelope().body_type() == msg::Body::NONE) {
+  // The Verifier accepts a union whose type is set and whose table is
+  // absent; every reader may take body_as_X() != nullptr for its type.
+  if (frame.envelope().body_type() == msg::Body::NONE || frame.envelope().body() == nullptr) {
     return Status::Invalid("frame has no body");
   }
   return frame;
