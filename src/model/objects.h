@@ -19,6 +19,11 @@ std::string ObjectKey(const KindInfo& kind, std::string_view namespace_, std::st
 // "/registry/pods/", "/registry/pods/default/".
 std::string KindPrefix(const KindInfo& kind, std::string_view namespace_ = {});
 
+// The most one write may carry (keys and values of one transaction): etcd's
+// default --max-request-bytes, and the event log's default limit. An object
+// must fit in it together with what is written beside it (its events).
+constexpr size_t kMaxWriteBytes = 1'572'864;
+
 // The kinds by name, for code that needs one: Kind("Pod").
 // REQUIRES: `kind` is one of Kinds().
 const KindInfo& Kind(std::string_view kind);

@@ -7,14 +7,18 @@
 //  - 10,000-level nesting was reported as "line 1, column 1: bad file";
 //  - invalid UTF-8 in a JSON manifest was stored raw (and printed later as
 //    invalid JSON);
-//  - a NUL byte in a name cut the error message at the NUL.
+//  - a NUL byte in a name cut the error message at the NUL;
+//  - a valid pod whose status could never be stored (3,000 containers) was
+//    admitted and then stuck in ContainerCreating forever.
 #include <chrono>
 #include <string>
 
 #include <catch2/catch.hpp>
 
 #include "admission_fixture.h"
+#include "log/log.h"
 #include "model/codec.h"
+#include "model/objects.h"
 
 namespace podflow::admission {
 namespace {
@@ -126,6 +130,30 @@ TEST_CASE("manifest limits: a NUL byte in a name does not cut the message") {
   CHECK(out.status.message.find('\0') == std::string::npos);
   CHECK(out.status.message.find("Pod \"bad\\x00name\" is invalid: metadata.name: Invalid value: "
                                 "\"bad\\x00name\": ") == 0);
+}
+
+TEST_CASE("manifest limits: a pod whose status could never be stored is refused at admission") {
+  // The limit admission plans for is the log's own.
+  CHECK(LogOptions{}.max_txn_bytes == model::kMaxWriteBytes);
+  auto pod = [](int containers) {
+    std::string text = "apiVersion: v1\nkind: Pod\nmetadata: {name: wide}\nspec:\n  containers:\n";
+    for (int i = 0; i < containers; ++i) {
+      text += "  - {name: c" + std::to_string(i) + ", image: \"registry.example.com/team/app:1.0\"}\n";
+    }
+    return text;
+  };
+  // The pod alone is about 0.3 MB, well under the limit; with the status
+  // each container will have, it is not.
+  AdmissionOutcome wide = testing::AdmitOne(pod(3000));
+  REQUIRE_FALSE(wide.admitted());
+  CHECK(wide.status.code == 413);
+  CHECK(wide.status.reason == "RequestEntityTooLarge");
+  INFO(wide.status.message);
+  CHECK(wide.status.message.find("Pod \"wide\" is too large to store: about ") == 0);
+  CHECK(wide.status.message.find("bytes with its status, over the limit of 1572864 bytes per write") !=
+        std::string::npos);
+  // A large but storable pod still goes in.
+  CHECK(testing::AdmitOne(pod(300)).admitted());
 }
 
 }  // namespace

@@ -88,6 +88,26 @@ std::optional<ApiStatusInfo> AfterValidation(api::ServiceT& service, Context& ct
   return std::nullopt;
 }
 
+// Room the object's status will take once the runtime reports it, so that
+// an object admitted can always be written again with its status: per
+// container, its name and image twice (spec and status) and the ids,
+// timestamps and states kubelet records; some for the pod's conditions and
+// addresses. Nothing for kinds whose status is not written after creation.
+template <typename T>
+size_t StatusAllowance(const T&) {
+  return 0;
+}
+size_t StatusAllowance(const api::PodT& pod) {
+  if (!pod.spec) return 0;
+  size_t bytes = 2048;
+  auto add = [&](const auto& containers) {
+    for (const auto& c : containers) bytes += 2 * (c->name.size() + c->image.size()) + 512;
+  };
+  add(pod.spec->init_containers);
+  add(pod.spec->containers);
+  return bytes;
+}
+
 template <typename Table>
 void AdmitAs(const model::Object& object, Context& ctx, AdmissionOutcome& out) {
   auto native = model::Unpack<Table>(object.bytes);
@@ -115,6 +135,15 @@ void AdmitAs(const model::Object& object, Context& ctx, AdmissionOutcome& out) {
   }
   out.key = model::ObjectKey(ctx.kind, meta.namespace_, meta.name);
   out.bytes = model::Pack(*native);
+  if (size_t stored = out.bytes.size() + StatusAllowance(*native); stored > model::kMaxWriteBytes) {
+    out.status = model::ApiStatusInfo{
+        "Failure", 413, "RequestEntityTooLarge",
+        std::string(ctx.kind.kind) + " " + model::GoQuote(meta.name) + " is too large to store: about " +
+            std::to_string(stored) + " bytes with its status, over the limit of " +
+            std::to_string(model::kMaxWriteBytes) + " bytes per write",
+        {}};
+    return;
+  }
   out.status = CreatedStatus(ctx.kind, meta.name);
 }
 

@@ -15,9 +15,10 @@
 namespace podflow::status {
 namespace {
 
-// Kubernetes' default --event-ttl.
 // Guarded writes lost to concurrent writers before a report is given up.
 constexpr int kMaxAttempts = 8;
+// Room left in a write for what the log adds to each op (revision, lease).
+constexpr size_t kWriteSlack = 4096;
 // Distinguishes this stage's event names from other stages' (model::EventNamer).
 constexpr uint32_t kEventNamerInstance = 100;  // + worker index
 // Reports folded in parallel (distinct pods); their writes share group commits.
@@ -101,12 +102,32 @@ void StatusStage::Apply(Worker& w, std::vector<model::Report>& reports) {
         return client::Mutation::Skip();
       }
       pod->status = std::make_unique<api::PodStatusT>(std::move(result.status));
+      std::string packed_pod = model::Pack(*pod);
+      // The status always goes in; events (best effort, as in Kubernetes)
+      // only as far as the write stays under the log's limit.
+      const size_t budget = model::kMaxWriteBytes - kWriteSlack;
+      size_t used = current->key.size() + packed_pod.size();
+      if (used > budget) {
+        log->error("{}: its status does not fit in one write ({} bytes, limit {})", current->key, used, budget);
+        return client::Mutation::Skip(Status::Invalid(current->key + ": status too large to store"));
+      }
       std::vector<TxnOp> events;
+      size_t dropped = 0;
       for (const api::EventT& event : result.events) {
         model::PackedEvent packed = model::PackEvent(event);
+        const size_t cost = packed.key.size() + packed.bytes.size();
+        if (used + cost > budget) {
+          ++dropped;
+          continue;
+        }
+        used += cost;
         events.push_back(PutOp{std::move(packed.key), std::move(packed.bytes), std::nullopt, model::kEventTtlSeconds});
       }
-      return client::Mutation::Put(model::Pack(*pod), std::move(events));
+      if (dropped > 0) {
+        log->warn("{}: dropped {} of {} events: with them the write would pass {} bytes", current->key, dropped,
+                  result.events.size(), budget);
+      }
+      return client::Mutation::Put(std::move(packed_pod), std::move(events));
     };
     items.push_back(std::move(item));
   }

@@ -58,13 +58,17 @@ TEST_CASE("acknowledged txns survive kill -9, whole and without gaps") {
       WriteUntilKilled(dir.path(), round, fds[1]);
     }
     close(fds[1]);
-    std::this_thread::sleep_for(std::chrono::milliseconds(20 + rng() % 80));
+    // Killed only once it acknowledged a write (then at a random point), so
+    // that every round writes something however slow the machine is.
+    std::vector<int64_t> acked;
+    int64_t rev = 0;
+    REQUIRE(read(fds[0], &rev, sizeof rev) == sizeof rev);
+    acked.push_back(rev);
+    std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 80));
     kill(pid, SIGKILL);
     int wstatus = 0;
     REQUIRE(waitpid(pid, &wstatus, 0) == pid);
     REQUIRE(WIFSIGNALED(wstatus));  // it was still writing when killed
-    std::vector<int64_t> acked;
-    int64_t rev = 0;
     while (read(fds[0], &rev, sizeof rev) == sizeof rev) acked.push_back(rev);
     close(fds[0]);
 
