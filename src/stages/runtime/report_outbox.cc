@@ -47,11 +47,6 @@ void ReportOutbox::Send(std::vector<model::Report> reports, Clock::time_point no
     model::Report& sent = due[i];
     Awaiting a;
     a.fingerprint = StatusFingerprint(sent.status);
-    auto stored = stored_.find(sent.pod_key);
-    if (stored != stored_.end() && stored->second == a.fingerprint) {
-      awaiting_.erase(sent.pod_key);  // nothing the stored pod does not show already
-      continue;
-    }
     sent.events.clear();  // sent once; a resend carries the status only
     a.frame = model::EncodeReport(sent);
     a.due = now + kFirstResend;
@@ -60,21 +55,21 @@ void ReportOutbox::Send(std::vector<model::Report> reports, Clock::time_point no
 }
 
 void ReportOutbox::Observe(const std::string& pod_key, const api::PodStatus* stored) {
+  auto it = awaiting_.find(pod_key);
+  if (it == awaiting_.end()) return;  // nothing sent that is not shown yet
   api::PodStatusT status;
   if (stored != nullptr) stored->UnPackTo(&status);
-  std::string fingerprint = StatusFingerprint(status);
-  auto it = awaiting_.find(pod_key);
-  if (it != awaiting_.end() && it->second.fingerprint == fingerprint) awaiting_.erase(it);
-  stored_[pod_key] = std::move(fingerprint);
+  if (it->second.fingerprint == StatusFingerprint(status)) awaiting_.erase(it);
 }
 
-void ReportOutbox::Forget(const std::string& pod_key) {
-  awaiting_.erase(pod_key);
-  stored_.erase(pod_key);
-}
+void ReportOutbox::Forget(const std::string& pod_key) { awaiting_.erase(pod_key); }
 
 void ReportOutbox::ResendOverdue(Clock::time_point now) {
   static auto log = Logger("stage.runtime");
+  // Deadlines are seconds apart: a look every kScanInterval is enough, and
+  // keeps the loop from walking every pod on every step.
+  if (now < next_scan_) return;
+  next_scan_ = now + kScanInterval;
   for (auto it = awaiting_.begin(); it != awaiting_.end();) {
     Awaiting& a = it->second;
     if (now < a.due) {

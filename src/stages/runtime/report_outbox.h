@@ -37,6 +37,7 @@ class ReportOutbox {
   using Push = std::function<Status(std::string_view frame)>;
 
   static constexpr std::chrono::milliseconds kFirstResend{3000};
+  static constexpr std::chrono::milliseconds kScanInterval{500};
   static constexpr int kMaxResends = 5;
   // Reports kept while the status stage does not take them (merged per pod,
   // so this bounds pods, not steps).
@@ -48,8 +49,9 @@ class ReportOutbox {
   // at the first one not taken and keeps the rest for the next call.
   void Send(std::vector<model::Report> reports, Clock::time_point now);
 
-  // The pod's status as stored (nullptr: none yet): the status sent for it
-  // is acknowledged when this shows it.
+  // The pod's status as stored (nullptr: none yet), as the informer
+  // delivers it: the status sent for it is acknowledged when this shows it.
+  // Cheap for a pod with nothing awaiting.
   void Observe(const std::string& pod_key, const api::PodStatus* stored);
   void Forget(const std::string& pod_key);  // the pod is gone from this runtime
 
@@ -70,8 +72,8 @@ class ReportOutbox {
 
   Push push_;
   std::vector<model::Report> unsent_;                 // not taken by the status stage yet
-  std::unordered_map<std::string, Awaiting> awaiting_;     // pod key -> last status sent
-  std::unordered_map<std::string, std::string> stored_;    // pod key -> fingerprint of the stored status
+  std::unordered_map<std::string, Awaiting> awaiting_;  // pod key -> last status sent
+  Clock::time_point next_scan_{};                      // ResendOverdue looks no sooner
 };
 
 // The fields of a pod status the status stage copies from a report, packed;

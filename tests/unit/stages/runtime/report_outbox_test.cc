@@ -88,7 +88,7 @@ TEST_CASE("report outbox: a status the stored pod does not show is sent again, w
   const std::string stored = StoredPod(older);
   outbox.Observe("/registry/pods/default/a", flatbuffers::GetRoot<api::Pod>(stored.data())->status());
 
-  outbox.ResendOverdue(t0 + 2999ms);
+  outbox.ResendOverdue(t0 + 2500ms);
   CHECK(sent.reports.size() == 1);  // not due yet
   outbox.ResendOverdue(t0 + 3s);
   REQUIRE(sent.reports.size() == 2);
