@@ -1,5 +1,7 @@
 #include "stages/runtime/report_outbox.h"
 
+#include <algorithm>
+
 #include "base/logging.h"
 
 namespace podflow::runtime {
@@ -50,16 +52,21 @@ void ReportOutbox::Send(std::vector<model::Report> reports, Clock::time_point no
     sent.events.clear();  // sent once; a resend carries the status only
     a.frame = model::EncodeReport(sent);
     a.due = now + kFirstResend;
+    a.seq = next_seq_++;
+    if (!last_shown_) last_shown_ = now;
     awaiting_[sent.pod_key] = std::move(a);
   }
 }
 
-void ReportOutbox::Observe(const std::string& pod_key, const api::PodStatus* stored) {
+void ReportOutbox::Observe(const std::string& pod_key, const api::PodStatus* stored, Clock::time_point now) {
   auto it = awaiting_.find(pod_key);
   if (it == awaiting_.end()) return;  // nothing sent that is not shown yet
   api::PodStatusT status;
   if (stored != nullptr) stored->UnPackTo(&status);
-  if (it->second.fingerprint == StatusFingerprint(status)) awaiting_.erase(it);
+  if (it->second.fingerprint != StatusFingerprint(status)) return;
+  shown_seq_ = std::max(shown_seq_, it->second.seq);
+  last_shown_ = now;
+  awaiting_.erase(it);
 }
 
 void ReportOutbox::Forget(const std::string& pod_key) { awaiting_.erase(pod_key); }
@@ -70,9 +77,16 @@ void ReportOutbox::ResendOverdue(Clock::time_point now) {
   // keeps the loop from walking every pod on every step.
   if (now < next_scan_) return;
   next_scan_ = now + kScanInterval;
+  // Reports sent before `lost_before` came after one shown at least
+  // kOrderGrace ago: still not shown, they were lost.
+  shown_at_scan_.emplace_back(now, shown_seq_);
+  while (shown_at_scan_.size() > 1 && shown_at_scan_[1].first <= now - kOrderGrace) shown_at_scan_.pop_front();
+  const uint64_t lost_before =
+      shown_at_scan_.front().first <= now - kOrderGrace ? shown_at_scan_.front().second : 0;
+  const bool quiet = last_shown_ && now - *last_shown_ >= kQuiet;
   for (auto it = awaiting_.begin(); it != awaiting_.end();) {
     Awaiting& a = it->second;
-    if (now < a.due) {
+    if (now < a.due || !(a.seq < lost_before || quiet)) {
       ++it;
       continue;
     }
@@ -84,6 +98,7 @@ void ReportOutbox::ResendOverdue(Clock::time_point now) {
     }
     if (!push_(a.frame).ok()) return;  // the status stage is not taking any: next round
     ++a.resends;
+    a.seq = next_seq_++;
     a.due = now + kFirstResend * (1 << a.resends);
     ++it;
   }

@@ -7,9 +7,16 @@
 // outbox is level-triggered: it remembers the last status it sent per pod,
 // compares it with the pod's status as the informer delivers it, and sends
 // the status again (without its events, which were sent once) while the
-// stored pod does not show it: after 3 s, then 6, 12, 24 and 48 s, and then
-// gives up with one log line (a report the status stage refuses, e.g. for a
-// pod deleted meanwhile, must not be sent forever).
+// stored pod does not show it.
+//
+// A status stage that is merely behind must not get every report twice, so
+// a report is sent again only when it is overdue (3 s, then 6, 12, 24, 48 s
+// after its last send) and it was lost, not queued: reports are folded in
+// the order they were sent, so a report sent after it being shown for a
+// second already means it was lost; with nothing shown at all for 10 s (a
+// restarted status stage, and nothing new to report), it is assumed lost.
+// After 5 resends it is given up with one log line (a report the status
+// stage refuses, e.g. for a pod deleted meanwhile, must not go forever).
 //
 // What "shows it" means: the fields the status stage copies from a report
 // verbatim — phase, podIP, and the init and app container statuses — are
@@ -17,6 +24,8 @@
 #pragma once
 
 #include <chrono>
+#include <deque>
+#include <optional>
 #include <functional>
 #include <memory>
 #include <string>
@@ -38,6 +47,8 @@ class ReportOutbox {
 
   static constexpr std::chrono::milliseconds kFirstResend{3000};
   static constexpr std::chrono::milliseconds kScanInterval{500};
+  static constexpr std::chrono::milliseconds kOrderGrace{1000};
+  static constexpr std::chrono::milliseconds kQuiet{10'000};
   static constexpr int kMaxResends = 5;
   // Reports kept while the status stage does not take them (merged per pod,
   // so this bounds pods, not steps).
@@ -52,7 +63,7 @@ class ReportOutbox {
   // The pod's status as stored (nullptr: none yet), as the informer
   // delivers it: the status sent for it is acknowledged when this shows it.
   // Cheap for a pod with nothing awaiting.
-  void Observe(const std::string& pod_key, const api::PodStatus* stored);
+  void Observe(const std::string& pod_key, const api::PodStatus* stored, Clock::time_point now);
   void Forget(const std::string& pod_key);  // the pod is gone from this runtime
 
   // Sends again the status of every pod whose stored status does not show
@@ -67,6 +78,7 @@ class ReportOutbox {
     std::string fingerprint;  // of the status sent
     std::string frame;        // the status-only report, to send again
     Clock::time_point due;
+    uint64_t seq = 0;  // order of the last send
     int resends = 0;
   };
 
@@ -74,6 +86,10 @@ class ReportOutbox {
   std::vector<model::Report> unsent_;                 // not taken by the status stage yet
   std::unordered_map<std::string, Awaiting> awaiting_;  // pod key -> last status sent
   Clock::time_point next_scan_{};                      // ResendOverdue looks no sooner
+  uint64_t next_seq_ = 1;
+  uint64_t shown_seq_ = 0;               // the latest-sent report the stored pods showed
+  std::optional<Clock::time_point> last_shown_;  // when a report was last shown (or the first send)
+  std::deque<std::pair<Clock::time_point, uint64_t>> shown_at_scan_;  // shown_seq_ per scan, recent
 };
 
 // The fields of a pod status the status stage copies from a report, packed;

@@ -149,7 +149,7 @@ class RuntimeLoop {
     }
     if (status.ok()) {
       hosted_.insert(kv.key);
-      outbox_.Observe(kv.key, pod->status());
+      outbox_.Observe(kv.key, pod->status(), std::chrono::steady_clock::now());
     } else {
       log_->warn("{}: {}", kv.key, status.ToString());
     }

@@ -71,41 +71,69 @@ TEST_CASE("report outbox: a status the stored pod shows is not sent again") {
   CHECK(outbox.awaiting() == 1);
 
   const std::string stored = StoredPod(sent.reports[0]);
-  outbox.Observe("/registry/pods/default/a", flatbuffers::GetRoot<api::Pod>(stored.data())->status());
+  outbox.Observe("/registry/pods/default/a", flatbuffers::GetRoot<api::Pod>(stored.data())->status(), t0);
   CHECK(outbox.awaiting() == 0);
   outbox.ResendOverdue(t0 + 1h);
   CHECK(sent.reports.size() == 1);
 }
 
-TEST_CASE("report outbox: a status the stored pod does not show is sent again, without events, then given up") {
+// The stored pod of `key` showing `r`'s status (or the older one given).
+void Show(ReportOutbox& outbox, const model::Report& r, Clock::time_point now) {
+  const std::string stored = StoredPod(r);
+  outbox.Observe(r.pod_key, flatbuffers::GetRoot<api::Pod>(stored.data())->status(), now);
+}
+
+TEST_CASE("report outbox: a report lost (one sent after it was shown) is sent again, without events") {
   Sent sent;
   ReportOutbox outbox(sent.push());
   const Clock::time_point t0{};
   SendOne(outbox, RunningReport("/registry/pods/default/a", "10.244.0.5"), t0);
-  // The stored pod still shows the older status (no IP, Pending).
-  model::Report older = RunningReport("/registry/pods/default/a", "");
-  older.status.phase = api::PodPhase::Pending;
-  const std::string stored = StoredPod(older);
-  outbox.Observe("/registry/pods/default/a", flatbuffers::GetRoot<api::Pod>(stored.data())->status());
-
+  SendOne(outbox, RunningReport("/registry/pods/default/b", "10.244.0.6"), t0 + 1s);
+  // b, sent after a, is shown; a never is: a was lost.
+  Show(outbox, RunningReport("/registry/pods/default/b", "10.244.0.6"), t0 + 1s);
+  outbox.ResendOverdue(t0 + 1500ms);
   outbox.ResendOverdue(t0 + 2500ms);
-  CHECK(sent.reports.size() == 1);  // not due yet
+  CHECK(sent.reports.size() == 2);  // not due yet
   outbox.ResendOverdue(t0 + 3s);
-  REQUIRE(sent.reports.size() == 2);
-  CHECK(sent.reports[1].events.empty());
-  CHECK(sent.reports[1].status.pod_ip == "10.244.0.5");
-  CHECK(sent.reports[1].observed_mod_revision == 7);
-  // Backing off: 6 s after the first resend, then 12, 24, 48; then given up.
-  outbox.ResendOverdue(t0 + 8s);
-  CHECK(sent.reports.size() == 2);
-  Clock::time_point t = t0 + 3s;
-  for (int wait : {6, 12, 24, 48}) {
-    t += std::chrono::seconds(wait);
+  REQUIRE(sent.reports.size() == 3);
+  CHECK(sent.reports[2].pod_key == "/registry/pods/default/a");
+  CHECK(sent.reports[2].events.empty());
+  CHECK(sent.reports[2].status.pod_ip == "10.244.0.5");
+  CHECK(sent.reports[2].observed_mod_revision == 7);
+  Show(outbox, sent.reports[2], t0 + 3500ms);
+  CHECK(outbox.awaiting() == 0);
+}
+
+TEST_CASE("report outbox: a status stage that is only behind gets nothing twice") {
+  Sent sent;
+  ReportOutbox outbox(sent.push());
+  const Clock::time_point t0{};
+  // Reports keep being shown, but none sent after a's: a is queued, not lost.
+  SendOne(outbox, RunningReport("/registry/pods/default/old", "10.244.0.4"), t0);
+  SendOne(outbox, RunningReport("/registry/pods/default/a", "10.244.0.5"), t0 + 1s);
+  for (auto t = t0 + 1s; t < t0 + 8s; t += 500ms) {
+    if (t == t0 + 5s) Show(outbox, RunningReport("/registry/pods/default/old", "10.244.0.4"), t);
     outbox.ResendOverdue(t);
   }
-  CHECK(sent.reports.size() == 6);
-  outbox.ResendOverdue(t + 1h);
-  CHECK(sent.reports.size() == 6);
+  CHECK(sent.reports.size() == 2);
+  CHECK(outbox.awaiting() == 1);
+}
+
+TEST_CASE("report outbox: with nothing shown for 10 s, reports are sent again, backing off, then given up") {
+  Sent sent;
+  ReportOutbox outbox(sent.push());
+  const Clock::time_point t0{};
+  SendOne(outbox, RunningReport("/registry/pods/default/a", "10.244.0.5"), t0);
+  outbox.ResendOverdue(t0 + 9500ms);
+  CHECK(sent.reports.size() == 1);  // overdue, but nothing says it was lost yet
+  outbox.ResendOverdue(t0 + 10s);
+  CHECK(sent.reports.size() == 2);
+  outbox.ResendOverdue(t0 + 15s);
+  CHECK(sent.reports.size() == 2);  // the next one is 6 s after the last
+  outbox.ResendOverdue(t0 + 16s);
+  CHECK(sent.reports.size() == 3);
+  for (auto t = t0 + 17s; t < t0 + 10min; t += 1s) outbox.ResendOverdue(t);
+  CHECK(sent.reports.size() == 1 + ReportOutbox::kMaxResends);
   CHECK(outbox.awaiting() == 0);
 }
 
