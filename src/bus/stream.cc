@@ -122,7 +122,8 @@ void StreamServer::ReceiveAll() {
       if (auto it = streams_.find(key); it != streams_.end()) Erase(it);
     } else {
       if (auto it = streams_.find(key); it != streams_.end()) Erase(it);  // opened again: starts over
-      if (peer_streams_[key.first] >= limits_.max_streams_per_peer) {
+      if (auto peer = peer_streams_.find(key.first);
+          peer != peer_streams_.end() && peer->second >= limits_.max_streams_per_peer) {
         BusLog()->warn("{}: dropped a stream open: the client already has {} streams", endpoint_,
                        limits_.max_streams_per_peer);
         continue;

@@ -72,7 +72,11 @@ Result<std::unique_ptr<EventLog>> RocksLog::Open(const LogOptions& options) {
   rocksdb::DB* db = nullptr;
   rocksdb::Status opened = rocksdb::DB::Open(db_options, options.dir, &db);
   if (!opened.ok()) {
-    if (std::optional<std::string> holder = LockHolder(options.dir + "/LOCK")) {
+    // Another process's lock only: opening (and closing) LOCK here would
+    // drop this process's own lock on it, were the dir open here already.
+    const bool other_process = opened.ToString().find("current process") == std::string::npos;
+    if (std::optional<std::string> holder =
+            other_process ? LockHolder(options.dir + "/LOCK") : std::nullopt) {
       return Status::IOError("the event log at " + options.dir + " is in use by " + *holder +
                              "; stop it first (only one process may open a data dir)");
     }

@@ -77,13 +77,15 @@ Value ScalarValue(std::string_view tag, const std::string& text);
 struct ParseLimits {
   int max_depth = 200;             // nested mappings and sequences
   int64_t max_nodes = 2'000'000;   // every node, aliases expanded
+  int64_t max_bytes = 64 << 20;    // the text of every scalar and key, aliases expanded
 };
 
 // Reads a YAML (or JSON) stream into one Value per document (an empty
 // document is null). Refuses, with "line L, column C: what", text that is
 // not UTF-8 (a UTF-16 stream with its byte order mark is read as such),
 // is not YAML, nests deeper than `limits.max_depth`, has more than
-// `limits.max_nodes` nodes, has a mapping key that is not a scalar, or
+// `limits.max_nodes` nodes or `limits.max_bytes` of text (anchored copies
+// and alias expansions counted), has a mapping key that is not a scalar, or
 // expands aliases excessively (go-yaml's rule: more than 100 aliased nodes
 // making up more than 99% of the nodes, down to 10% from 400,000 to
 // 4,000,000 nodes).

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <unordered_map>
@@ -46,32 +47,34 @@ class Builder : public YAML::EventHandler {
   void OnDocumentEnd() override { documents_.push_back(root_ ? std::move(*root_) : Value()); }
 
   void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
-    Count(mark, 1);
-    if (ExpectingKey()) return Key(mark, "null");
-    Complete(mark, Value(), 1, anchor);
+    Count(mark, 1, 0);
+    // A null key reads as "", as yaml-cpp's node tree gave it.
+    if (ExpectingKey()) return Key(mark, "", anchor);
+    Complete(mark, Value(), 1, 0, anchor);
   }
   void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
                 const std::string& text) override {
-    Count(mark, 1);
-    if (ExpectingKey()) return Key(mark, text);
-    Complete(mark, ScalarValue(tag, text), 1, anchor);
+    const auto bytes = static_cast<int64_t>(text.size());
+    Count(mark, 1, bytes);
+    if (ExpectingKey()) return Key(mark, text, anchor);
+    Complete(mark, ScalarValue(tag, text), 1, bytes, anchor, &text);
   }
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
     auto it = anchors_.find(anchor);
     if (it == anchors_.end()) throw Refusal{mark, "an alias to an anchor that is not complete"};
-    const auto& [value, nodes] = it->second;
-    if (ExpectingKey()) {
-      if (value.kind() != Value::Kind::kString) throw Refusal{mark, "a mapping key must be a scalar"};
-      return Key(mark, value.string_value());
-    }
+    const Anchored& a = *it->second;
     // Checked before the copy is made: the cost is known from the anchor.
-    Count(mark, nodes);
-    aliased_ += nodes;
+    Count(mark, a.nodes, a.bytes);
+    aliased_ += a.nodes;
     if (aliased_ > 100 && nodes_ > 1000 &&
         static_cast<double>(aliased_) / static_cast<double>(nodes_) > AllowedAliasRatio(nodes_)) {
       throw Refusal{mark, "document contains excessive aliasing"};
     }
-    Complete(mark, Value(value), nodes, 0);
+    if (ExpectingKey()) {
+      if (!a.scalar_text) throw Refusal{mark, "a mapping key must be a scalar"};
+      return Key(mark, *a.scalar_text, 0);
+    }
+    Complete(mark, Value(a.value), a.nodes, a.bytes, 0);
   }
   void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
                        YAML::EmitterStyle::value) override {
@@ -89,14 +92,27 @@ class Builder : public YAML::EventHandler {
     Value value;
     YAML::anchor_t anchor = 0;
     YAML::Mark mark;
-    int64_t nodes = 1;          // this collection and everything in it
+    int64_t nodes = 1;               // this collection and everything in it
+    int64_t bytes = 0;               // the text of its scalars and keys
     std::optional<std::string> key;  // a mapping's key waiting for its value
   };
+  // An anchored node, shared by its aliases; a scalar keeps its text, which
+  // is what an alias of it used as a key reads.
+  struct Anchored {
+    Value value;
+    int64_t nodes = 0;
+    int64_t bytes = 0;
+    std::optional<std::string> scalar_text;
+  };
 
-  void Count(const YAML::Mark& mark, int64_t n) {
-    nodes_ += n;
+  void Count(const YAML::Mark& mark, int64_t nodes, int64_t bytes) {
+    nodes_ += nodes;
+    bytes_ += bytes;
     if (nodes_ > limits_.max_nodes) {
       throw Refusal{mark, "exceeded max number of nodes of " + std::to_string(limits_.max_nodes)};
+    }
+    if (bytes_ > limits_.max_bytes) {
+      throw Refusal{mark, "exceeded max size of " + std::to_string(limits_.max_bytes) + " bytes of text"};
     }
   }
 
@@ -104,26 +120,41 @@ class Builder : public YAML::EventHandler {
     return !open_.empty() && open_.back().value.kind() == Value::Kind::kObject && !open_.back().key;
   }
 
-  void Key(const YAML::Mark&, std::string key) { open_.back().key = std::move(key); }
+  void Key(const YAML::Mark& mark, const std::string& key, YAML::anchor_t anchor) {
+    if (anchor != 0) Remember(mark, anchor, Value::String(key), 1, static_cast<int64_t>(key.size()), &key);
+    open_.back().bytes += static_cast<int64_t>(key.size());
+    open_.back().key = key;
+  }
 
   void Open(const YAML::Mark& mark, Value value, YAML::anchor_t anchor) {
     if (ExpectingKey()) throw Refusal{mark, "a mapping key must be a scalar"};
     if (static_cast<int>(open_.size()) >= limits_.max_depth) {
       throw Refusal{mark, "exceeded max depth of " + std::to_string(limits_.max_depth)};
     }
-    Count(mark, 1);
-    open_.push_back(Collection{std::move(value), anchor, mark, 1, std::nullopt});
+    Count(mark, 1, 0);
+    open_.push_back(Collection{std::move(value), anchor, mark, 1, 0, std::nullopt});
   }
 
   void Close() {
     Collection done = std::move(open_.back());
     open_.pop_back();
-    Complete(done.mark, std::move(done.value), done.nodes, done.anchor);
+    Complete(done.mark, std::move(done.value), done.nodes, done.bytes, done.anchor);
+  }
+
+  // Keeps a copy of an anchored node; the copy counts like an expansion,
+  // so that nested anchors cannot multiply memory unseen.
+  void Remember(const YAML::Mark& mark, YAML::anchor_t anchor, const Value& value, int64_t nodes, int64_t bytes,
+                const std::string* scalar_text) {
+    Count(mark, nodes, bytes);
+    auto a = std::make_shared<Anchored>(Anchored{value, nodes, bytes, std::nullopt});
+    if (scalar_text != nullptr) a->scalar_text = *scalar_text;
+    anchors_[anchor] = std::move(a);
   }
 
   // A finished node: remembered under its anchor, then placed in its parent.
-  void Complete(const YAML::Mark& mark, Value value, int64_t nodes, YAML::anchor_t anchor) {
-    if (anchor != 0) anchors_[anchor] = {value, nodes};
+  void Complete(const YAML::Mark& mark, Value value, int64_t nodes, int64_t bytes, YAML::anchor_t anchor,
+                const std::string* scalar_text = nullptr) {
+    if (anchor != 0) Remember(mark, anchor, value, nodes, bytes, scalar_text);
     if (open_.empty()) {
       if (root_) throw Refusal{mark, "a document has one root"};
       root_ = std::move(value);
@@ -131,6 +162,7 @@ class Builder : public YAML::EventHandler {
     }
     Collection& parent = open_.back();
     parent.nodes += nodes;
+    parent.bytes += bytes;
     if (parent.value.kind() == Value::Kind::kArray) {
       parent.value.Append(std::move(value));
     } else {
@@ -143,8 +175,9 @@ class Builder : public YAML::EventHandler {
   std::vector<Value> documents_;
   std::optional<Value> root_;
   std::vector<Collection> open_;
-  std::unordered_map<YAML::anchor_t, std::pair<Value, int64_t>> anchors_;
+  std::unordered_map<YAML::anchor_t, std::shared_ptr<const Anchored>> anchors_;
   int64_t nodes_ = 0;    // every node decoded, aliases expanded
+  int64_t bytes_ = 0;    // the text of every scalar and key, aliases expanded
   int64_t aliased_ = 0;  // of which inside alias expansions
 };
 

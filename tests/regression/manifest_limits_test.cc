@@ -18,6 +18,7 @@
 #include "admission_fixture.h"
 #include "log/log.h"
 #include "model/codec.h"
+#include "model/value.h"
 #include "model/objects.h"
 
 namespace podflow::admission {
@@ -56,6 +57,28 @@ TEST_CASE("manifest limits: an alias bomb is refused while decoding, not expande
   // Refused after a bounded amount of work: the full expansion is 10^10
   // nodes. (Not a timing assertion: a generous bound against a hang.)
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(30));
+
+  // Aliases of long strings, also as keys: bounded by the text they expand to.
+  std::string keys = "a: &k \"" + std::string(1 << 20, 'x') + "\"\nb: {";
+  for (int i = 0; i < 200; ++i) keys += "*k : " + std::to_string(i) + ", ";
+  keys += "z: 1}\n";
+  auto by_keys = model::DecodeManifests(keys);
+  REQUIRE_FALSE(by_keys.ok());
+  CHECK(by_keys.status().message().find("exceeded max size of 67108864 bytes of text") != std::string::npos);
+  // Nested anchors copy what they anchor: that counts too.
+  std::string nested;
+  for (int i = 0; i < 150; ++i) nested += "&a" + std::to_string(i) + " [";
+  for (int i = 0; i < 20000; ++i) nested += i ? ",1" : "1";
+  nested += std::string(150, ']') + "\n";
+  auto by_nesting = model::DecodeManifests("x: " + nested);
+  REQUIRE_FALSE(by_nesting.ok());
+  CHECK(by_nesting.status().message().find("exceeded max number of nodes") != std::string::npos);
+
+  // Anchors on keys, and aliases of numbers as keys, read as before.
+  auto keyed = model::ParseYaml("a: {&k app: web}\nb: {*k : x}\nc: &p 8080\nd: {*p : http}\n");
+  REQUIRE(keyed.ok());
+  REQUIRE(keyed->size() == 1);
+  CHECK(model::ToJson((*keyed)[0]) == R"({"a":{"app":"web"},"b":{"app":"x"},"c":8080,"d":{"8080":"http"}})");
 
   // A few aliases, as real manifests use them, still expand.
   auto fine = model::DecodeManifests(

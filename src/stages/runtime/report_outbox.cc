@@ -53,7 +53,8 @@ void ReportOutbox::Send(std::vector<model::Report> reports, Clock::time_point no
     a.frame = model::EncodeReport(sent);
     a.due = now + kFirstResend;
     a.seq = next_seq_++;
-    if (!last_shown_) last_shown_ = now;
+    // Quiet is measured from when there was something to wait for.
+    if (!last_shown_ || awaiting_.empty()) last_shown_ = now;
     awaiting_[sent.pod_key] = std::move(a);
   }
 }
