@@ -50,12 +50,13 @@ void ReportOutbox::Send(std::vector<model::Report> reports, Clock::time_point no
     Awaiting a;
     a.fingerprint = StatusFingerprint(sent.status);
     sent.events.clear();  // sent once; a resend carries the status only
-    a.frame = model::EncodeReport(sent);
+    a.report = std::move(sent);  // encoded again only if it is resent (rare)
     a.due = now + kFirstResend;
     a.seq = next_seq_++;
     // Quiet is measured from when there was something to wait for.
     if (!last_shown_ || awaiting_.empty()) last_shown_ = now;
-    awaiting_[sent.pod_key] = std::move(a);
+    std::string key = a.report.pod_key;
+    awaiting_[std::move(key)] = std::move(a);
   }
 }
 
@@ -97,7 +98,7 @@ void ReportOutbox::ResendOverdue(Clock::time_point now) {
       it = awaiting_.erase(it);
       continue;
     }
-    if (!push_(a.frame).ok()) return;  // the status stage is not taking any: next round
+    if (!push_(model::EncodeReport(a.report)).ok()) return;  // the status stage is not taking any: next round
     ++a.resends;
     a.seq = next_seq_++;
     a.due = now + kFirstResend * (1 << a.resends);

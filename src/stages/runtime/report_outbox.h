@@ -76,7 +76,7 @@ class ReportOutbox {
  private:
   struct Awaiting {
     std::string fingerprint;  // of the status sent
-    std::string frame;        // the status-only report, to send again
+    model::Report report;     // the status-only report, to send again
     Clock::time_point due;
     uint64_t seq = 0;  // order of the last send
     int resends = 0;

@@ -87,8 +87,9 @@ class RuntimeLoop {
         log_->warn("following pods: {}", polled.ToString());
         std::this_thread::sleep_for(std::chrono::milliseconds(200));
       }
-      outbox_.Send(agents_.Advance(WallClockNow()), std::chrono::steady_clock::now());
-      outbox_.ResendOverdue(std::chrono::steady_clock::now());
+      const auto now = std::chrono::steady_clock::now();
+      outbox_.Send(agents_.Advance(WallClockNow()), now);
+      outbox_.ResendOverdue(now);
       RetryAdoptions();
     }
   }
