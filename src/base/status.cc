@@ -15,6 +15,7 @@ std::string_view CodeName(Code code) {
     case Code::kIOError: return "IOError";
     case Code::kUnavailable: return "Unavailable";
     case Code::kInternal: return "Internal";
+    case Code::kForbidden: return "Forbidden";
   }
   return "Unknown";
 }

@@ -14,7 +14,8 @@ namespace podflow {
 // The codes a caller can branch on. Their values are frozen: they cross the
 // bus (ApiStatus.error_code); add new codes at the end. Kept apart on purpose:
 //  - kInvalid / kNotFound / kAlreadyExists / kConflict / kFutureRevision /
-//    kCompacted are expected outcomes of a request ("rejected"), with a reason;
+//    kCompacted / kForbidden are expected outcomes of a request ("rejected"),
+//    with a reason;
 //  - kCorruption / kIOError / kInternal mean something is broken.
 enum class Code : int {
   kOk = 0,
@@ -28,6 +29,7 @@ enum class Code : int {
   kIOError = 8,          // the storage or the network failed
   kUnavailable = 9,      // the component is closed or shutting down
   kInternal = 10,        // a bug
+  kForbidden = 11,       // the caller may not do this
 };
 
 std::string_view CodeName(Code code);
@@ -48,6 +50,7 @@ class [[nodiscard]] Status {
   static Status IOError(std::string m) { return {Code::kIOError, std::move(m)}; }
   static Status Unavailable(std::string m) { return {Code::kUnavailable, std::move(m)}; }
   static Status Internal(std::string m) { return {Code::kInternal, std::move(m)}; }
+  static Status Forbidden(std::string m) { return {Code::kForbidden, std::move(m)}; }
 
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }

@@ -34,6 +34,32 @@
 
 namespace podflow::bus {
 
+// A CURVE key pair, each key Z85-encoded (40 characters). A peer's key has
+// no secret half.
+struct CurveKeys {
+  std::string public_key;
+  std::string secret_key;
+};
+
+// A new key pair from ZeroMQ's own generator.
+Result<CurveKeys> GenerateCurveKeys();
+// Invalid (naming `what`) unless `z85` is a Z85-encoded 32-byte key.
+Status CheckCurveKey(std::string_view z85, const std::string& what);
+
+// What a process proves and accepts on every tcp:// and ipc:// socket
+// (inproc:// never leaves the process and needs neither). Sockets that
+// bind serve CURVE with `server` and admit a peer only when its public key
+// is in `peers` (ZeroMQ's ZAP handshake); the peer is then known by the
+// identity its key maps to. Sockets that connect authenticate as one of
+// `identities` (the process's own, with secret keys), `default_identity`
+// when they name none.
+struct Security {
+  CurveKeys server;  // the secret half only where the process binds
+  std::map<std::string, CurveKeys> identities;
+  std::string default_identity;
+  std::map<std::string, std::string> peers;  // public key (Z85) -> identity
+};
+
 // The ZeroMQ context every socket of a process is made from. Outlives the
 // sockets made from it. Not copyable. Thread-safe.
 class Context {
@@ -42,6 +68,12 @@ class Context {
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
   ~Context();
+
+  // From now on every tcp:// and ipc:// socket made from this context is
+  // authenticated and encrypted with `security`'s keys (call it once,
+  // before the first socket). Invalid when a key is malformed or the
+  // default identity has no keys; IOError when the ZAP handler cannot start.
+  Status Secure(Security security);
 
   struct Impl;
   Impl& impl() { return *impl_; }
@@ -80,11 +112,16 @@ struct ReplyBody {
 };
 
 // Request/reply server. Handlers run on `workers` threads at once, so they
-// must be thread-safe; each gets its own builder for the reply.
-// Not copyable. Stop() (or the destructor) joins every thread.
+// must be thread-safe; each gets its own builder for the reply, and the
+// identity of the peer that sent the request: the one its CURVE key
+// authenticated (tcp://, ipc:// on a secured context), the one an inproc
+// client of this process named, or "" (anonymous: an unsecured context).
+// Requests of an unexpected shape are answered with an empty frame and
+// never reach the handler. Not copyable. Stop() (or the destructor) joins
+// every thread.
 class RpcServer {
  public:
-  using Handler = std::function<ReplyBody(const msg::Envelope& request,
+  using Handler = std::function<ReplyBody(const msg::Envelope& request, std::string_view peer,
                                           flatbuffers::FlatBufferBuilder& reply)>;
 
   RpcServer(Context& context, std::string endpoint, int workers, Handler handler);
@@ -98,12 +135,14 @@ class RpcServer {
 
  private:
   struct Sockets;
+  void ProxyLoop();
+  void ForwardRequests();
+  void ForwardReplies();
   void WorkerLoop();
 
   Context& context_;
   const std::string endpoint_;
   const std::string backend_;  // inproc address of the worker side
-  const std::string control_;  // inproc address of the proxy's control socket
   const int workers_;
   Handler handler_;
   std::atomic<bool> stopping_{false};
@@ -113,10 +152,11 @@ class RpcServer {
 };
 
 // Request/reply client: one request at a time; use from one thread at a
-// time. Not copyable.
+// time. Speaks as `identity` (one of the context's; "" its default). Not
+// copyable.
 class RpcClient {
  public:
-  RpcClient(Context& context, std::string endpoint);
+  RpcClient(Context& context, std::string endpoint, std::string identity = {});
   RpcClient(const RpcClient&) = delete;
   RpcClient& operator=(const RpcClient&) = delete;
   ~RpcClient();
@@ -131,10 +171,12 @@ class RpcClient {
 
  private:
   struct Socket;
-  void Connect();
+  // A fresh socket (dropping the old one and whatever may arrive on it).
+  Status Connect();
 
   Context& context_;
   const std::string endpoint_;
+  const std::string identity_;
   std::unique_ptr<Socket> socket_;
   uint64_t next_id_ = 1;
 };
@@ -142,7 +184,8 @@ class RpcClient {
 // PUSH side of a push/pull channel (connects). One thread at a time. Not copyable.
 class Pusher {
  public:
-  Pusher(Context& context, const std::string& endpoint);
+  // Speaks as `identity` (one of the context's; "" its default).
+  Pusher(Context& context, const std::string& endpoint, const std::string& identity = {});
   Pusher(const Pusher&) = delete;
   Pusher& operator=(const Pusher&) = delete;
   ~Pusher();
@@ -171,6 +214,7 @@ class Puller {
 
  private:
   struct Socket;
+  Context& context_;
   std::string endpoint_;
   std::unique_ptr<Socket> socket_;
 };
@@ -259,8 +303,10 @@ class StreamClient {
   // Opens a stream with `open` (built by `build` into the builder, given the
   // stream's id) and `credits` (at least 2) frames in flight.
   using OpenBuilder = std::function<ReplyBody(flatbuffers::FlatBufferBuilder& fbb, uint64_t stream_id)>;
+  // Speaks as `identity` (one of the context's; "" its default).
   static Result<std::unique_ptr<StreamClient>> Open(Context& context, const std::string& endpoint,
-                                                    uint32_t credits, const OpenBuilder& build);
+                                                    uint32_t credits, const OpenBuilder& build,
+                                                    const std::string& identity = {});
   StreamClient(const StreamClient&) = delete;
   StreamClient& operator=(const StreamClient&) = delete;
   ~StreamClient();
@@ -274,7 +320,7 @@ class StreamClient {
 
  private:
   struct Socket;
-  StreamClient(Context& context, const std::string& endpoint, uint32_t credits);
+  StreamClient(Context& context, uint32_t credits);
 
   std::unique_ptr<Socket> socket_;
   const uint32_t credits_;

@@ -8,10 +8,14 @@ struct Pusher::Socket {
   std::string endpoint;
 };
 
-Pusher::Pusher(Context& context, const std::string& endpoint)
+Pusher::Pusher(Context& context, const std::string& endpoint, const std::string& identity)
     : socket_(std::make_unique<Socket>(Socket{zmq::socket_t(NativeContext(context), zmq::socket_type::push), endpoint})) {
   try {
     socket_->socket.set(zmq::sockopt::linger, 1000);
+    if (Status secured = SecureClient(context, socket_->socket, endpoint, identity); !secured.ok()) {
+      BusLog()->error("{}", secured.message());
+      return;
+    }
     socket_->socket.connect(endpoint);
   } catch (const zmq::error_t& e) {
     BusLog()->error("cannot connect to {}: {}", endpoint, e.what());
@@ -37,7 +41,8 @@ struct Puller::Socket {
 };
 
 Puller::Puller(Context& context, std::string endpoint)
-    : endpoint_(std::move(endpoint)),
+    : context_(context),
+      endpoint_(std::move(endpoint)),
       socket_(std::make_unique<Socket>(Socket{zmq::socket_t(NativeContext(context), zmq::socket_type::pull)})) {
   socket_->socket.set(zmq::sockopt::linger, 0);
   socket_->socket.set(zmq::sockopt::maxmsgsize, kMaxIncomingBytes);
@@ -46,6 +51,7 @@ Puller::Puller(Context& context, std::string endpoint)
 Puller::~Puller() = default;
 
 Status Puller::Bind() {
+  PODFLOW_RETURN_IF_ERROR(SecureServer(context_, socket_->socket, endpoint_));
   try {
     socket_->socket.bind(endpoint_);
   } catch (const zmq::error_t& e) {

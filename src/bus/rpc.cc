@@ -1,19 +1,18 @@
-// Request/reply: RpcServer (ROUTER -> proxy -> REP workers) and RpcClient.
+// Request/reply: RpcServer (ROUTER -> forwarding loop -> REP workers) and
+// RpcClient.
 #include "bus/zmq_internal.h"
 
 namespace podflow::bus {
 
 struct RpcServer::Sockets {
-  std::unique_ptr<zmq::socket_t> frontend;
-  std::unique_ptr<zmq::socket_t> backend;
-  std::shared_ptr<zmq::socket_t> control;
+  zmq::socket_t frontend;
+  zmq::socket_t backend;
 };
 
 RpcServer::RpcServer(Context& context, std::string endpoint, int workers, Handler handler)
     : context_(context),
       endpoint_(std::move(endpoint)),
       backend_(UniqueInproc("workers")),
-      control_(UniqueInproc("control")),
       workers_(workers),
       handler_(std::move(handler)) {}
 
@@ -23,44 +22,29 @@ Status RpcServer::Start() {
   zmq::context_t& zmq_context = NativeContext(context_);
   sockets_ = std::make_unique<Sockets>();
   try {
-    sockets_->frontend = std::make_unique<zmq::socket_t>(zmq_context, zmq::socket_type::router);
-    sockets_->frontend->set(zmq::sockopt::linger, 0);
-    sockets_->frontend->set(zmq::sockopt::maxmsgsize, kMaxIncomingBytes);
-    sockets_->frontend->bind(endpoint_);
-    sockets_->backend = std::make_unique<zmq::socket_t>(zmq_context, zmq::socket_type::dealer);
-    sockets_->backend->set(zmq::sockopt::linger, 0);
-    sockets_->backend->bind(backend_);
-    // The control socket exists before the proxy starts, so that Stop()
-    // can always reach it.
-    sockets_->control = std::make_shared<zmq::socket_t>(zmq_context, zmq::socket_type::pair);
-    sockets_->control->bind(control_);
+    sockets_->frontend = zmq::socket_t(zmq_context, zmq::socket_type::router);
+    sockets_->frontend.set(zmq::sockopt::linger, 0);
+    sockets_->frontend.set(zmq::sockopt::maxmsgsize, kMaxIncomingBytes);
+    if (Status secured = SecureServer(context_, sockets_->frontend, endpoint_); !secured.ok()) {
+      sockets_.reset();
+      return secured;
+    }
+    sockets_->frontend.bind(endpoint_);
+    sockets_->backend = zmq::socket_t(zmq_context, zmq::socket_type::dealer);
+    sockets_->backend.set(zmq::sockopt::linger, 0);
+    sockets_->backend.bind(backend_);
   } catch (const zmq::error_t& e) {
     sockets_.reset();
     return FromZmq(Code::kIOError, "cannot bind " + endpoint_, e);
   }
-  proxy_thread_ = std::thread([this] {
-    try {
-      zmq::proxy_steerable(*sockets_->frontend, *sockets_->backend, zmq::socket_ref(), *sockets_->control);
-    } catch (const zmq::error_t& e) {
-      if (!stopping_) BusLog()->error("proxy for {} stopped: {}", endpoint_, e.what());
-    }
-  });
+  proxy_thread_ = std::thread([this] { ProxyLoop(); });
   for (int i = 0; i < workers_; ++i) worker_threads_.emplace_back([this] { WorkerLoop(); });
   return Status::Ok();
 }
 
 void RpcServer::Stop() {
   if (stopping_.exchange(true)) return;
-  if (proxy_thread_.joinable()) {
-    try {
-      zmq::socket_t control(NativeContext(context_), zmq::socket_type::pair);
-      control.connect(control_);
-      control.send(zmq::str_buffer("TERMINATE"), zmq::send_flags::none);
-    } catch (const zmq::error_t& e) {
-      BusLog()->error("stopping the proxy for {}: {}", endpoint_, e.what());
-    }
-    proxy_thread_.join();
-  }
+  if (proxy_thread_.joinable()) proxy_thread_.join();
   for (std::thread& t : worker_threads_) t.join();
   worker_threads_.clear();
   sockets_.reset();
@@ -68,7 +52,82 @@ void RpcServer::Stop() {
 
 namespace {
 
-// Answers one request (every part of it already read) on a REP socket.
+// At most this many messages are moved one way before the other way gets
+// its turn.
+constexpr int kForwardBatch = 64;
+
+void SendParts(zmq::socket_t& socket, std::vector<zmq::message_t>& parts) {
+  for (size_t i = 0; i < parts.size(); ++i) {
+    socket.send(parts[i], i + 1 < parts.size() ? zmq::send_flags::sndmore : zmq::send_flags::none);
+  }
+}
+
+}  // namespace
+
+// The one thread that owns both sockets: requests go from the ROUTER to the
+// workers with the peer's identity beside them, replies come back.
+void RpcServer::ProxyLoop() {
+  while (!stopping_) {
+    zmq::pollitem_t items[] = {{sockets_->frontend.handle(), 0, ZMQ_POLLIN, 0},
+                               {sockets_->backend.handle(), 0, ZMQ_POLLIN, 0}};
+    try {
+      zmq::poll(items, 2, std::chrono::milliseconds(100));
+    } catch (const zmq::error_t& e) {
+      if (e.num() != EINTR) BusLog()->warn("{}: poll: {}", endpoint_, e.what());
+      continue;
+    }
+    if (items[1].revents & ZMQ_POLLIN) ForwardReplies();
+    if (items[0].revents & ZMQ_POLLIN) ForwardRequests();
+  }
+}
+
+// A request from a client is [routing id, "", frame]. It goes to a worker
+// as [routing id, "", peer identity, frame]: the REP worker sees
+// [identity, frame] and its reply comes back addressed. Any other shape is
+// answered with an empty frame here (the client's Verifier refuses it).
+void RpcServer::ForwardRequests() {
+  for (int n = 0; n < kForwardBatch; ++n) {
+    std::vector<zmq::message_t> parts = ReceiveParts(sockets_->frontend);
+    if (parts.empty()) return;
+    try {
+      if (parts.size() != 3 || parts[1].size() != 0) {
+        BusLog()->warn("{}: dropped a request of {} parts", endpoint_, parts.size() - 1);
+        std::vector<zmq::message_t> refusal;
+        refusal.push_back(std::move(parts[0]));
+        refusal.emplace_back();
+        refusal.emplace_back();
+        SendParts(sockets_->frontend, refusal);
+        continue;
+      }
+      std::string peer = PeerIdentity(endpoint_, parts[0], parts[2]);
+      std::vector<zmq::message_t> request;
+      request.push_back(std::move(parts[0]));
+      request.push_back(std::move(parts[1]));
+      request.emplace_back(peer.data(), peer.size());
+      request.push_back(std::move(parts[2]));
+      SendParts(sockets_->backend, request);
+    } catch (const zmq::error_t& e) {
+      BusLog()->warn("{}: forwarding a request: {}", endpoint_, e.what());
+    }
+  }
+}
+
+void RpcServer::ForwardReplies() {
+  for (int n = 0; n < kForwardBatch; ++n) {
+    std::vector<zmq::message_t> parts = ReceiveParts(sockets_->backend);
+    if (parts.empty()) return;
+    try {
+      // A client that is gone: ROUTER drops the reply.
+      SendParts(sockets_->frontend, parts);
+    } catch (const zmq::error_t& e) {
+      BusLog()->warn("{}: forwarding a reply: {}", endpoint_, e.what());
+    }
+  }
+}
+
+namespace {
+
+// Answers one request ([peer identity, frame], both read) on a REP socket.
 // Nothing a request does may end the worker: a throwing handler or a failed
 // send costs that one request, with one log line. Never throws.
 void ServeOne(const std::string& endpoint, const RpcServer::Handler& handler, zmq::socket_t& socket,
@@ -77,13 +136,13 @@ void ServeOne(const std::string& endpoint, const RpcServer::Handler& handler, zm
   ReplyBody reply;
   uint64_t id = 0;
   try {
-    if (parts.size() != 1) {
+    if (parts.size() != 2) {
       BusLog()->warn("{}: dropped a request of {} parts", endpoint, parts.size());
-    } else if (Result<Frame> frame = VerifyFrame(std::move(parts[0])); !frame.ok()) {
+    } else if (Result<Frame> frame = VerifyFrame(std::move(parts[1])); !frame.ok()) {
       BusLog()->warn("{}: dropped a request: {}", endpoint, frame.status().message());
     } else {
       id = frame->envelope().id();
-      reply = handler(frame->envelope(), fbb);
+      reply = handler(frame->envelope(), parts[0].to_string_view(), fbb);
     }
   } catch (const std::exception& e) {
     BusLog()->error("{}: a request failed: {}", endpoint, e.what());
@@ -118,8 +177,6 @@ void RpcServer::WorkerLoop() {
   flatbuffers::FlatBufferBuilder fbb(1024);
   while (!stopping_) {
     if (!WaitReadable(*socket, std::chrono::milliseconds(100))) continue;
-    // A request of several parts is read whole (REP answers only after
-    // every part was taken) and refused.
     std::vector<zmq::message_t> parts = ReceiveParts(*socket);
     if (parts.empty()) continue;
     ServeOne(endpoint_, handler_, *socket, parts, fbb);
@@ -132,29 +189,30 @@ struct RpcClient::Socket {
   zmq::socket_t socket;
 };
 
-RpcClient::RpcClient(Context& context, std::string endpoint)
-    : context_(context), endpoint_(std::move(endpoint)) {
-  Connect();
+RpcClient::RpcClient(Context& context, std::string endpoint, std::string identity)
+    : context_(context), endpoint_(std::move(endpoint)), identity_(std::move(identity)) {
+  if (Status s = Connect(); !s.ok()) BusLog()->error("{}", s.message());
 }
 
 RpcClient::~RpcClient() = default;
 
-void RpcClient::Connect() {
+Status RpcClient::Connect() {
   socket_.reset();
   try {
     auto socket = std::make_unique<Socket>(Socket{zmq::socket_t(NativeContext(context_), zmq::socket_type::dealer)});
     socket->socket.set(zmq::sockopt::linger, 0);
+    PODFLOW_RETURN_IF_ERROR(SecureClient(context_, socket->socket, endpoint_, identity_));
     socket->socket.connect(endpoint_);
     socket_ = std::move(socket);
   } catch (const zmq::error_t& e) {
-    BusLog()->error("cannot connect to {}: {}", endpoint_, e.what());
+    return FromZmq(Code::kUnavailable, "cannot connect to " + endpoint_, e);
   }
+  return Status::Ok();
 }
 
 Result<Frame> RpcClient::Call(flatbuffers::FlatBufferBuilder& fbb, msg::Body type,
                               flatbuffers::Offset<void> body, std::chrono::milliseconds timeout) {
-  if (!socket_) Connect();
-  if (!socket_) return Status::Unavailable("cannot connect to " + endpoint_);
+  if (!socket_) PODFLOW_RETURN_IF_ERROR(Connect());
   zmq::socket_t& socket = socket_->socket;
   const uint64_t id = next_id_++;
   zmq::message_t frame = FinishMessage(fbb, type, body, id);
@@ -163,7 +221,7 @@ Result<Frame> RpcClient::Call(flatbuffers::FlatBufferBuilder& fbb, msg::Body typ
     socket.send(zmq::message_t(), zmq::send_flags::sndmore);
     socket.send(frame, zmq::send_flags::none);
   } catch (const zmq::error_t& e) {
-    Connect();
+    (void)Connect();
     return FromZmq(Code::kUnavailable, "sending to " + endpoint_, e);
   }
   auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -179,7 +237,7 @@ Result<Frame> RpcClient::Call(flatbuffers::FlatBufferBuilder& fbb, msg::Body typ
     if (reply->envelope().id() != id) continue;  // a late reply to an earlier call
     return reply;
   }
-  Connect();  // drop whatever may still arrive for this call
+  (void)Connect();  // drop whatever may still arrive for this call
   return Status::Unavailable("no reply from " + endpoint_ + " within " +
                              std::to_string(timeout.count()) + "ms");
 }

@@ -41,6 +41,10 @@ Status StreamServer::Start() {
     sockets_->router.set(zmq::sockopt::maxmsgsize, kMaxIncomingBytes);
     // Sending to a client that is gone fails at once instead of silently.
     sockets_->router.set(zmq::sockopt::router_mandatory, 1);
+    if (Status secured = SecureServer(context_, sockets_->router, endpoint_); !secured.ok()) {
+      sockets_.reset();
+      return secured;
+    }
     sockets_->router.bind(endpoint_);
   } catch (const zmq::error_t& e) {
     sockets_.reset();
@@ -227,12 +231,11 @@ namespace {
 std::atomic<uint64_t> next_stream_id{1};
 }
 
-StreamClient::StreamClient(Context& context, const std::string& endpoint, uint32_t credits)
+StreamClient::StreamClient(Context& context, uint32_t credits)
     : socket_(std::make_unique<Socket>(Socket{zmq::socket_t(NativeContext(context), zmq::socket_type::dealer)})),
       credits_(credits),
       id_(next_stream_id.fetch_add(1)) {
   socket_->socket.set(zmq::sockopt::linger, 0);
-  socket_->socket.connect(endpoint);
 }
 
 StreamClient::~StreamClient() {
@@ -246,11 +249,14 @@ StreamClient::~StreamClient() {
 }
 
 Result<std::unique_ptr<StreamClient>> StreamClient::Open(Context& context, const std::string& endpoint,
-                                                         uint32_t credits, const OpenBuilder& build) {
+                                                         uint32_t credits, const OpenBuilder& build,
+                                                         const std::string& identity) {
   if (credits < 2) return Status::Invalid("a stream needs at least 2 credits");
   std::unique_ptr<StreamClient> client;
   try {
-    client.reset(new StreamClient(context, endpoint, credits));
+    client.reset(new StreamClient(context, credits));
+    PODFLOW_RETURN_IF_ERROR(SecureClient(context, client->socket_->socket, endpoint, identity));
+    client->socket_->socket.connect(endpoint);
   } catch (const zmq::error_t& e) {
     return FromZmq(Code::kUnavailable, "cannot connect to " + endpoint, e);
   }

@@ -3,9 +3,12 @@
 // includes this header.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 
 #include <zmq.hpp>
 
@@ -16,6 +19,18 @@ namespace podflow::bus {
 
 struct Context::Impl {
   zmq::context_t zmq;
+  mutable std::mutex mutex;
+  std::shared_ptr<const Security> security;  // null: sockets are not secured
+  std::atomic<bool> stopping{false};
+  std::thread zap;  // the ZAP handler of a secured context
+  std::atomic<uint64_t> next_client{0};
+
+  // The ZAP handler ends before the ZeroMQ context is terminated.
+  ~Impl();
+  std::shared_ptr<const Security> Secured() const {
+    std::lock_guard<std::mutex> lock(mutex);
+    return security;
+  }
 };
 
 struct Frame::Storage {
@@ -29,6 +44,27 @@ inline zmq::context_t& NativeContext(Context& context) { return context.impl().z
 // one. Above the largest request anything sends (a 3 MiB manifest in a
 // SubmitRequest, a transaction under the log's limit).
 constexpr int64_t kMaxIncomingBytes = 16 << 20;
+
+// Whether `endpoint` stays inside the process (inproc://).
+bool IsInproc(std::string_view endpoint);
+
+// Makes `socket` (about to bind `endpoint`) serve CURVE with the context's
+// server key when the context is secured and the endpoint leaves the
+// process. Invalid when the process has no server secret key.
+Status SecureServer(Context& context, zmq::socket_t& socket, const std::string& endpoint);
+
+// Makes `socket` (about to connect to `endpoint`) speak as `identity`
+// (the context's default when empty): CURVE keys on a secured context
+// off-process; on inproc, a routing id naming the identity (unique per
+// socket), which RpcServer reads back. Invalid when the identity has no
+// keys in this process.
+Status SecureClient(Context& context, zmq::socket_t& socket, const std::string& endpoint,
+                    const std::string& identity);
+
+// Who sent `part` (a part of a request received on a ROUTER bound to
+// `endpoint`, `routing_id` its first part): the identity ZAP gave its CURVE
+// key, the identity an inproc client named, or "".
+std::string PeerIdentity(const std::string& endpoint, const zmq::message_t& routing_id, zmq::message_t& part);
 
 // Verifies `message` as an Envelope. Invalid names the size and what failed.
 Result<Frame> VerifyFrame(zmq::message_t message);

@@ -12,6 +12,7 @@
 #include "cli/printers.h"
 #include "model/objects.h"
 #include "pipeline/config.h"
+#include "pipeline/credentials.h"
 #include "pod_generated.h"
 #include "scheduler/scheduler.h"
 #include "client/client.h"
@@ -28,6 +29,7 @@ struct ReadOptions {
   std::string output;  // "", wide, yaml, json, name
   std::string config;
   std::string server;
+  std::string data_dir;
 };
 
 // A resource and the names asked for, from `pods a b` or `pod/a pod/b`.
@@ -76,21 +78,24 @@ Result<Target> ParseTarget(const std::vector<std::string>& args) {
 // words when the server cannot be reached. Not copyable (owns a socket).
 class ApiReader {
  public:
+  // The config names the endpoint (unless --server does) and the data dir
+  // whose keys the reader speaks with.
   static Result<std::unique_ptr<ApiReader>> Open(const ReadOptions& options) {
-    std::string endpoint = options.server;
-    if (endpoint.empty()) {
-      auto config = pipeline::LoadConfig(options.config);
-      if (!config.ok()) return config.status();
-      endpoint = config->pipeline.Endpoint("api");
-    }
-    return std::unique_ptr<ApiReader>(new ApiReader(endpoint));
+    auto config = pipeline::LoadConfig(options.config);
+    if (!config.ok()) return config.status();
+    if (!options.data_dir.empty()) config->data_dir = options.data_dir;
+    std::string endpoint = options.server.empty() ? config->Endpoint("api") : options.server;
+    std::unique_ptr<ApiReader> reader(new ApiReader);
+    PODFLOW_RETURN_IF_ERROR(pipeline::SecureTool(reader->context_, config->data_dir));
+    reader->client_ = std::make_unique<client::ApiClient>(reader->context_, endpoint);
+    return reader;
   }
 
   // The objects of `kind` in `namespace_` ("": every namespace), following
   // continue tokens. A stored value that is not a valid object of `kind`
   // is reported on stderr with its key and skipped.
   Result<std::vector<KeyValue>> List(const model::KindInfo& kind, const std::string& namespace_) {
-    Result<RangeResult> all = client_.List(model::KindPrefix(kind, namespace_), 500, kReadTimeout);
+    Result<RangeResult> all = client_->List(model::KindPrefix(kind, namespace_), 500, kReadTimeout);
     if (!all.ok()) return Unreachable(all.status());
     std::vector<KeyValue> valid;
     for (KeyValue& kv : all->kvs) {
@@ -105,7 +110,7 @@ class ApiReader {
 
   // The value at one key, or nullopt when there is none; not verified.
   Result<std::optional<KeyValue>> GetKey(const std::string& key) {
-    Result<std::optional<KeyValue>> kv = client_.Get(key, kReadTimeout);
+    Result<std::optional<KeyValue>> kv = client_->Get(key, kReadTimeout);
     if (!kv.ok()) return Unreachable(kv.status());
     return kv;
   }
@@ -121,7 +126,7 @@ class ApiReader {
   }
 
  private:
-  explicit ApiReader(const std::string& endpoint) : client_(context_, endpoint, "podflow-cli") {}
+  ApiReader() = default;
 
   static Status Verify(const model::KindInfo& kind, const KeyValue& kv) {
     if (model::VerifyObject(kind, kv.value).ok()) return Status::Ok();
@@ -130,11 +135,11 @@ class ApiReader {
   }
 
   Status Unreachable(const Status& s) const {
-    return Status(s.code(), "Unable to connect to the server at " + client_.endpoint() + ": " + s.ToString());
+    return Status(s.code(), "Unable to connect to the server at " + client_->endpoint() + ": " + s.ToString());
   }
 
   bus::Context context_;
-  client::ApiClient client_;
+  std::unique_ptr<client::ApiClient> client_;
 };
 
 // kubectl's error line for a failed request.
@@ -399,6 +404,8 @@ void AddReadOptions(CLI::App* cmd, ReadOptions* options) {
   cmd->add_flag("-A,--all-namespaces", options->all_namespaces,
                 "List the requested object(s) across all namespaces");
   cmd->add_option("--config", options->config, "Cluster configuration (default: the embedded one)");
+  cmd->add_option("--data-dir", options->data_dir,
+                  "The pipeline's data dir, whose keys are used (default: the config's storage.dataDir)");
   cmd->add_option("--server", options->server,
                   "The api channel endpoint (default: the config's pipeline, tcp://127.0.0.1:7711)");
 }

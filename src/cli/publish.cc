@@ -19,6 +19,7 @@
 #include "model/codec.h"
 #include "model/objects.h"
 #include "pipeline/config.h"
+#include "pipeline/credentials.h"
 #include "client/client.h"
 
 namespace podflow::cli {
@@ -63,17 +64,29 @@ Result<std::vector<std::string>> ExpandFiles(const std::vector<std::string>& arg
 }
 
 struct Endpoints {
-  std::string submit, api, watch, token;
+  std::string submit, api, watch, token, data_dir;
 };
 
 Result<Endpoints> Resolve(const PublishOptions& options) {
   Result<pipeline::ClusterConfig> config = pipeline::LoadConfig(options.config_file);
   if (!config.ok()) return config.status();
   Endpoints e;
-  e.submit = options.server.empty() ? config->pipeline.Endpoint("submit") : options.server;
-  e.api = options.api_server.empty() ? config->pipeline.Endpoint("api") : options.api_server;
-  e.watch = options.watch_server.empty() ? config->pipeline.Endpoint("watch") : options.watch_server;
+  e.submit = options.server.empty() ? config->Endpoint("submit") : options.server;
+  e.api = options.api_server.empty() ? config->Endpoint("api") : options.api_server;
+  e.watch = options.watch_server.empty() ? config->Endpoint("watch") : options.watch_server;
+  if (!options.data_dir.empty()) config->data_dir = options.data_dir;
+  e.data_dir = config->data_dir;
+  // The data dir's admin token, unless one was given; a config without a
+  // data dir yet falls back to its first listed token.
   e.token = options.token;
+  if (e.token.empty()) {
+    Result<std::string> admin = pipeline::ReadAdminToken(config->data_dir);
+    if (admin.ok()) {
+      e.token = *admin;
+    } else if (admin.status().code() != Code::kNotFound) {
+      return admin.status();
+    }
+  }
   if (e.token.empty()) {
     YAML::Node tokens = config->Section("admission")["tokens"];
     if (tokens && tokens.IsSequence() && tokens.size() > 0 && tokens[0]["token"]) {
@@ -231,12 +244,16 @@ int RunPublish(const PublishOptions& options) {
   // A caller that takes the report keeps stdout for its own output.
   FILE* summary = options.report != nullptr ? stderr : stdout;
   bus::Context context;
+  if (Status secured = pipeline::SecureTool(context, endpoints->data_dir); !secured.ok()) {
+    std::fprintf(stderr, "error: %s\n", secured.message().c_str());
+    return 1;
+  }
   bus::RpcClient client(context, endpoints->submit);
 
   // Watching starts before anything is submitted, so no Running is missed.
   std::unique_ptr<RunningTracker> tracker;
   if (options.wait) {
-    client::ApiClient api(context, endpoints->api, "podflow-publish");
+    client::ApiClient api(context, endpoints->api);
     RangeRequest probe = RangeRequest::Prefix("/registry/pods/");
     probe.limit = 1;
     Result<RangeResult> head = api.Read(probe);

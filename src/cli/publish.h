@@ -18,11 +18,12 @@ struct PublishReport {
 
 struct PublishOptions {
   std::vector<std::string> files;  // -f: files, directories, "-" for stdin
-  std::string config_file;         // where the pipeline's endpoints and a default token come from
+  std::string config_file;         // where the pipeline's endpoints and the data dir come from
+  std::string data_dir;            // --data-dir: overrides the config's storage.dataDir
   std::string server;              // submit endpoint override
   std::string watch_server;        // watch endpoint override (for --wait)
   std::string api_server;          // api endpoint override (for --wait)
-  std::string token;               // bearer token (default: the config's first token)
+  std::string token;               // bearer token (default: the data dir's admin token)
   int64_t count = 0;               // --count: generate this many pods
   double rate = 0;                 // --rate: pods per second (0: as fast as admission takes them)
   std::string template_file;       // --template: the pod to copy (default: a small nginx pod)

@@ -12,6 +12,7 @@
 #include "base/logging.h"
 #include "cli/commands.h"
 #include "cli/stages.h"
+#include "pipeline/credentials.h"
 #include "pipeline/stage.h"
 
 namespace podflow::cli {
@@ -61,6 +62,8 @@ int RunOne(const pipeline::ClusterConfig& config, const std::string& process) {
 // the supervisor dying (even by SIGKILL) stops all.
 int RunSupervised(const pipeline::ClusterConfig& config, const RunOptions& options) {
   auto log = Logger("pipeline");
+  // Made once here (the children would race to): keys, token, run dir.
+  if (Status made = pipeline::EnsureCredentials(config.data_dir); !made.ok()) return Fail(made);
   InstallSignalHandlers();
   std::vector<pid_t> children;
   for (const pipeline::ProcessSpec& process : config.pipeline.processes) {

@@ -4,8 +4,8 @@
 
 namespace podflow::client {
 
-ApiClient::ApiClient(bus::Context& context, const std::string& api_endpoint, std::string writer)
-    : rpc_(context, api_endpoint), writer_(std::move(writer)) {}
+ApiClient::ApiClient(bus::Context& context, const std::string& api_endpoint, std::string identity)
+    : rpc_(context, api_endpoint, std::move(identity)) {}
 
 Result<WriteResult> ApiClient::Write(const std::vector<TxnOp>& ops, std::chrono::milliseconds timeout) {
   flatbuffers::FlatBufferBuilder fbb(1024);
@@ -27,7 +27,7 @@ Result<WriteResult> ApiClient::Write(const std::vector<TxnOp>& ops, std::chrono:
     }
   }
   auto ops_vec = fbb.CreateVector(msg_ops);
-  auto request = msg::CreateWriteRequest(fbb, ops_vec, fbb.CreateString(writer_));
+  auto request = msg::CreateWriteRequest(fbb, ops_vec);
   Result<bus::Frame> reply = rpc_.Call(fbb, msg::Body::WriteRequest, request.Union(), timeout);
   if (!reply.ok()) return reply.status();
   const msg::WriteReply* write = reply->envelope().body_as_WriteReply();

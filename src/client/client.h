@@ -40,8 +40,9 @@ inline constexpr std::chrono::milliseconds kDefaultTimeout{10'000};
 // Write and read over the api channel. One thread at a time. Not copyable.
 class ApiClient {
  public:
-  // `writer` is recorded with every transaction (which stage wrote it).
-  ApiClient(bus::Context& context, const std::string& api_endpoint, std::string writer);
+  // Speaks as `identity` (one of the context's, "" its default): the log
+  // authorizes every write by it and records it as the writer.
+  ApiClient(bus::Context& context, const std::string& api_endpoint, std::string identity = {});
 
   Result<WriteResult> Write(const std::vector<TxnOp>& ops, std::chrono::milliseconds timeout = kDefaultTimeout);
   Result<RangeResult> Read(const RangeRequest& request, std::chrono::milliseconds timeout = kDefaultTimeout);
@@ -56,7 +57,6 @@ class ApiClient {
 
  private:
   bus::RpcClient rpc_;
-  const std::string writer_;
 };
 
 struct RemoteWatchOptions {

@@ -11,7 +11,7 @@ Informer::Informer(bus::Context& context, std::string api_endpoint, std::string 
       prefix_(std::move(prefix)),
       field_selector_(std::move(field_selector)),
       list_filter_(std::move(list_filter)),
-      client_(context, api_endpoint, "informer") {}
+      client_(context, api_endpoint) {}  // reads only: the context's default identity
 
 Status Informer::Sync(const Handlers& handlers) {
   watcher_.reset();

@@ -35,6 +35,7 @@ HttpStatus ToHttp(Code code) {
     case Code::kFutureRevision: return {504, "Timeout"};
     case Code::kCompacted: return {410, "Expired"};
     case Code::kUnavailable: return {503, "ServiceUnavailable"};
+    case Code::kForbidden: return {403, "Forbidden"};
     default: return {500, "InternalError"};
   }
 }
@@ -47,6 +48,7 @@ Code FromHttpReason(std::string_view reason) {
   if (reason == "Timeout") return Code::kFutureRevision;
   if (reason == "Expired") return Code::kCompacted;
   if (reason == "ServiceUnavailable") return Code::kUnavailable;
+  if (reason == "Forbidden") return Code::kForbidden;
   return Code::kInternal;
 }
 
@@ -65,7 +67,7 @@ Status FromMsg(const msg::ApiStatus* status) {
   }
   Code code = FromHttpReason(status->reason() ? status->reason()->string_view() : "");
   const int32_t exact = status->error_code();
-  if (exact > static_cast<int32_t>(Code::kOk) && exact <= static_cast<int32_t>(Code::kInternal)) {
+  if (exact > static_cast<int32_t>(Code::kOk) && exact <= static_cast<int32_t>(Code::kForbidden)) {
     code = static_cast<Code>(exact);
   }
   return Status(code, status->message() ? status->message()->str() : "");

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "base/yaml_reader.h"
+#include "pipeline/credentials.h"
 
 namespace podflow::embedded {
 const char* Find(const char* name);  // generated from config/ and pipelines/
@@ -69,6 +70,16 @@ const ProcessSpec* PipelineSpec::ProcessOf(const std::string& stage) const {
 YAML::Node ClusterConfig::Section(const std::string& name) const {
   auto it = sections.find(name);
   return it == sections.end() ? YAML::Node() : it->second;
+}
+
+std::string ClusterConfig::Endpoint(const std::string& channel) const {
+  const std::string& endpoint = pipeline.Endpoint(channel);
+  constexpr std::string_view kIpc = "ipc://";
+  if (!endpoint.starts_with(kIpc) || endpoint.size() == kIpc.size() || endpoint[kIpc.size()] == '/' ||
+      endpoint[kIpc.size()] == '@') {
+    return endpoint;
+  }
+  return std::string(kIpc) + RunDir(data_dir) + "/" + endpoint.substr(kIpc.size());
 }
 
 Result<PipelineSpec> ParsePipeline(const std::string& text, const std::string& source) {

@@ -42,6 +42,10 @@ struct ClusterConfig {
   std::map<std::string, YAML::Node> sections;  // admission, scheduler, runtime, ...
 
   YAML::Node Section(const std::string& name) const;
+  // The endpoint of `channel`, with a relative ipc:// path placed in the
+  // data dir's run directory (RunDir: only the owner may enter it).
+  // REQUIRES: the pipeline passed validation.
+  std::string Endpoint(const std::string& channel) const;
 };
 
 // The channels every pipeline must name, and the stages there are

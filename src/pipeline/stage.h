@@ -24,9 +24,7 @@ struct StageContext {
   bus::Context& bus;  // one per process: inproc channels need it shared
   const ClusterConfig& config;
   // The endpoint of a channel ("api", "watch", "submit", "decisions", "reports").
-  const std::string& Endpoint(const std::string& channel) const {
-    return config.pipeline.Endpoint(channel);
-  }
+  std::string Endpoint(const std::string& channel) const { return config.Endpoint(channel); }
 };
 
 // Start() binds or connects its sockets and starts its threads, returning

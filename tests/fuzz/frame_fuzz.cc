@@ -43,7 +43,7 @@ void ReadAsStagesDo(const msg::Envelope& envelope, std::string_view bytes) {
   }
 }
 
-bus::ReplyBody Handler(const msg::Envelope& request, flatbuffers::FlatBufferBuilder& fbb) {
+bus::ReplyBody Handler(const msg::Envelope& request, std::string_view, flatbuffers::FlatBufferBuilder& fbb) {
   const msg::ReadRequest* read = request.body_as_ReadRequest();
   if (read == nullptr) return {};
   return {msg::Body::ReadReply, msg::CreateReadReply(fbb, 0, read->revision()).Union()};

@@ -16,7 +16,7 @@ namespace {
 using namespace std::chrono_literals;
 
 // Throws on revision 13, answers every other read with its revision.
-ReplyBody ThrowOn13(const msg::Envelope& request, flatbuffers::FlatBufferBuilder& fbb) {
+ReplyBody ThrowOn13(const msg::Envelope& request, std::string_view, flatbuffers::FlatBufferBuilder& fbb) {
   const msg::ReadRequest* read = request.body_as_ReadRequest();
   if (read == nullptr) return {};
   if (read->revision() == 13) throw std::runtime_error("unlucky");

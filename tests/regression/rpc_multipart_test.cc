@@ -17,7 +17,7 @@ namespace {
 using namespace std::chrono_literals;
 
 // Answers every read with its own revision.
-ReplyBody Echo(const msg::Envelope& request, flatbuffers::FlatBufferBuilder& fbb) {
+ReplyBody Echo(const msg::Envelope& request, std::string_view, flatbuffers::FlatBufferBuilder& fbb) {
   const msg::ReadRequest* read = request.body_as_ReadRequest();
   if (read == nullptr) return {};
   return {msg::Body::ReadReply, msg::CreateReadReply(fbb, 0, read->revision()).Union()};

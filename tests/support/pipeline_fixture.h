@@ -24,6 +24,7 @@
 #include "model/codec.h"
 #include "model/objects.h"
 #include "client/client.h"
+#include "pipeline/credentials.h"
 
 namespace podflow::e2e {
 
@@ -79,6 +80,10 @@ class Pipeline {
     std::string tmpl = (std::filesystem::temp_directory_path() / "podflow-e2e-XXXXXX").string();
     dir_ = mkdtemp(tmpl.data());
     WriteConfig();
+    // The data dir's credentials, as `podflow run` makes them at its first
+    // start; the fixture then speaks as the tools do.
+    REQUIRE(pipeline::EnsureCredentials(data_dir()).ok());
+    REQUIRE(pipeline::SecureTool(context_, data_dir()).ok());
   }
   ~Pipeline() {
     StopAll();
@@ -195,7 +200,7 @@ class Pipeline {
   }
 
   client::ApiClient& Api() {
-    if (!api_) api_ = std::make_unique<client::ApiClient>(context_, Endpoint("api"), "e2e");
+    if (!api_) api_ = std::make_unique<client::ApiClient>(context_, Endpoint("api"));
     return *api_;
   }
 
@@ -304,7 +309,7 @@ class Pipeline {
   void WaitForApi() {
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
     while (std::chrono::steady_clock::now() < deadline) {
-      client::ApiClient probe(context_, Endpoint("api"), "e2e");
+      client::ApiClient probe(context_, Endpoint("api"));
       RangeRequest r = RangeRequest::Prefix("/registry/nodes/");
       auto result = probe.Read(r, std::chrono::milliseconds(200));
       if (result.ok() && result->kvs.size() >= 3) return;  // the nodes have registered

@@ -20,6 +20,7 @@
 #include "cli/publish.h"
 #include "cli/stages.h"
 #include "model/objects.h"
+#include "pipeline/credentials.h"
 #include "pipeline/stage.h"
 #include "client/client.h"
 #include "stages/runtime/runtime.h"
@@ -76,6 +77,11 @@ int RunE2eBench(const std::vector<std::string>& args) {
 
   Result<pipeline::StageRegistry> registry = cli::AllStages();
   if (!registry.ok()) return 1;
+  // The tools' keys exist before the pipeline's thread starts.
+  if (Status made = pipeline::EnsureCredentials(config->data_dir); !made.ok()) {
+    std::fprintf(stderr, "podflow-bench e2e: %s\n", made.ToString().c_str());
+    return 1;
+  }
   std::atomic<bool> stop{false};
   std::atomic<bool> exited{false};
   Status run_status;
@@ -96,7 +102,11 @@ int RunE2eBench(const std::vector<std::string>& args) {
   // Up when every node has registered; a pipeline that could not start
   // (e.g. its ports are taken by another podflow) ends the run.
   bus::Context context;
-  client::ApiClient api(context, config->pipeline.Endpoint("api"), "podflow-bench");
+  if (Status secured = pipeline::SecureTool(context, config->data_dir); !secured.ok()) {
+    std::fprintf(stderr, "podflow-bench e2e: %s\n", secured.ToString().c_str());
+    return finish(1);
+  }
+  client::ApiClient api(context, config->Endpoint("api"));
   size_t nodes = 0;
   for (int i = 0; i < 600 && nodes < want_nodes && !exited; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -112,6 +122,7 @@ int RunE2eBench(const std::vector<std::string>& args) {
   cli::PublishReport fast;
   cli::PublishOptions options;
   options.config_file = config_file;
+  options.data_dir = config->data_dir;
   options.count = count;
   options.wait = true;
   options.template_file = WriteTemplate(scratch, "fast");

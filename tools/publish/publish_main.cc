@@ -7,9 +7,11 @@ int main(int argc, char** argv) {
   CLI::App app{"podflow-publish: submit manifests to a running podflow pipeline, as kubectl create -f does"};
   podflow::cli::PublishOptions options;
   app.add_option("-f,--filename", options.files, "Manifest file, directory of manifests, or - for stdin");
-  app.add_option("--config", options.config_file, "Cluster configuration (endpoints, default token)");
+  app.add_option("--config", options.config_file, "Cluster configuration (endpoints, data dir)");
+  app.add_option("--data-dir", options.data_dir,
+                 "The pipeline's data dir, whose keys and admin token are used (default: the config's)");
   app.add_option("--server", options.server, "Submit endpoint (default: the pipeline's submit channel)");
-  app.add_option("--token", options.token, "Bearer token (default: the config's first token)");
+  app.add_option("--token", options.token, "Bearer token (default: the data dir's admin.token)");
   app.add_option("--count", options.count, "Generate this many pods from --template");
   app.add_option("--rate", options.rate, "Pods per second for --count (default: as fast as accepted)");
   app.add_option("--template", options.template_file, "Pod manifest to copy for --count (names get -N)");

@@ -171,8 +171,9 @@ struct AdmissionConfig {
 //   serviceClusterIPRange: 10.96.0.0/12          # default 10.96.0.0/12
 //   policy: [{user|group, verbs, namespaces, resources}]  # absent: allow all
 // A relative tokenFile is read from `base_dir`. Unknown keys are errors.
-Result<AdmissionConfig> ParseAdmissionConfig(const YAML::Node& section,
-                                             std::string_view base_dir = {});
+// `tokens` are known beside the section's (the data dir's admin token).
+Result<AdmissionConfig> ParseAdmissionConfig(const YAML::Node& section, std::string_view base_dir = {},
+                                             std::vector<TokenEntry> tokens = {});
 
 // ---- What admission reads from the log ----
 

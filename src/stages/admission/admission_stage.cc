@@ -11,6 +11,7 @@
 #include "base/logging.h"
 #include "client/update.h"
 #include "model/objects.h"
+#include "pipeline/credentials.h"
 #include "service_generated.h"
 
 namespace podflow::admission {
@@ -116,7 +117,17 @@ Result<std::unique_ptr<AdmissionStage>> AdmissionStage::Create(pipeline::StageCo
   if (context.config.source.find('<') != 0) {
     base_dir = std::filesystem::path(context.config.source).parent_path().string();
   }
-  Result<AdmissionConfig> config = ParseAdmissionConfig(context.config.Section("admission"), base_dir);
+  // The data dir's admin token (made with its credentials) is user "admin"
+  // of system:masters, as a cluster's admin credentials are.
+  std::vector<TokenEntry> generated;
+  Result<std::string> admin_token = pipeline::ReadAdminToken(context.config.data_dir);
+  if (admin_token.ok()) {
+    generated.push_back({*admin_token, UserInfo{"admin", "1", {"system:masters"}}});
+  } else if (admin_token.status().code() != Code::kNotFound) {
+    return admin_token.status();
+  }
+  Result<AdmissionConfig> config =
+      ParseAdmissionConfig(context.config.Section("admission"), base_dir, std::move(generated));
   if (!config.ok()) return config.status();
   return std::unique_ptr<AdmissionStage>(new AdmissionStage(context, std::move(*config)));
 }
@@ -124,7 +135,9 @@ Result<std::unique_ptr<AdmissionStage>> AdmissionStage::Create(pipeline::StageCo
 Status AdmissionStage::Start() {
   server_ = std::make_unique<bus::RpcServer>(
       context_.bus, context_.Endpoint("submit"), kWorkers,
-      [this](const msg::Envelope& request, flatbuffers::FlatBufferBuilder& fbb) { return Handle(request, fbb); });
+      [this](const msg::Envelope& request, std::string_view, flatbuffers::FlatBufferBuilder& fbb) {
+        return Handle(request, fbb);
+      });
   return server_->Start();
 }
 

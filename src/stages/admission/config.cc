@@ -58,13 +58,18 @@ Result<std::string> ReadFile(const std::string& path) {
   return text.str();
 }
 
-Result<AdmissionConfig> Parse(const YAML::Node& section, std::string_view base_dir) {
+Result<AdmissionConfig> Parse(const YAML::Node& section, std::string_view base_dir,
+                              std::vector<TokenEntry> tokens) {
   AdmissionConfig config;
-  if (!section || section.IsNull()) return config;
+  if (!section || section.IsNull()) {
+    Result<TokenAuthenticator> authn = TokenAuthenticator::Create(std::move(tokens));
+    if (!authn.ok()) return authn.status();
+    config.authenticator = std::move(*authn);
+    return config;
+  }
   if (!section.IsMap()) return Status::Invalid("admission: must be a map");
   PODFLOW_RETURN_IF_ERROR(
       CheckKeys(section, {"tokens", "tokenFile", "serviceClusterIPRange", "policy"}, "admission"));
-  std::vector<TokenEntry> tokens;
   if (const YAML::Node list = section["tokens"]) {
     for (size_t i = 0; i < list.size(); ++i) {
       const YAML::Node t = list[i];
@@ -131,14 +136,15 @@ Result<AdmissionConfig> Parse(const YAML::Node& section, std::string_view base_d
 
 }  // namespace
 
-Result<AdmissionConfig> ParseAdmissionConfig(const YAML::Node& section, std::string_view base_dir) {
+Result<AdmissionConfig> ParseAdmissionConfig(const YAML::Node& section, std::string_view base_dir,
+                                             std::vector<TokenEntry> tokens) {
   // The reads above convert through yaml::As; what is left to throw is
   // yaml-cpp on a node that is not there (e.g. a `policy` map indexed as a
   // list), reported as the other conversion errors are.
   std::optional<Result<AdmissionConfig>> parsed;
   Status status = yaml::Guard(
       [&] {
-        parsed.emplace(Parse(section, base_dir));
+        parsed.emplace(Parse(section, base_dir, std::move(tokens)));
         return Status::Ok();
       },
       [](const yaml::Failure& f) {

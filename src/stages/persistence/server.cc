@@ -4,6 +4,7 @@
 #include "client/wire.h"
 #include "stages/persistence/persistence.h"
 #include "stages/persistence/watch_source.h"
+#include "stages/persistence/write_roles.h"
 
 namespace podflow::persistence {
 namespace {
@@ -16,7 +17,9 @@ std::shared_ptr<spdlog::logger> StageLog() {
   return logger;
 }
 
-bus::ReplyBody HandleWrite(EventLog& log, const msg::WriteRequest& request,
+// A transaction from `peer`, recorded as written by it when its role allows
+// every op.
+bus::ReplyBody HandleWrite(EventLog& log, const msg::WriteRequest& request, std::string_view peer,
                            flatbuffers::FlatBufferBuilder& fbb) {
   std::vector<TxnOp> ops;
   if (request.ops()) {
@@ -34,9 +37,9 @@ bus::ReplyBody HandleWrite(EventLog& log, const msg::WriteRequest& request,
       }
     }
   }
-  TxnOptions options;
-  if (request.writer()) options.writer = request.writer()->str();
-  Result<TxnResult> result = log.Txn(std::move(ops), std::move(options));
+  Status allowed = AuthorizeWrite(peer, ops);
+  Result<TxnResult> result =
+      allowed.ok() ? log.Txn(std::move(ops), TxnOptions{std::string(peer)}) : Result<TxnResult>(allowed);
   if (!result.ok()) {
     auto status = ErrorStatus(fbb, result.status());
     msg::WriteReplyBuilder reply(fbb);
@@ -88,8 +91,11 @@ Server::~Server() { Stop(); }
 Status Server::Start() {
   api_ = std::make_unique<bus::RpcServer>(
       context_, options_.api_endpoint, options_.api_workers,
-      [log = log_](const msg::Envelope& request, flatbuffers::FlatBufferBuilder& fbb) -> bus::ReplyBody {
-        if (const msg::WriteRequest* write = request.body_as_WriteRequest()) return HandleWrite(*log, *write, fbb);
+      [log = log_](const msg::Envelope& request, std::string_view peer,
+                   flatbuffers::FlatBufferBuilder& fbb) -> bus::ReplyBody {
+        if (const msg::WriteRequest* write = request.body_as_WriteRequest()) {
+          return HandleWrite(*log, *write, peer, fbb);
+        }
         if (const msg::ReadRequest* read = request.body_as_ReadRequest()) return HandleRead(*log, *read, fbb);
         StageLog()->warn("unexpected {} on the api channel", msg::EnumNameBody(request.body_type()));
         return {};

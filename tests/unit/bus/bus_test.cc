@@ -12,7 +12,7 @@ namespace {
 using namespace std::chrono_literals;
 
 // A read handler that answers with one kv named after the requested key.
-ReplyBody EchoRead(const msg::Envelope& request, flatbuffers::FlatBufferBuilder& fbb) {
+ReplyBody EchoRead(const msg::Envelope& request, std::string_view, flatbuffers::FlatBufferBuilder& fbb) {
   const msg::ReadRequest* read = request.body_as_ReadRequest();
   if (read == nullptr) return {};
   auto kv = msg::CreateKeyValue(fbb, fbb.CreateString(read->key()->str() + "!"));

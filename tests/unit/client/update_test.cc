@@ -23,7 +23,7 @@ struct Fixture {
     server = std::make_unique<persistence::Server>(
         context, log.get(), persistence::ServerOptions{"inproc://update-test-api", "inproc://update-test-watch", 2});
     REQUIRE(server->Start().ok());
-    client = std::make_unique<ApiClient>(context, "inproc://update-test-api", "test");
+    client = std::make_unique<ApiClient>(context, "inproc://update-test-api", "admission");
   }
   ~Fixture() { server->Stop(); }
 
@@ -52,28 +52,28 @@ struct Appender {
 
 TEST_CASE("Update reads the key, decides on it and writes it guarded") {
   Fixture f;
-  REQUIRE(f.log->Put("/k", "a").ok());
+  REQUIRE(f.log->Put("/registry/k", "a").ok());
   Appender add{"b"};
-  UpdateOutcome out = Update(*f.client, UpdateItem{"/k", std::nullopt, add.Fn()});
+  UpdateOutcome out = Update(*f.client, UpdateItem{"/registry/k", std::nullopt, add.Fn()});
   REQUIRE(out.status.ok());
   CHECK(out.written);
   CHECK(out.value == "ab");
-  CHECK(f.Stored("/k").value == "ab");
-  CHECK(f.Stored("/k").mod_revision == out.revision);
+  CHECK(f.Stored("/registry/k").value == "ab");
+  CHECK(f.Stored("/registry/k").mod_revision == out.revision);
   REQUIRE(add.calls.size() == 1);
   CHECK(add.calls[0] == std::make_pair(std::string("a"), true));
 }
 
 TEST_CASE("A stale copy loses its guard and the change is decided again on the key as it is") {
   Fixture f;
-  auto first = f.log->Put("/k", "a");
+  auto first = f.log->Put("/registry/k", "a");
   REQUIRE(first.ok());
-  const KeyValue stale = f.Stored("/k");
-  REQUIRE(f.log->Put("/k", "a2").ok());  // someone else wrote meanwhile
+  const KeyValue stale = f.Stored("/registry/k");
+  REQUIRE(f.log->Put("/registry/k", "a2").ok());  // someone else wrote meanwhile
   Appender add{"b"};
-  UpdateOutcome out = Update(*f.client, UpdateItem{"/k", stale, add.Fn()});
+  UpdateOutcome out = Update(*f.client, UpdateItem{"/registry/k", stale, add.Fn()});
   REQUIRE(out.written);
-  CHECK(f.Stored("/k").value == "a2b");
+  CHECK(f.Stored("/registry/k").value == "a2b");
   REQUIRE(add.calls.size() == 2);
   CHECK(add.calls[0] == std::make_pair(std::string("a"), false));  // the caller's copy
   CHECK(add.calls[1] == std::make_pair(std::string("a2"), true));  // what the failed guard returned
@@ -81,44 +81,44 @@ TEST_CASE("A stale copy loses its guard and the change is decided again on the k
 
 TEST_CASE("An item that keeps losing its guard gives up with Conflict after max_attempts") {
   Fixture f;
-  REQUIRE(f.log->Put("/k", "0").ok());
+  REQUIRE(f.log->Put("/registry/k", "0").ok());
   int calls = 0;
   UpdatePolicy policy;
   policy.max_attempts = 3;
   UpdateOutcome out = Update(*f.client,
-                             UpdateItem{"/k", std::nullopt,
+                             UpdateItem{"/registry/k", std::nullopt,
                                         [&](const KeyValue* current, bool) {
                                           ++calls;
                                           // Another writer moves the key on after every decision.
-                                          REQUIRE(f.log->Put("/k", "other" + std::to_string(calls)).ok());
+                                          REQUIRE(f.log->Put("/registry/k", "other" + std::to_string(calls)).ok());
                                           return Mutation::Put(current->value + "!");
                                         }},
                              policy);
   CHECK_FALSE(out.written);
   CHECK(out.status.code() == Code::kConflict);
   CHECK(calls == 3);
-  CHECK(f.Stored("/k").value == "other3");
+  CHECK(f.Stored("/registry/k").value == "other3");
 }
 
 TEST_CASE("Refresh reads the key when the decision was on the caller's copy, and skips on a fresh one") {
   Fixture f;
-  REQUIRE(f.log->Put("/k", "new").ok());
+  REQUIRE(f.log->Put("/registry/k", "new").ok());
   std::vector<bool> fresh_seen;
   auto mutate = [&](const KeyValue* current, bool fresh) {
     fresh_seen.push_back(fresh);
     if (current->value != "new") return Mutation::Refresh();
     return Mutation::Put("newer");
   };
-  KeyValue copy = f.Stored("/k");
+  KeyValue copy = f.Stored("/registry/k");
   copy.value = "old";  // the caller's copy says something else
-  UpdateOutcome out = Update(*f.client, UpdateItem{"/k", copy, mutate});
+  UpdateOutcome out = Update(*f.client, UpdateItem{"/registry/k", copy, mutate});
   CHECK(out.written);
   CHECK(fresh_seen == std::vector<bool>{false, true});
-  CHECK(f.Stored("/k").value == "newer");
+  CHECK(f.Stored("/registry/k").value == "newer");
 
   // Refresh on what the log says is a skip, not a loop.
   int calls = 0;
-  out = Update(*f.client, UpdateItem{"/k", std::nullopt, [&](const KeyValue*, bool) {
+  out = Update(*f.client, UpdateItem{"/registry/k", std::nullopt, [&](const KeyValue*, bool) {
                                        ++calls;
                                        return Mutation::Refresh();
                                      }});
@@ -129,36 +129,36 @@ TEST_CASE("Refresh reads the key when the decision was on the caller's copy, and
 
 TEST_CASE("A create (a copy with revision 0) fails its guard when the key exists, and is decided again") {
   Fixture f;
-  REQUIRE(f.log->Put("/k", "there").ok());
+  REQUIRE(f.log->Put("/registry/k", "there").ok());
   std::vector<std::string> seen;
-  UpdateOutcome out = Update(*f.client, UpdateItem{"/k", KeyValue{"/k", "", {}, Revision(0)},
+  UpdateOutcome out = Update(*f.client, UpdateItem{"/registry/k", KeyValue{"/registry/k", "", {}, Revision(0)},
                                                    [&](const KeyValue* current, bool) {
                                                      seen.push_back(current ? current->value : "<absent>");
-                                                     if (current) return Mutation::Skip(Status::AlreadyExists("/k"));
+                                                     if (current) return Mutation::Skip(Status::AlreadyExists("/registry/k"));
                                                      return Mutation::Put("mine");
                                                    }});
   CHECK(out.status.code() == Code::kAlreadyExists);
   CHECK(seen == std::vector<std::string>{"<absent>", "there"});
-  CHECK(f.Stored("/k").value == "there");
+  CHECK(f.Stored("/registry/k").value == "there");
 }
 
 TEST_CASE("A batch shares transactions, takes a key once per transaction and keeps the others on a conflict") {
   Fixture f;
-  REQUIRE(f.log->Put("/b", "b").ok());
-  const KeyValue stale_b = f.Stored("/b");
-  REQUIRE(f.log->Put("/b", "b2").ok());
+  REQUIRE(f.log->Put("/registry/b", "b").ok());
+  const KeyValue stale_b = f.Stored("/registry/b");
+  REQUIRE(f.log->Put("/registry/b", "b2").ok());
   Appender a1{"1"}, b{"x"}, a2{"2"}, c{"c"};
   std::vector<UpdateItem> items;
-  items.push_back({"/a", KeyValue{"/a", "", {}, Revision(0)}, a1.Fn()});
-  items.push_back({"/b", stale_b, b.Fn()});
-  items.push_back({"/a", std::nullopt, a2.Fn()});  // the same key again: after the first
-  items.push_back({"/c", std::nullopt, c.Fn()});
+  items.push_back({"/registry/a", KeyValue{"/registry/a", "", {}, Revision(0)}, a1.Fn()});
+  items.push_back({"/registry/b", stale_b, b.Fn()});
+  items.push_back({"/registry/a", std::nullopt, a2.Fn()});  // the same key again: after the first
+  items.push_back({"/registry/c", std::nullopt, c.Fn()});
   std::vector<UpdateOutcome> out = UpdateBatch(*f.client, std::move(items));
   REQUIRE(out.size() == 4);
   for (const UpdateOutcome& o : out) CHECK(o.written);
-  CHECK(f.Stored("/a").value == "12");
-  CHECK(f.Stored("/b").value == "b2x");
-  CHECK(f.Stored("/c").value == "c");
+  CHECK(f.Stored("/registry/a").value == "12");
+  CHECK(f.Stored("/registry/b").value == "b2x");
+  CHECK(f.Stored("/registry/c").value == "c");
   // /a's first write and /c went together once /b had lost its guard.
   CHECK(out[0].revision == out[3].revision);
   CHECK(out[2].revision > out[0].revision);
@@ -168,7 +168,7 @@ TEST_CASE("A batch shares transactions, takes a key once per transaction and kee
 TEST_CASE("A batch splits into transactions within the op budget, extra ops included") {
   Fixture f;
   std::vector<UpdateItem> items;
-  for (std::string key : {"/x", "/y", "/z"}) {
+  for (std::string key : {"/registry/x", "/registry/y", "/registry/z"}) {
     items.push_back({key, KeyValue{key, "", {}, Revision(0)}, [key](const KeyValue*, bool) {
                        return Mutation::Put("v", {PutOp{key + "/event", "e"}});
                      }});
@@ -179,30 +179,30 @@ TEST_CASE("A batch splits into transactions within the op budget, extra ops incl
   REQUIRE(out.size() == 3);
   CHECK(out[0].revision == out[1].revision);
   CHECK(out[2].revision == Revision(out[1].revision.value() + 1));
-  CHECK(f.Stored("/z/event").value == "e");
+  CHECK(f.Stored("/registry/z/event").value == "e");
 }
 
 TEST_CASE("Delete is guarded too, and carries its extra ops") {
   Fixture f;
-  REQUIRE(f.log->Put("/gone", "v").ok());
-  UpdateOutcome out = Update(*f.client, UpdateItem{"/gone", std::nullopt, [](const KeyValue* current, bool) {
+  REQUIRE(f.log->Put("/registry/gone", "v").ok());
+  UpdateOutcome out = Update(*f.client, UpdateItem{"/registry/gone", std::nullopt, [](const KeyValue* current, bool) {
                                                      REQUIRE(current != nullptr);
-                                                     return Mutation::Delete({PutOp{"/note", "deleted"}});
+                                                     return Mutation::Delete({PutOp{"/registry/note", "deleted"}});
                                                    }});
   CHECK(out.written);
   RangeRequest request;
-  request.key = "/gone";
+  request.key = "/registry/gone";
   auto r = f.log->Range(request);
   REQUIRE(r.ok());
   CHECK(r->kvs.empty());
-  CHECK(f.Stored("/note").value == "deleted");
+  CHECK(f.Stored("/registry/note").value == "deleted");
 }
 
 TEST_CASE("Stopping ends the items not yet written") {
   Fixture f;
   UpdatePolicy policy;
   policy.stopping = [] { return true; };
-  UpdateOutcome out = Update(*f.client, UpdateItem{"/k", std::nullopt, [](const KeyValue*, bool) {
+  UpdateOutcome out = Update(*f.client, UpdateItem{"/registry/k", std::nullopt, [](const KeyValue*, bool) {
                                                      return Mutation::Put("v");
                                                    }},
                              policy);

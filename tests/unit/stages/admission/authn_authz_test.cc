@@ -205,7 +205,7 @@ TEST_CASE("Admit: a denied create is Forbidden, worded as Kubernetes", "[admissi
 }
 
 TEST_CASE("admission config from YAML", "[admission][config]") {
-  SECTION("the embedded default config's section") {
+  SECTION("a section with tokens, a cluster IP range and a policy") {
     YAML::Node node = YAML::Load(R"(
 tokens:
   - {token: podflow-admin-token, user: admin, uid: "1", groups: ["system:masters"]}

@@ -58,7 +58,7 @@ WatchBatch NextEvents(RemoteWatcher& w) {
 
 TEST_CASE("Writes and reads go through the api channel with etcd semantics") {
   Fixture f;
-  Client client(f.context, f.api, "test");
+  Client client(f.context, f.api, "admission");
   auto created = client.Write({PutOp{"/registry/pods/default/a", "v1", Revision(0)}});
   REQUIRE(created.ok());
   CHECK(created->succeeded);
@@ -89,14 +89,15 @@ TEST_CASE("Writes and reads go through the api channel with etcd semantics") {
   REQUIRE_FALSE(future.ok());
   CHECK(future.status().code() == Code::kFutureRevision);
 
-  auto invalid = client.Write({PutOp{"", "x"}});
+  auto invalid = client.Write({PutOp{"/registry/pods/default/a", "x", std::nullopt, -1}});
   REQUIRE_FALSE(invalid.ok());
   CHECK(invalid.status().code() == Code::kInvalid);
+  CHECK(invalid.status().message().find("ttl_seconds is negative") != std::string::npos);
 }
 
 TEST_CASE("List follows continue tokens across pages") {
   Fixture f;
-  Client client(f.context, f.api, "test");
+  Client client(f.context, f.api, "admission");
   for (int i = 0; i < 25; ++i) {
     REQUIRE(client.Write({PutOp{"/registry/nodes/n" + std::to_string(100 + i), "x"}}).ok());
   }
@@ -109,7 +110,7 @@ TEST_CASE("List follows continue tokens across pages") {
 
 TEST_CASE("A remote watch streams revisions in order from where it starts") {
   Fixture f;
-  Client client(f.context, f.api, "test");
+  Client client(f.context, f.api, "admission");
   REQUIRE(client.Write({PutOp{"/registry/pods/default/before", "0"}}).ok());  // rev 2
 
   RemoteWatchOptions options;
@@ -136,7 +137,7 @@ TEST_CASE("A remote watch streams revisions in order from where it starts") {
 
 TEST_CASE("A field selector gives a node agent only its pods, with transitions") {
   Fixture f;
-  Client client(f.context, f.api, "binding");
+  Client client(f.context, f.api, "admission");
   RemoteWatchOptions options;
   options.key = "/registry/pods/";
   options.prefix = true;
@@ -173,7 +174,7 @@ TEST_CASE("Bad watch requests get an error, not silence") {
 
 TEST_CASE("A watch below the compaction point says compacted") {
   Fixture f;
-  Client client(f.context, f.api, "test");
+  Client client(f.context, f.api, "admission");
   for (int i = 0; i < 5; ++i) REQUIRE(client.Write({PutOp{"/registry/pods/default/p", "x"}}).ok());
   REQUIRE(f.log->Compact(Revision(5)).ok());
   RemoteWatchOptions options;

@@ -1,0 +1,197 @@
+#include "pipeline/credentials.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "pipeline/stage_names.h"
+
+namespace podflow::pipeline {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Errno(const std::string& what) { return what + ": " + std::strerror(errno); }
+
+std::string PkiDir(const std::string& data_dir) { return data_dir + "/pki"; }
+std::string IdentitiesDir(const std::string& data_dir) { return PkiDir(data_dir) + "/identities"; }
+std::string TokenFile(const std::string& data_dir) { return data_dir + "/admin.token"; }
+
+// A directory only the owner may enter (made if missing, tightened if ours).
+Status PrivateDir(const std::string& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return Status::IOError("cannot create " + dir + ": " + ec.message());
+  struct stat st {};
+  if (stat(dir.c_str(), &st) != 0) return Status::IOError(Errno("cannot stat " + dir));
+  if ((st.st_mode & 077) == 0) return Status::Ok();
+  if (st.st_uid != geteuid()) {
+    return Status::Invalid(dir + " belongs to another user and others may enter it");
+  }
+  if (chmod(dir.c_str(), 0700) != 0) return Status::IOError(Errno("cannot chmod 0700 " + dir));
+  return Status::Ok();
+}
+
+// Writes `text` to `path` (mode `mode`) through a temporary file renamed
+// into place: a reader sees the whole file or none.
+Status WriteAtomically(const std::string& path, const std::string& text, mode_t mode) {
+  const std::string tmp = path + ".tmp-" + std::to_string(getpid());
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+  if (fd < 0) return Status::IOError(Errno("cannot create " + tmp));
+  bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) && fsync(fd) == 0;
+  ok = close(fd) == 0 && ok;
+  if (!ok || rename(tmp.c_str(), path.c_str()) != 0) {
+    Status failed = Status::IOError(Errno("cannot write " + path));
+    unlink(tmp.c_str());
+    return failed;
+  }
+  return Status::Ok();
+}
+
+// Makes `<base>.key` and `<base>.pub` unless both exist.
+Status EnsureKeyPair(const std::string& base) {
+  if (fs::exists(base + ".key") && fs::exists(base + ".pub")) return Status::Ok();
+  Result<bus::CurveKeys> keys = bus::GenerateCurveKeys();
+  if (!keys.ok()) return keys.status();
+  PODFLOW_RETURN_IF_ERROR(WriteAtomically(base + ".pub", keys->public_key + "\n", 0644));
+  return WriteAtomically(base + ".key", keys->secret_key + "\n", 0600);
+}
+
+Status EnsureToken(const std::string& path) {
+  if (fs::exists(path)) return Status::Ok();
+  unsigned char bytes[32];
+  if (getrandom(bytes, sizeof bytes, 0) != static_cast<ssize_t>(sizeof bytes)) {
+    return Status::IOError(Errno("cannot read random bytes for " + path));
+  }
+  static const char kHex[] = "0123456789abcdef";
+  std::string token;
+  for (unsigned char b : bytes) {
+    token += kHex[b >> 4];
+    token += kHex[b & 15];
+  }
+  return WriteAtomically(path, token + "\n", 0600);
+}
+
+// The one line of a credentials file. A secret (`secret`) must be readable
+// by its owner only.
+Result<std::string> ReadLine(const std::string& path, bool secret) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return Status::NotFound(path + " does not exist");
+    return Status::IOError(Errno("cannot stat " + path));
+  }
+  if (secret && (st.st_mode & 077) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    return Status::Invalid(std::string("permissions ") + mode + " for " + path +
+                           " are too open: a secret must be readable by its owner only (chmod 600)");
+  }
+  std::ifstream in(path);
+  if (!in) return Status::IOError("cannot read " + path);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string line = text.str();
+  while (!line.empty() && (line.back() == '\n' || line.back() == '\r' || line.back() == ' ')) line.pop_back();
+  return line;
+}
+
+Result<std::string> ReadKey(const std::string& path, bool secret) {
+  Result<std::string> key = ReadLine(path, secret);
+  if (!key.ok()) return key;
+  PODFLOW_RETURN_IF_ERROR(bus::CheckCurveKey(*key, path));
+  return key;
+}
+
+Result<bus::CurveKeys> ReadKeyPair(const std::string& base) {
+  Result<std::string> public_key = ReadKey(base + ".pub", false);
+  if (!public_key.ok()) return public_key.status();
+  Result<std::string> secret_key = ReadKey(base + ".key", true);
+  if (!secret_key.ok()) return secret_key.status();
+  return bus::CurveKeys{*public_key, *secret_key};
+}
+
+}  // namespace
+
+std::string RunDir(const std::string& data_dir) { return data_dir + "/run"; }
+
+Status EnsureCredentials(const std::string& data_dir) {
+  std::error_code ec;
+  fs::create_directories(data_dir, ec);
+  if (ec) return Status::IOError("cannot create " + data_dir + ": " + ec.message());
+  const std::string lock_path = data_dir + "/pki.lock";
+  int lock = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (lock < 0) return Status::IOError(Errno("cannot open " + lock_path));
+  Status status;
+  if (flock(lock, LOCK_EX) != 0) {
+    status = Status::IOError(Errno("cannot lock " + lock_path));
+  } else {
+    status = [&]() -> Status {
+      PODFLOW_RETURN_IF_ERROR(PrivateDir(PkiDir(data_dir)));
+      PODFLOW_RETURN_IF_ERROR(PrivateDir(IdentitiesDir(data_dir)));
+      PODFLOW_RETURN_IF_ERROR(PrivateDir(RunDir(data_dir)));
+      PODFLOW_RETURN_IF_ERROR(EnsureKeyPair(PkiDir(data_dir) + "/server"));
+      for (std::string_view stage : kStageNames) {
+        PODFLOW_RETURN_IF_ERROR(EnsureKeyPair(IdentitiesDir(data_dir) + "/" + std::string(stage)));
+      }
+      PODFLOW_RETURN_IF_ERROR(EnsureKeyPair(IdentitiesDir(data_dir) + "/" + std::string(kAdminIdentity)));
+      return EnsureToken(TokenFile(data_dir));
+    }();
+  }
+  close(lock);  // releases the flock
+  return status;
+}
+
+Result<bus::Security> LoadSecurity(const std::string& data_dir, const std::vector<std::string>& identities,
+                                   bool serve) {
+  const std::string pki = PkiDir(data_dir);
+  if (!fs::exists(pki + "/server.pub")) {
+    return Status::NotFound("no credentials in " + pki + ": start the pipeline once (podflow run) to make them");
+  }
+  bus::Security security;
+  Result<std::string> server_public = ReadKey(pki + "/server.pub", false);
+  if (!server_public.ok()) return server_public.status();
+  security.server.public_key = *server_public;
+  if (serve) {
+    Result<std::string> server_secret = ReadKey(pki + "/server.key", true);
+    if (!server_secret.ok()) return server_secret.status();
+    security.server.secret_key = *server_secret;
+    std::error_code ec;
+    for (const fs::directory_entry& entry : fs::directory_iterator(IdentitiesDir(data_dir), ec)) {
+      if (entry.path().extension() != ".pub") continue;
+      Result<std::string> key = ReadKey(entry.path().string(), false);
+      if (!key.ok()) return key.status();
+      security.peers[*key] = entry.path().stem().string();
+    }
+    if (ec) return Status::IOError("cannot list " + IdentitiesDir(data_dir) + ": " + ec.message());
+  }
+  for (const std::string& name : identities) {
+    Result<bus::CurveKeys> keys = ReadKeyPair(IdentitiesDir(data_dir) + "/" + name);
+    if (!keys.ok()) return keys.status();
+    security.identities[name] = std::move(*keys);
+    if (security.default_identity.empty()) security.default_identity = name;
+  }
+  return security;
+}
+
+Status SecureTool(bus::Context& context, const std::string& data_dir) {
+  Result<bus::Security> security = LoadSecurity(data_dir, {std::string(kAdminIdentity)}, /*serve=*/false);
+  if (!security.ok()) return security.status();
+  return context.Secure(std::move(*security));
+}
+
+Result<std::string> ReadAdminToken(const std::string& data_dir) {
+  Result<std::string> token = ReadLine(TokenFile(data_dir), true);
+  if (!token.ok()) return token;
+  if (token->empty()) return Status::Invalid(TokenFile(data_dir) + " is empty");
+  return token;
+}
+
+}  // namespace podflow::pipeline
