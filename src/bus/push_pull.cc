@@ -12,11 +12,10 @@ Pusher::Pusher(Context& context, const std::string& endpoint, const std::string&
     : socket_(std::make_unique<Socket>(Socket{zmq::socket_t(NativeContext(context), zmq::socket_type::push), endpoint})) {
   try {
     socket_->socket.set(zmq::sockopt::linger, 1000);
-    if (Status secured = SecureClient(context, socket_->socket, endpoint, identity); !secured.ok()) {
-      BusLog()->error("{}", secured.message());
+    if (Status connected = ConnectClient(context, socket_->socket, endpoint, identity); !connected.ok()) {
+      BusLog()->error("{}", connected.message());
       return;
     }
-    socket_->socket.connect(endpoint);
   } catch (const zmq::error_t& e) {
     BusLog()->error("cannot connect to {}: {}", endpoint, e.what());
   }
@@ -48,17 +47,9 @@ Puller::Puller(Context& context, std::string endpoint)
   socket_->socket.set(zmq::sockopt::maxmsgsize, kMaxIncomingBytes);
 }
 
-Puller::~Puller() = default;
+Puller::~Puller() { UnbindServer(context_, endpoint_); }
 
-Status Puller::Bind() {
-  PODFLOW_RETURN_IF_ERROR(SecureServer(context_, socket_->socket, endpoint_));
-  try {
-    socket_->socket.bind(endpoint_);
-  } catch (const zmq::error_t& e) {
-    return FromZmq(Code::kIOError, "cannot bind " + endpoint_, e);
-  }
-  return Status::Ok();
-}
+Status Puller::Bind() { return BindServer(context_, socket_->socket, endpoint_); }
 
 Result<Frame> Puller::Pull(std::chrono::milliseconds timeout) {
   auto deadline = std::chrono::steady_clock::now() + timeout;

@@ -25,15 +25,15 @@ Status RpcServer::Start() {
     sockets_->frontend = zmq::socket_t(zmq_context, zmq::socket_type::router);
     sockets_->frontend.set(zmq::sockopt::linger, 0);
     sockets_->frontend.set(zmq::sockopt::maxmsgsize, kMaxIncomingBytes);
-    if (Status secured = SecureServer(context_, sockets_->frontend, endpoint_); !secured.ok()) {
+    if (Status bound = BindServer(context_, sockets_->frontend, endpoint_); !bound.ok()) {
       sockets_.reset();
-      return secured;
+      return bound;
     }
-    sockets_->frontend.bind(endpoint_);
     sockets_->backend = zmq::socket_t(zmq_context, zmq::socket_type::dealer);
     sockets_->backend.set(zmq::sockopt::linger, 0);
     sockets_->backend.bind(backend_);
   } catch (const zmq::error_t& e) {
+    UnbindServer(context_, endpoint_);
     sockets_.reset();
     return FromZmq(Code::kIOError, "cannot bind " + endpoint_, e);
   }
@@ -47,6 +47,7 @@ void RpcServer::Stop() {
   if (proxy_thread_.joinable()) proxy_thread_.join();
   for (std::thread& t : worker_threads_) t.join();
   worker_threads_.clear();
+  if (sockets_) UnbindServer(context_, endpoint_);
   sockets_.reset();
 }
 
@@ -99,7 +100,7 @@ void RpcServer::ForwardRequests() {
         SendParts(sockets_->frontend, refusal);
         continue;
       }
-      std::string peer = PeerIdentity(endpoint_, parts[0], parts[2]);
+      std::string peer = PeerIdentity(parts[0], parts[2]);
       std::vector<zmq::message_t> request;
       request.push_back(std::move(parts[0]));
       request.push_back(std::move(parts[1]));
@@ -201,8 +202,7 @@ Status RpcClient::Connect() {
   try {
     auto socket = std::make_unique<Socket>(Socket{zmq::socket_t(NativeContext(context_), zmq::socket_type::dealer)});
     socket->socket.set(zmq::sockopt::linger, 0);
-    PODFLOW_RETURN_IF_ERROR(SecureClient(context_, socket->socket, endpoint_, identity_));
-    socket->socket.connect(endpoint_);
+    PODFLOW_RETURN_IF_ERROR(ConnectClient(context_, socket->socket, endpoint_, identity_));
     socket_ = std::move(socket);
   } catch (const zmq::error_t& e) {
     return FromZmq(Code::kUnavailable, "cannot connect to " + endpoint_, e);

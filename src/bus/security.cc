@@ -131,59 +131,86 @@ Status Context::Secure(Security security) {
 
 bool IsInproc(std::string_view endpoint) { return endpoint.starts_with("inproc://"); }
 
-Status SecureServer(Context& context, zmq::socket_t& socket, const std::string& endpoint) {
-  std::shared_ptr<const Security> security = context.impl().Secured();
-  if (!security || IsInproc(endpoint)) return Status::Ok();
-  if (security->server.secret_key.empty()) {
-    return Status::Invalid("cannot serve " + endpoint + ": this process has no server secret key");
-  }
-  try {
-    socket.set(zmq::sockopt::curve_server, true);
-    socket.set(zmq::sockopt::curve_secretkey, security->server.secret_key);
-    socket.set(zmq::sockopt::zap_domain, kZapDomain);
-  } catch (const zmq::error_t& e) {
-    return FromZmq(Code::kInternal, "securing " + endpoint, e);
-  }
-  return Status::Ok();
-}
+namespace {
 
-Status SecureClient(Context& context, zmq::socket_t& socket, const std::string& endpoint,
-                    const std::string& identity) {
-  std::shared_ptr<const Security> security = context.impl().Secured();
-  const std::string& name = identity.empty() && security ? security->default_identity : identity;
+std::string LocalAlias(const std::string& endpoint) { return "inproc://podflow-local/" + endpoint; }
+
+}  // namespace
+
+Status BindServer(Context& context, zmq::socket_t& socket, const std::string& endpoint) {
   try {
     if (IsInproc(endpoint)) {
-      // Unique per socket: a ROUTER admits one connection per routing id.
-      if (!name.empty()) {
-        socket.set(zmq::sockopt::routing_id, name + "#" + std::to_string(context.impl().next_client++));
-      }
+      socket.bind(endpoint);
       return Status::Ok();
     }
-    if (!security) return Status::Ok();
-    auto it = security->identities.find(name);
-    if (it == security->identities.end()) {
-      return Status::Invalid("cannot connect to " + endpoint + " as " + (name.empty() ? "nobody" : name) +
-                             ": this process has no keys for that identity");
+    std::shared_ptr<const Security> security = context.impl().Secured();
+    if (security) {
+      if (security->server.secret_key.empty()) {
+        return Status::Invalid("cannot serve " + endpoint + ": this process has no server secret key");
+      }
+      socket.set(zmq::sockopt::curve_server, true);
+      socket.set(zmq::sockopt::curve_secretkey, security->server.secret_key);
+      socket.set(zmq::sockopt::zap_domain, kZapDomain);
     }
-    socket.set(zmq::sockopt::curve_serverkey, security->server.public_key);
-    socket.set(zmq::sockopt::curve_publickey, it->second.public_key);
-    socket.set(zmq::sockopt::curve_secretkey, it->second.secret_key);
+    socket.bind(endpoint);
+    socket.bind(LocalAlias(endpoint));
   } catch (const zmq::error_t& e) {
-    return FromZmq(Code::kInternal, "securing the connection to " + endpoint, e);
+    return FromZmq(Code::kIOError, "cannot bind " + endpoint, e);
+  }
+  std::lock_guard<std::mutex> lock(context.impl().mutex);
+  context.impl().local_servers.insert(endpoint);
+  return Status::Ok();
+}
+
+void UnbindServer(Context& context, const std::string& endpoint) {
+  std::lock_guard<std::mutex> lock(context.impl().mutex);
+  context.impl().local_servers.erase(endpoint);
+}
+
+Status ConnectClient(Context& context, zmq::socket_t& socket, const std::string& endpoint,
+                     const std::string& identity) {
+  Context::Impl& impl = context.impl();
+  std::shared_ptr<const Security> security;
+  bool local = IsInproc(endpoint);
+  {
+    std::lock_guard<std::mutex> lock(impl.mutex);
+    security = impl.security;
+    if (impl.local_servers.count(endpoint)) local = true;
+  }
+  const std::string& name = identity.empty() && security ? security->default_identity : identity;
+  // A secured process speaks only as the identities it has keys for, on
+  // every way out, its in-process ones included.
+  auto keys = security ? security->identities.find(name) : decltype(security->identities.end()){};
+  if (security && keys == security->identities.end()) {
+    return Status::Invalid("cannot connect to " + endpoint + " as " + (name.empty() ? "nobody" : name) +
+                           ": this process has no keys for that identity");
+  }
+  try {
+    if (local) {
+      // Unique per socket: a ROUTER admits one connection per routing id.
+      if (!name.empty()) socket.set(zmq::sockopt::routing_id, name + "#" + std::to_string(impl.next_client++));
+      socket.connect(IsInproc(endpoint) ? endpoint : LocalAlias(endpoint));
+      return Status::Ok();
+    }
+    if (security) {
+      socket.set(zmq::sockopt::curve_serverkey, security->server.public_key);
+      socket.set(zmq::sockopt::curve_publickey, keys->second.public_key);
+      socket.set(zmq::sockopt::curve_secretkey, keys->second.secret_key);
+    }
+    socket.connect(endpoint);
+  } catch (const zmq::error_t& e) {
+    return FromZmq(Code::kUnavailable, "cannot connect to " + endpoint, e);
   }
   return Status::Ok();
 }
 
-std::string PeerIdentity(const std::string& endpoint, const zmq::message_t& routing_id, zmq::message_t& part) {
-  if (IsInproc(endpoint)) {
-    // Routing ids ZeroMQ makes up start with a zero byte; SecureClient's
-    // are "identity#n".
-    std::string_view id = routing_id.to_string_view();
-    if (id.empty() || id[0] == '\0') return {};
-    return std::string(id.substr(0, id.find('#')));
-  }
-  const char* user = zmq_msg_gets(part.handle(), "User-Id");
-  return user == nullptr ? std::string() : std::string(user);
+std::string PeerIdentity(const zmq::message_t& routing_id, zmq::message_t& part) {
+  if (const char* user = zmq_msg_gets(part.handle(), "User-Id"); user != nullptr) return user;
+  // Routing ids ZeroMQ makes up start with a zero byte; ConnectClient's
+  // are "identity#n".
+  std::string_view id = routing_id.to_string_view();
+  if (id.empty() || id[0] == '\0') return {};
+  return std::string(id.substr(0, id.find('#')));
 }
 
 }  // namespace podflow::bus

@@ -41,11 +41,10 @@ Status StreamServer::Start() {
     sockets_->router.set(zmq::sockopt::maxmsgsize, kMaxIncomingBytes);
     // Sending to a client that is gone fails at once instead of silently.
     sockets_->router.set(zmq::sockopt::router_mandatory, 1);
-    if (Status secured = SecureServer(context_, sockets_->router, endpoint_); !secured.ok()) {
+    if (Status bound = BindServer(context_, sockets_->router, endpoint_); !bound.ok()) {
       sockets_.reset();
-      return secured;
+      return bound;
     }
-    sockets_->router.bind(endpoint_);
   } catch (const zmq::error_t& e) {
     sockets_.reset();
     return FromZmq(Code::kIOError, "cannot bind " + endpoint_, e);
@@ -73,6 +72,7 @@ void StreamServer::Stop() {
   streams_.clear();
   peer_streams_.clear();
   open_streams_ = 0;
+  if (sockets_) UnbindServer(context_, endpoint_);
   sockets_.reset();
 }
 
@@ -255,8 +255,7 @@ Result<std::unique_ptr<StreamClient>> StreamClient::Open(Context& context, const
   std::unique_ptr<StreamClient> client;
   try {
     client.reset(new StreamClient(context, credits));
-    PODFLOW_RETURN_IF_ERROR(SecureClient(context, client->socket_->socket, endpoint, identity));
-    client->socket_->socket.connect(endpoint);
+    PODFLOW_RETURN_IF_ERROR(ConnectClient(context, client->socket_->socket, endpoint, identity));
   } catch (const zmq::error_t& e) {
     return FromZmq(Code::kUnavailable, "cannot connect to " + endpoint, e);
   }

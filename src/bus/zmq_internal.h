@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -24,6 +25,9 @@ struct Context::Impl {
   std::atomic<bool> stopping{false};
   std::thread zap;  // the ZAP handler of a secured context
   std::atomic<uint64_t> next_client{0};
+  // Off-process endpoints a server socket of this context binds; clients
+  // of this context reach them through their in-process alias.
+  std::set<std::string> local_servers;
 
   // The ZAP handler ends before the ZeroMQ context is terminated.
   ~Impl();
@@ -48,23 +52,30 @@ constexpr int64_t kMaxIncomingBytes = 16 << 20;
 // Whether `endpoint` stays inside the process (inproc://).
 bool IsInproc(std::string_view endpoint);
 
-// Makes `socket` (about to bind `endpoint`) serve CURVE with the context's
-// server key when the context is secured and the endpoint leaves the
-// process. Invalid when the process has no server secret key.
-Status SecureServer(Context& context, zmq::socket_t& socket, const std::string& endpoint);
+// Binds a server socket to `endpoint`. Off-process, it serves CURVE with
+// the context's server key when the context is secured, and also binds an
+// in-process alias that the context's own clients use instead (no
+// encryption, no network stack between stages of one process). Invalid
+// when a secured process has no server secret key; IOError when the
+// endpoint cannot be bound.
+Status BindServer(Context& context, zmq::socket_t& socket, const std::string& endpoint);
+// Forgets the alias of `endpoint` (the server socket is about to close).
+void UnbindServer(Context& context, const std::string& endpoint);
 
-// Makes `socket` (about to connect to `endpoint`) speak as `identity`
-// (the context's default when empty): CURVE keys on a secured context
-// off-process; on inproc, a routing id naming the identity (unique per
-// socket), which RpcServer reads back. Invalid when the identity has no
-// keys in this process.
-Status SecureClient(Context& context, zmq::socket_t& socket, const std::string& endpoint,
-                    const std::string& identity);
+// Connects a client socket to `endpoint` as `identity` (the context's
+// default when empty): through the in-process alias when this context
+// serves the endpoint, and then, as on inproc://, with a routing id naming
+// the identity (unique per socket) that RpcServer reads back; otherwise
+// with the identity's CURVE keys on a secured context. Invalid when a
+// secured context has no keys for the identity (whichever way it goes).
+Status ConnectClient(Context& context, zmq::socket_t& socket, const std::string& endpoint,
+                     const std::string& identity);
 
-// Who sent `part` (a part of a request received on a ROUTER bound to
-// `endpoint`, `routing_id` its first part): the identity ZAP gave its CURVE
-// key, the identity an inproc client named, or "".
-std::string PeerIdentity(const std::string& endpoint, const zmq::message_t& routing_id, zmq::message_t& part);
+// Who sent `part` (a part of a request a ROUTER received, `routing_id` its
+// first part): the identity ZAP gave its CURVE key (every peer from off the
+// process on a secured context has one), else the identity an in-process
+// client named in its routing id, else "".
+std::string PeerIdentity(const zmq::message_t& routing_id, zmq::message_t& part);
 
 // Verifies `message` as an Envelope. Invalid names the size and what failed.
 Result<Frame> VerifyFrame(zmq::message_t message);

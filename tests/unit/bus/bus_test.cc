@@ -47,14 +47,74 @@ TEST_CASE("Request/reply carries verified frames both ways") {
 
 TEST_CASE("Request/reply works over tcp and ipc too") {
   Context ctx;
+  Context other;  // another process's: its clients really go over the endpoint
   for (const std::string endpoint : {"tcp://127.0.0.1:17931", "ipc:///tmp/podflow-bus-test.sock"}) {
     RpcServer server(ctx, endpoint, 1, EchoRead);
     REQUIRE(server.Start().ok());
-    RpcClient client(ctx, endpoint);
+    RpcClient client(other, endpoint);
     auto reply = Read(client, "k", 7);
     REQUIRE(reply.ok());
     CHECK(reply->envelope().body_as_ReadReply()->revision() == 7);
   }
+}
+
+// Answers a read with the identity of the peer that sent it.
+ReplyBody WhoAsked(const msg::Envelope&, std::string_view peer, flatbuffers::FlatBufferBuilder& fbb) {
+  auto reply = msg::CreateReadReply(fbb, 0, 0, false, fbb.CreateString(peer));
+  return {msg::Body::ReadReply, reply.Union()};
+}
+
+Result<std::string> Asker(Context& ctx, const std::string& endpoint, const std::string& identity) {
+  RpcClient client(ctx, endpoint, identity);
+  Result<Frame> reply = Read(client, "k", 1, 1500ms);
+  if (!reply.ok()) return reply.status();
+  return reply->envelope().body_as_ReadReply()->continue_token()->str();
+}
+
+TEST_CASE("A secured server knows each peer by the identity its CURVE key proves") {
+  auto server_keys = GenerateCurveKeys();
+  auto binding_keys = GenerateCurveKeys();
+  auto status_keys = GenerateCurveKeys();
+  REQUIRE((server_keys.ok() && binding_keys.ok() && status_keys.ok()));
+  Security served;
+  served.server = *server_keys;
+  served.identities["binding"] = *binding_keys;
+  served.default_identity = "binding";
+  served.peers[binding_keys->public_key] = "binding";
+  served.peers[status_keys->public_key] = "status";
+  Context ctx;
+  REQUIRE(ctx.Secure(served).ok());
+  const std::string endpoint = "tcp://127.0.0.1:17933";
+  RpcServer server(ctx, endpoint, 1, WhoAsked);
+  REQUIRE(server.Start().ok());
+
+  // Its own process's clients take the in-process way, named as they speak.
+  CHECK(*Asker(ctx, endpoint, "") == "binding");
+  CHECK(Asker(ctx, endpoint, "status").status().code() == Code::kInvalid);  // no keys for it here
+
+  // Another process with status's keys is status, over CURVE.
+  Security status_side;
+  status_side.server.public_key = server_keys->public_key;
+  status_side.identities["status"] = *status_keys;
+  status_side.default_identity = "status";
+  Context other;
+  REQUIRE(other.Secure(status_side).ok());
+  CHECK(*Asker(other, endpoint, "") == "status");
+
+  // Keys nobody listed, or none at all: no answer.
+  Security stranger = status_side;
+  stranger.identities["status"] = *GenerateCurveKeys();
+  Context strange;
+  REQUIRE(strange.Secure(stranger).ok());
+  CHECK(Asker(strange, endpoint, "").status().code() == Code::kUnavailable);
+  Context plain;
+  CHECK(Asker(plain, endpoint, "").status().code() == Code::kUnavailable);
+
+  // Malformed keys are refused before anything is made.
+  Security bad = status_side;
+  bad.server.public_key = "short";
+  Context unused;
+  CHECK(unused.Secure(bad).code() == Code::kInvalid);
 }
 
 TEST_CASE("A malformed request is dropped and the server keeps serving") {
