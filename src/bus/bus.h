@@ -23,6 +23,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -145,7 +146,8 @@ class RpcServer {
   const std::string backend_;  // inproc address of the worker side
   const int workers_;
   Handler handler_;
-  std::atomic<bool> stopping_{false};
+  std::atomic<bool> stopping_{false};   // the workers finish their request and end
+  std::atomic<bool> forwarded_{false};  // the workers ended: the forwarding loop ends
   std::unique_ptr<Sockets> sockets_;
   std::thread proxy_thread_;
   std::vector<std::thread> worker_threads_;
@@ -199,10 +201,12 @@ class Pusher {
   std::unique_ptr<Socket> socket_;
 };
 
-// PULL side (binds). One thread at a time. Not copyable.
+// PULL side (binds). One thread at a time. Not copyable. When `senders`
+// is not empty, a frame from off the process whose authenticated identity
+// is not one of them is dropped with a log line.
 class Puller {
  public:
-  Puller(Context& context, std::string endpoint);
+  Puller(Context& context, std::string endpoint, std::set<std::string> senders = {});
   Puller(const Puller&) = delete;
   Puller& operator=(const Puller&) = delete;
   ~Puller();
@@ -216,6 +220,7 @@ class Puller {
   struct Socket;
   Context& context_;
   std::string endpoint_;
+  const std::set<std::string> senders_;
   std::unique_ptr<Socket> socket_;
 };
 

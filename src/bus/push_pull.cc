@@ -39,17 +39,20 @@ struct Puller::Socket {
   zmq::socket_t socket;
 };
 
-Puller::Puller(Context& context, std::string endpoint)
+Puller::Puller(Context& context, std::string endpoint, std::set<std::string> senders)
     : context_(context),
       endpoint_(std::move(endpoint)),
+      senders_(std::move(senders)),
       socket_(std::make_unique<Socket>(Socket{zmq::socket_t(NativeContext(context), zmq::socket_type::pull)})) {
   socket_->socket.set(zmq::sockopt::linger, 0);
   socket_->socket.set(zmq::sockopt::maxmsgsize, kMaxIncomingBytes);
 }
 
-Puller::~Puller() { UnbindServer(context_, endpoint_); }
+Puller::~Puller() = default;
 
-Status Puller::Bind() { return BindServer(context_, socket_->socket, endpoint_); }
+Status Puller::Bind() {
+  return BindServer(context_, socket_->socket, endpoint_);
+}
 
 Result<Frame> Puller::Pull(std::chrono::milliseconds timeout) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -61,6 +64,11 @@ Result<Frame> Puller::Pull(std::chrono::milliseconds timeout) {
     if (parts.empty()) continue;
     if (parts.size() != 1) {
       BusLog()->warn("{}: dropped a message of {} parts", endpoint_, parts.size());
+      continue;
+    }
+    if (const char* sender = zmq_msg_gets(parts[0].handle(), "User-Id");
+        sender != nullptr && !senders_.empty() && !senders_.count(sender)) {
+      BusLog()->warn("{}: dropped a frame from {}, which does not send on this channel", endpoint_, sender);
       continue;
     }
     Result<Frame> frame = VerifyFrame(std::move(parts[0]));

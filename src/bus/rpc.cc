@@ -31,9 +31,10 @@ Status RpcServer::Start() {
     }
     sockets_->backend = zmq::socket_t(zmq_context, zmq::socket_type::dealer);
     sockets_->backend.set(zmq::sockopt::linger, 0);
+    // Waits for a worker (they connect as they start), never for ever.
+    sockets_->backend.set(zmq::sockopt::sndtimeo, 1000);
     sockets_->backend.bind(backend_);
   } catch (const zmq::error_t& e) {
-    UnbindServer(context_, endpoint_);
     sockets_.reset();
     return FromZmq(Code::kIOError, "cannot bind " + endpoint_, e);
   }
@@ -42,12 +43,14 @@ Status RpcServer::Start() {
   return Status::Ok();
 }
 
+// The workers end first (each after the request it serves), then the
+// forwarding loop, after passing on their last replies.
 void RpcServer::Stop() {
   if (stopping_.exchange(true)) return;
-  if (proxy_thread_.joinable()) proxy_thread_.join();
   for (std::thread& t : worker_threads_) t.join();
   worker_threads_.clear();
-  if (sockets_) UnbindServer(context_, endpoint_);
+  forwarded_ = true;
+  if (proxy_thread_.joinable()) proxy_thread_.join();
   sockets_.reset();
 }
 
@@ -57,10 +60,14 @@ namespace {
 // its turn.
 constexpr int kForwardBatch = 64;
 
-void SendParts(zmq::socket_t& socket, std::vector<zmq::message_t>& parts) {
+// Sends every part; false when the first could not be queued within the
+// socket's send timeout (nothing was sent). Throws zmq::error_t.
+bool SendParts(zmq::socket_t& socket, std::vector<zmq::message_t>& parts) {
   for (size_t i = 0; i < parts.size(); ++i) {
-    socket.send(parts[i], i + 1 < parts.size() ? zmq::send_flags::sndmore : zmq::send_flags::none);
+    const zmq::send_flags flags = i + 1 < parts.size() ? zmq::send_flags::sndmore : zmq::send_flags::none;
+    if (!socket.send(parts[i], flags) && i == 0) return false;
   }
+  return true;
 }
 
 }  // namespace
@@ -68,7 +75,7 @@ void SendParts(zmq::socket_t& socket, std::vector<zmq::message_t>& parts) {
 // The one thread that owns both sockets: requests go from the ROUTER to the
 // workers with the peer's identity beside them, replies come back.
 void RpcServer::ProxyLoop() {
-  while (!stopping_) {
+  while (!forwarded_) {
     zmq::pollitem_t items[] = {{sockets_->frontend.handle(), 0, ZMQ_POLLIN, 0},
                                {sockets_->backend.handle(), 0, ZMQ_POLLIN, 0}};
     try {
@@ -78,8 +85,9 @@ void RpcServer::ProxyLoop() {
       continue;
     }
     if (items[1].revents & ZMQ_POLLIN) ForwardReplies();
-    if (items[0].revents & ZMQ_POLLIN) ForwardRequests();
+    if ((items[0].revents & ZMQ_POLLIN) && !stopping_) ForwardRequests();
   }
+  ForwardReplies();  // what the workers answered last
 }
 
 // A request from a client is [routing id, "", frame]. It goes to a worker
@@ -106,7 +114,11 @@ void RpcServer::ForwardRequests() {
       request.push_back(std::move(parts[1]));
       request.emplace_back(peer.data(), peer.size());
       request.push_back(std::move(parts[2]));
-      SendParts(sockets_->backend, request);
+      // No worker took it within the send timeout: dropped (the client
+      // times out) rather than holding the replies back any longer.
+      if (!SendParts(sockets_->backend, request)) {
+        BusLog()->warn("{}: dropped a request: no worker took it within 1 s", endpoint_);
+      }
     } catch (const zmq::error_t& e) {
       BusLog()->warn("{}: forwarding a request: {}", endpoint_, e.what());
     }

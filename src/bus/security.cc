@@ -1,6 +1,8 @@
 // Security: CURVE keys, the ZAP handler that admits peers by public key,
 // and the per-socket settings that make a channel authenticated.
 #include <array>
+#include <cstdio>
+#include <random>
 
 #include "bus/zmq_internal.h"
 
@@ -42,7 +44,7 @@ void AnswerZap(zmq::socket_t& socket, const Security& security, std::vector<zmq:
         text = "OK";
         user = it->second;
       } else {
-        text = "unknown key";
+        text = "unknown key " + key;
       }
     }
     if (status != "200") BusLog()->warn("refused a peer at {}: {}", address.empty() ? "?" : address, text);
@@ -76,7 +78,8 @@ Status CheckCurveKey(std::string_view z85, const std::string& what) {
   const std::string text(z85);
   if (text.size() != kZ85KeyChars || zmq_z85_decode(bytes.data(), text.c_str()) == nullptr) {
     return Status::Invalid(what + ": not a CURVE key (40 Z85 characters), found " +
-                           std::to_string(text.size()) + " characters");
+                           (text.size() == kZ85KeyChars ? std::string("40 characters that are not all Z85")
+                                                        : std::to_string(text.size()) + " characters"));
   }
   return Status::Ok();
 }
@@ -129,13 +132,15 @@ Status Context::Secure(Security security) {
   return Status::Ok();
 }
 
+std::string RandomHex() {
+  std::random_device entropy;
+  const uint64_t bits = (static_cast<uint64_t>(entropy()) << 32) ^ entropy();
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(bits));
+  return std::string(text, 16) + ".";
+}
+
 bool IsInproc(std::string_view endpoint) { return endpoint.starts_with("inproc://"); }
-
-namespace {
-
-std::string LocalAlias(const std::string& endpoint) { return "inproc://podflow-local/" + endpoint; }
-
-}  // namespace
 
 Status BindServer(Context& context, zmq::socket_t& socket, const std::string& endpoint) {
   try {
@@ -153,30 +158,17 @@ Status BindServer(Context& context, zmq::socket_t& socket, const std::string& en
       socket.set(zmq::sockopt::zap_domain, kZapDomain);
     }
     socket.bind(endpoint);
-    socket.bind(LocalAlias(endpoint));
   } catch (const zmq::error_t& e) {
     return FromZmq(Code::kIOError, "cannot bind " + endpoint, e);
   }
-  std::lock_guard<std::mutex> lock(context.impl().mutex);
-  context.impl().local_servers.insert(endpoint);
   return Status::Ok();
-}
-
-void UnbindServer(Context& context, const std::string& endpoint) {
-  std::lock_guard<std::mutex> lock(context.impl().mutex);
-  context.impl().local_servers.erase(endpoint);
 }
 
 Status ConnectClient(Context& context, zmq::socket_t& socket, const std::string& endpoint,
                      const std::string& identity) {
   Context::Impl& impl = context.impl();
-  std::shared_ptr<const Security> security;
-  bool local = IsInproc(endpoint);
-  {
-    std::lock_guard<std::mutex> lock(impl.mutex);
-    security = impl.security;
-    if (impl.local_servers.count(endpoint)) local = true;
-  }
+  std::shared_ptr<const Security> security = impl.Secured();
+  const bool local = IsInproc(endpoint);
   const std::string& name = identity.empty() && security ? security->default_identity : identity;
   // A secured process speaks only as the identities it has keys for, on
   // every way out, its in-process ones included.
@@ -188,8 +180,10 @@ Status ConnectClient(Context& context, zmq::socket_t& socket, const std::string&
   try {
     if (local) {
       // Unique per socket: a ROUTER admits one connection per routing id.
-      if (!name.empty()) socket.set(zmq::sockopt::routing_id, name + "#" + std::to_string(impl.next_client++));
-      socket.connect(IsInproc(endpoint) ? endpoint : LocalAlias(endpoint));
+      if (!name.empty()) {
+        socket.set(zmq::sockopt::routing_id, name + "#" + impl.client_prefix + std::to_string(impl.next_client++));
+      }
+      socket.connect(endpoint);
       return Status::Ok();
     }
     if (security) {
@@ -206,8 +200,10 @@ Status ConnectClient(Context& context, zmq::socket_t& socket, const std::string&
 
 std::string PeerIdentity(const zmq::message_t& routing_id, zmq::message_t& part) {
   if (const char* user = zmq_msg_gets(part.handle(), "User-Id"); user != nullptr) return user;
-  // Routing ids ZeroMQ makes up start with a zero byte; ConnectClient's
-  // are "identity#n".
+  // A message from off the process carries the handshake's metadata; its
+  // routing id is the peer's own word and names no one.
+  if (zmq_msg_gets(part.handle(), "Socket-Type") != nullptr) return {};
+  // In process: ConnectClient's routing ids are "identity#suffix".
   std::string_view id = routing_id.to_string_view();
   if (id.empty() || id[0] == '\0') return {};
   return std::string(id.substr(0, id.find('#')));

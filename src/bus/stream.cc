@@ -72,7 +72,6 @@ void StreamServer::Stop() {
   streams_.clear();
   peer_streams_.clear();
   open_streams_ = 0;
-  if (sockets_) UnbindServer(context_, endpoint_);
   sockets_.reset();
 }
 

@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
-#include <set>
 #include <string>
 #include <thread>
 
@@ -18,6 +17,9 @@
 
 namespace podflow::bus {
 
+// 16 random hex digits.
+std::string RandomHex();
+
 struct Context::Impl {
   zmq::context_t zmq;
   mutable std::mutex mutex;
@@ -25,9 +27,9 @@ struct Context::Impl {
   std::atomic<bool> stopping{false};
   std::thread zap;  // the ZAP handler of a secured context
   std::atomic<uint64_t> next_client{0};
-  // Off-process endpoints a server socket of this context binds; clients
-  // of this context reach them through their in-process alias.
-  std::set<std::string> local_servers;
+  // Random per context: in-process routing ids nobody off the process can
+  // guess (and take first).
+  const std::string client_prefix = RandomHex();
 
   // The ZAP handler ends before the ZeroMQ context is terminated.
   ~Impl();
@@ -53,21 +55,16 @@ constexpr int64_t kMaxIncomingBytes = 16 << 20;
 bool IsInproc(std::string_view endpoint);
 
 // Binds a server socket to `endpoint`. Off-process, it serves CURVE with
-// the context's server key when the context is secured, and also binds an
-// in-process alias that the context's own clients use instead (no
-// encryption, no network stack between stages of one process). Invalid
-// when a secured process has no server secret key; IOError when the
-// endpoint cannot be bound.
+// the context's server key when the context is secured. Invalid when a
+// secured process has no server secret key; IOError when the endpoint
+// cannot be bound.
 Status BindServer(Context& context, zmq::socket_t& socket, const std::string& endpoint);
-// Forgets the alias of `endpoint` (the server socket is about to close).
-void UnbindServer(Context& context, const std::string& endpoint);
 
 // Connects a client socket to `endpoint` as `identity` (the context's
-// default when empty): through the in-process alias when this context
-// serves the endpoint, and then, as on inproc://, with a routing id naming
-// the identity (unique per socket) that RpcServer reads back; otherwise
-// with the identity's CURVE keys on a secured context. Invalid when a
-// secured context has no keys for the identity (whichever way it goes).
+// default when empty): on inproc://, with a routing id naming the identity
+// (unique per socket, with a random part) that RpcServer reads back;
+// off-process, with the identity's CURVE keys on a secured context.
+// Invalid when a secured context has no keys for the identity.
 Status ConnectClient(Context& context, zmq::socket_t& socket, const std::string& endpoint,
                      const std::string& identity);
 

@@ -70,28 +70,18 @@ struct Endpoints {
 Result<Endpoints> Resolve(const PublishOptions& options) {
   Result<pipeline::ClusterConfig> config = pipeline::LoadConfig(options.config_file);
   if (!config.ok()) return config.status();
+  if (!options.data_dir.empty()) config->data_dir = options.data_dir;
   Endpoints e;
   e.submit = options.server.empty() ? config->Endpoint("submit") : options.server;
   e.api = options.api_server.empty() ? config->Endpoint("api") : options.api_server;
   e.watch = options.watch_server.empty() ? config->Endpoint("watch") : options.watch_server;
-  if (!options.data_dir.empty()) config->data_dir = options.data_dir;
   e.data_dir = config->data_dir;
-  // The data dir's admin token, unless one was given; a config without a
-  // data dir yet falls back to its first listed token.
+  // The data dir's admin token, unless one was given.
   e.token = options.token;
   if (e.token.empty()) {
     Result<std::string> admin = pipeline::ReadAdminToken(config->data_dir);
-    if (admin.ok()) {
-      e.token = *admin;
-    } else if (admin.status().code() != Code::kNotFound) {
-      return admin.status();
-    }
-  }
-  if (e.token.empty()) {
-    YAML::Node tokens = config->Section("admission")["tokens"];
-    if (tokens && tokens.IsSequence() && tokens.size() > 0 && tokens[0]["token"]) {
-      e.token = tokens[0]["token"].as<std::string>();
-    }
+    if (!admin.ok()) return admin.status();
+    e.token = *admin;
   }
   return e;
 }

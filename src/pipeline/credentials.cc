@@ -118,6 +118,32 @@ Result<bus::CurveKeys> ReadKeyPair(const std::string& base) {
   return bus::CurveKeys{*public_key, *secret_key};
 }
 
+// Holds the credentials' flock for its lifetime: exclusive to make them,
+// shared to read them (so no reader sees a pair half written). No lock
+// file yet: nothing to wait for.
+class CredentialsLock {
+ public:
+  CredentialsLock(const std::string& data_dir, bool exclusive) {
+    const std::string path = data_dir + "/pki.lock";
+    fd_ = open(path.c_str(), O_RDWR | O_CLOEXEC | (exclusive ? O_CREAT : 0), 0600);
+    if (fd_ < 0) {
+      if (exclusive) status_ = Status::IOError(Errno("cannot open " + path));
+      return;
+    }
+    if (flock(fd_, exclusive ? LOCK_EX : LOCK_SH) != 0) status_ = Status::IOError(Errno("cannot lock " + path));
+  }
+  ~CredentialsLock() {
+    if (fd_ >= 0) close(fd_);  // releases the flock
+  }
+  CredentialsLock(const CredentialsLock&) = delete;
+  CredentialsLock& operator=(const CredentialsLock&) = delete;
+  const Status& status() const { return status_; }
+
+ private:
+  int fd_ = -1;
+  Status status_;
+};
+
 }  // namespace
 
 std::string RunDir(const std::string& data_dir) { return data_dir + "/run"; }
@@ -126,31 +152,23 @@ Status EnsureCredentials(const std::string& data_dir) {
   std::error_code ec;
   fs::create_directories(data_dir, ec);
   if (ec) return Status::IOError("cannot create " + data_dir + ": " + ec.message());
-  const std::string lock_path = data_dir + "/pki.lock";
-  int lock = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (lock < 0) return Status::IOError(Errno("cannot open " + lock_path));
-  Status status;
-  if (flock(lock, LOCK_EX) != 0) {
-    status = Status::IOError(Errno("cannot lock " + lock_path));
-  } else {
-    status = [&]() -> Status {
-      PODFLOW_RETURN_IF_ERROR(PrivateDir(PkiDir(data_dir)));
-      PODFLOW_RETURN_IF_ERROR(PrivateDir(IdentitiesDir(data_dir)));
-      PODFLOW_RETURN_IF_ERROR(PrivateDir(RunDir(data_dir)));
-      PODFLOW_RETURN_IF_ERROR(EnsureKeyPair(PkiDir(data_dir) + "/server"));
-      for (std::string_view stage : kStageNames) {
-        PODFLOW_RETURN_IF_ERROR(EnsureKeyPair(IdentitiesDir(data_dir) + "/" + std::string(stage)));
-      }
-      PODFLOW_RETURN_IF_ERROR(EnsureKeyPair(IdentitiesDir(data_dir) + "/" + std::string(kAdminIdentity)));
-      return EnsureToken(TokenFile(data_dir));
-    }();
+  CredentialsLock lock(data_dir, /*exclusive=*/true);
+  PODFLOW_RETURN_IF_ERROR(lock.status());
+  PODFLOW_RETURN_IF_ERROR(PrivateDir(PkiDir(data_dir)));
+  PODFLOW_RETURN_IF_ERROR(PrivateDir(IdentitiesDir(data_dir)));
+  PODFLOW_RETURN_IF_ERROR(PrivateDir(RunDir(data_dir)));
+  PODFLOW_RETURN_IF_ERROR(EnsureKeyPair(PkiDir(data_dir) + "/server"));
+  for (std::string_view stage : kStageNames) {
+    PODFLOW_RETURN_IF_ERROR(EnsureKeyPair(IdentitiesDir(data_dir) + "/" + std::string(stage)));
   }
-  close(lock);  // releases the flock
-  return status;
+  PODFLOW_RETURN_IF_ERROR(EnsureKeyPair(IdentitiesDir(data_dir) + "/" + std::string(kAdminIdentity)));
+  return EnsureToken(TokenFile(data_dir));
 }
 
 Result<bus::Security> LoadSecurity(const std::string& data_dir, const std::vector<std::string>& identities,
                                    bool serve) {
+  CredentialsLock lock(data_dir, /*exclusive=*/false);
+  PODFLOW_RETURN_IF_ERROR(lock.status());
   const std::string pki = PkiDir(data_dir);
   if (!fs::exists(pki + "/server.pub")) {
     return Status::NotFound("no credentials in " + pki + ": start the pipeline once (podflow run) to make them");
@@ -188,6 +206,8 @@ Status SecureTool(bus::Context& context, const std::string& data_dir) {
 }
 
 Result<std::string> ReadAdminToken(const std::string& data_dir) {
+  CredentialsLock lock(data_dir, /*exclusive=*/false);
+  PODFLOW_RETURN_IF_ERROR(lock.status());
   Result<std::string> token = ReadLine(TokenFile(data_dir), true);
   if (!token.ok()) return token;
   if (token->empty()) return Status::Invalid(TokenFile(data_dir) + " is empty");

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -44,6 +45,9 @@ class PullStage {
     MakeWorker make_worker;
     Decode decode;
     Handle handle;
+    // The identities whose frames the channel takes from off the process
+    // (the stage that pushes on it); others are dropped. Empty: any.
+    std::set<std::string> senders = {};
   };
 
   PullStage(StageContext& context, Spec spec) : context_(context), spec_(std::move(spec)) {}
@@ -52,7 +56,7 @@ class PullStage {
   ~PullStage() { Stop(); }
 
   Status Start() {
-    puller_ = std::make_unique<bus::Puller>(context_.bus, context_.Endpoint(spec_.channel));
+    puller_ = std::make_unique<bus::Puller>(context_.bus, context_.Endpoint(spec_.channel), spec_.senders);
     PODFLOW_RETURN_IF_ERROR(puller_->Bind());
     for (size_t i = 0; i < spec_.workers; ++i) workers_.push_back(spec_.make_worker(i));
     lanes_ = std::make_unique<ShardedWorkers<Item>>(

@@ -48,7 +48,8 @@ class Processes {
     return names;
   }
 
-  void Start(const std::string& name) {
+  // False when the process could not be started.
+  bool Start(const std::string& name) {
     std::vector<std::string> args = {podflow_};
     if (per_stage_) {
       args.insert(args.end(), {"stage", name, "--config", config_});
@@ -68,14 +69,32 @@ class Processes {
       execv(argv[0], argv.data());
       _exit(127);
     }
-    if (pid > 0) pids_[name] = pid;
+    if (pid < 0) return false;
+    pids_[name] = pid;
+    return true;
+  }
+
+  // The processes that ended by themselves since they were started (reaped).
+  std::vector<std::string> Exited() {
+    std::vector<std::string> exited;
+    for (auto it = pids_.begin(); it != pids_.end();) {
+      if (waitpid(it->second, nullptr, WNOHANG) == it->second) {
+        exited.push_back(it->first);
+        it = pids_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    return exited;
   }
 
   void Kill(const std::string& name) {
     auto it = pids_.find(name);
     if (it == pids_.end()) return;
-    kill(it->second, SIGKILL);
-    waitpid(it->second, nullptr, 0);
+    if (waitpid(it->second, nullptr, WNOHANG) == 0) {  // still ours and running
+      kill(it->second, SIGKILL);
+      waitpid(it->second, nullptr, 0);
+    }
     pids_.erase(it);
   }
 
@@ -89,7 +108,8 @@ class Processes {
       kill(p->second, SIGTERM);
       bool gone = false;
       for (int i = 0; i < 200 && !gone; ++i) {
-        gone = waitpid(p->second, nullptr, WNOHANG) == p->second;
+        const pid_t done = waitpid(p->second, nullptr, WNOHANG);
+        gone = done == p->second || done < 0;  // < 0: reaped already, not ours to kill
         if (!gone) std::this_thread::sleep_for(50ms);
       }
       if (!gone) Kill(*it);
@@ -171,12 +191,18 @@ class Publisher {
  private:
   void Loop() {
     constexpr auto kTick = 50ms;
-    const size_t per_tick = std::max<size_t>(1, static_cast<size_t>(rate_ * 0.05 + 0.5));
     auto next = Clock::now();
     uint64_t n = 0;
+    double due = 0;  // pods owed to the rate, fractions carried over
     while (!stop_) {
+      due += rate_ * 0.05;
       std::vector<std::string> names;
-      for (size_t i = 0; i < per_tick; ++i) names.push_back("chaos-" + std::to_string(n++));
+      for (; due >= 1; due -= 1) names.push_back("chaos-" + std::to_string(n++));
+      if (names.empty()) {
+        next += kTick;
+        std::this_thread::sleep_until(next);
+        continue;
+      }
       std::vector<std::string> created = Submit(client_, token_, names);
       {
         std::lock_guard<std::mutex> lock(mu_);
@@ -293,13 +319,23 @@ ChaosResult RunChaos(const ChaosOptions& options) {
     result.error = "cannot make a scratch directory under " + options.work_dir;
     return result;
   }
+  // The scratch directory goes unless the run found something (or
+  // PODFLOW_KEEP_CHAOS is set): then its logs stay for the reader.
   struct Cleanup {
     std::string dir;
+    const ChaosResult& result;
     ~Cleanup() {
+      const bool found = !result.error.empty() || result.lost + result.stuck + result.bound_twice +
+                                                      result.revision_gaps + result.recovery_timeouts >
+                                                  0;
       std::error_code ec;
-      if (getenv("PODFLOW_KEEP_CHAOS") == nullptr) std::filesystem::remove_all(dir, ec);
+      if (found || getenv("PODFLOW_KEEP_CHAOS") != nullptr) {
+        std::fprintf(stderr, "chaos: logs and data kept in %s\n", dir.c_str());
+      } else {
+        std::filesystem::remove_all(dir, ec);
+      }
     }
-  } cleanup{dir};
+  } cleanup{dir, result};
   const std::string data_dir = dir + "/data";
   auto fail = [&](const Status& s) {
     result.error = s.ToString();
@@ -315,7 +351,9 @@ ChaosResult RunChaos(const ChaosOptions& options) {
   client::ApiClient api(context, "ipc://" + dir + "/api.sock");
 
   Processes processes(options.podflow, dir, dir + "/cluster.yaml", per_stage);
-  for (const std::string& name : processes.Names()) processes.Start(name);
+  for (const std::string& name : processes.Names()) {
+    if (!processes.Start(name)) return fail(Status::IOError("cannot start " + name));
+  }
   // Up when the nodes have registered.
   bool up = false;
   for (int i = 0; i < 600 && !up; ++i) {
@@ -339,9 +377,15 @@ ChaosResult RunChaos(const ChaosOptions& options) {
       } else {
         targets.push_back(names[std::uniform_int_distribution<size_t>(0, names.size() - 1)(rng)]);
       }
+      // Anything that ended on its own (a restart that failed) is a finding.
+      if (std::vector<std::string> exited = processes.Exited(); !exited.empty()) {
+        return fail(Status::Internal(exited.front() + " exited by itself (logs in " + dir + ")"));
+      }
       for (const std::string& t : targets) processes.Kill(t);
       result.kills += static_cast<int64_t>(targets.size());
-      for (const std::string& t : targets) processes.Start(t);
+      for (const std::string& t : targets) {
+        if (!processes.Start(t)) return fail(Status::IOError("cannot restart " + t));
+      }
       const auto restarted = Clock::now();
       // Recovered when a pod submitted now is Running.
       const std::string probe = "probe-" + std::to_string(cycle);

@@ -65,7 +65,7 @@ int RunChaosBench(const std::vector<std::string>& args) {
     emit("recovery_p50_ms", Percentile(&r.recovery_ms, 50));
     emit("recovery_p99_ms", Percentile(&r.recovery_ms, 99));
     emit("recovery_timeouts", static_cast<double>(r.recovery_timeouts));
-    if (r.lost + r.stuck + r.bound_twice + r.revision_gaps > 0) code = 1;
+    if (r.lost + r.stuck + r.bound_twice + r.revision_gaps + r.recovery_timeouts > 0) code = 1;
   }
   return code;
 }

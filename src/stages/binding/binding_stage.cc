@@ -55,7 +55,8 @@ BindingStage::BindingStage(pipeline::StageContext& context)
                                       model::EventNamer(kEventNamerInstance + static_cast<uint32_t>(i))});
                                 },
                                 DecodeDecision,
-                                [this](Worker& worker, std::vector<Decision>& batch) { Bind(worker, batch); }}) {}
+                                [this](Worker& worker, std::vector<Decision>& batch) { Bind(worker, batch); },
+                                {"scheduling"}}) {}
 BindingStage::~BindingStage() = default;
 Status BindingStage::Start() { return pull_.Start(); }
 void BindingStage::Stop() { pull_.Stop(); }

@@ -24,23 +24,25 @@ const std::vector<Role>& Roles() {
       {"admission", {{"/registry/", kAll}}},
       {"binding",
        {{"/registry/pods/", kUpdate},
-        {"/registry/events/", kWrite},
-        {"/registry/scheduling.podflow.io/decisions/", kWrite}}},
-      {"status", {{"/registry/pods/", kUpdate}, {"/registry/events/", kWrite}}},
+        {"/registry/events/", kAll},
+        {"/registry/scheduling.podflow.io/decisions/", kAll}}},
+      {"status", {{"/registry/pods/", kUpdate}, {"/registry/events/", kAll}}},
       {"scheduling",
        {{"/registry/pods/", kUpdate | kDelete},
-        {"/registry/events/", kWrite},
-        {"/registry/scheduling.podflow.io/", kWrite}}},
+        {"/registry/events/", kAll},
+        {"/registry/scheduling.podflow.io/", kAll}}},
       {"runtime", {{"/registry/nodes/", kWrite}}},
       {"proxy", {{"/registry/endpoints/", kAll}}},
   };
   return roles;
 }
 
+// A put with a TTL also deletes (the log removes the key when it expires).
 unsigned VerbsOf(const TxnOp& op) {
   if (const PutOp* put = std::get_if<PutOp>(&op)) {
-    if (!put->guard) return kWrite;
-    return put->guard->value() == 0 ? kCreate : kUpdate;
+    unsigned verbs = !put->guard ? kWrite : put->guard->value() == 0 ? kCreate : kUpdate;
+    if (put->ttl_seconds > 0) verbs |= kDelete;
+    return verbs;
   }
   return kDelete;
 }
@@ -50,7 +52,8 @@ std::string VerbName(unsigned verbs) {
     case kCreate: return "create";
     case kUpdate: return "update";
     case kDelete: return "delete";
-    default: return "write";  // an unguarded put: create or update
+    case kWrite: return "write";  // an unguarded put: create or update
+    default: return "write with a TTL";
   }
 }
 

@@ -4,8 +4,9 @@
 // RBAC grants a service account its resources and verbs:
 //  - admission creates, updates and deletes objects of every kind (its
 //    plugins decide what is allowed; it is the API's front door);
-//  - binding updates pods (the binding) and records events and decisions;
-//  - status updates pods (their status) and records events;
+//  - binding updates pods (the binding) and records events and decisions
+//    (which expire);
+//  - status updates pods (their status) and records events (which expire);
 //  - scheduling updates and deletes (preemption) pods, records events,
 //    decisions and its runs;
 //  - runtime registers and updates nodes;
@@ -24,7 +25,8 @@ namespace podflow::persistence {
 // Ok when `identity` may apply every op of the transaction; otherwise
 // Forbidden naming the identity, the verb and the key of the first op it
 // may not. A put guarded by revision 0 creates, one guarded by a revision
-// updates, an unguarded one may do either (both verbs needed).
+// updates, an unguarded one may do either (both verbs needed); a put with
+// a TTL deletes too (the key goes when it expires).
 Status AuthorizeWrite(std::string_view identity, const std::vector<TxnOp>& ops);
 
 }  // namespace podflow::persistence

@@ -58,7 +58,7 @@ class RuntimeLoop {
         nodes_(nodes),
         log_(Logger("stage.runtime")),
         client_(context.bus, context.Endpoint("api"), std::string(RuntimeStage::kName)),
-        reports_(context.bus, context.Endpoint("reports")),
+        reports_(context.bus, context.Endpoint("reports"), std::string(RuntimeStage::kName)),
         outbox_([this](std::string_view frame) { return reports_.Push(frame, kPushTimeout); }),
         catalog_(config.registry),
         agents_(&catalog_, config.timing),

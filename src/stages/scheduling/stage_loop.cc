@@ -46,7 +46,7 @@ StageLoop::StageLoop(pipeline::StageContext& context, const std::vector<schedule
     : context_(context),
       log_(Logger("stage.scheduling")),
       client_(context.bus, context.Endpoint("api"), std::string(SchedulingStage::kName)),
-      decisions_(context.bus, context.Endpoint("decisions")),
+      decisions_(context.bus, context.Endpoint("decisions"), std::string(SchedulingStage::kName)),
       namer_(kEventNamerInstance),
       core_(profiles),
       run_(NewRunId()),

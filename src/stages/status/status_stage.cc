@@ -54,7 +54,8 @@ StatusStage::StatusStage(pipeline::StageContext& context)
                                       model::EventNamer(kEventNamerInstance + static_cast<uint32_t>(i)), ReportLedger(), {}});
                                 },
                                 DecodeReport,
-                                [this](Worker& worker, std::vector<model::Report>& batch) { Apply(worker, batch); }}) {}
+                                [this](Worker& worker, std::vector<model::Report>& batch) { Apply(worker, batch); },
+                                {"runtime"}}) {}
 StatusStage::~StatusStage() = default;
 Status StatusStage::Start() { return pull_.Start(); }
 void StatusStage::Stop() { pull_.Stop(); }

@@ -88,8 +88,11 @@ TEST_CASE("A secured server knows each peer by the identity its CURVE key proves
   RpcServer server(ctx, endpoint, 1, WhoAsked);
   REQUIRE(server.Start().ok());
 
-  // Its own process's clients take the in-process way, named as they speak.
-  CHECK(*Asker(ctx, endpoint, "") == "binding");
+  // The process's own clients speak with its keys too.
+  Result<std::string> own = Asker(ctx, endpoint, "");
+  INFO(own.status().ToString());
+  REQUIRE(own.ok());
+  CHECK(*own == "binding");
   CHECK(Asker(ctx, endpoint, "status").status().code() == Code::kInvalid);  // no keys for it here
 
   // Another process with status's keys is status, over CURVE.
@@ -99,7 +102,9 @@ TEST_CASE("A secured server knows each peer by the identity its CURVE key proves
   status_side.default_identity = "status";
   Context other;
   REQUIRE(other.Secure(status_side).ok());
-  CHECK(*Asker(other, endpoint, "") == "status");
+  Result<std::string> remote = Asker(other, endpoint, "");
+  REQUIRE(remote.ok());
+  CHECK(*remote == "status");
 
   // Keys nobody listed, or none at all: no answer.
   Security stranger = status_side;
@@ -115,6 +120,65 @@ TEST_CASE("A secured server knows each peer by the identity its CURVE key proves
   bad.server.public_key = "short";
   Context unused;
   CHECK(unused.Secure(bad).code() == Code::kInvalid);
+}
+
+// Off the process, a routing id is only the peer's word: it names no one.
+TEST_CASE("A peer from off the process cannot name itself with its routing id") {
+  Context ctx;
+  const std::string endpoint = "tcp://127.0.0.1:17934";
+  RpcServer server(ctx, endpoint, 1, WhoAsked);
+  REQUIRE(server.Start().ok());
+  Context other;
+  zmq::socket_t raw(NativeContext(other), zmq::socket_type::dealer);
+  raw.set(zmq::sockopt::linger, 0);
+  raw.set(zmq::sockopt::routing_id, "admission#1");
+  raw.connect(endpoint);
+  flatbuffers::FlatBufferBuilder fbb;
+  auto req = msg::CreateReadRequest(fbb, fbb.CreateString("k"), 0, false, 1);
+  raw.send(zmq::message_t(), zmq::send_flags::sndmore);
+  raw.send(FinishMessage(fbb, msg::Body::ReadRequest, req.Union(), 1), zmq::send_flags::none);
+  REQUIRE(WaitReadable(raw, 2s));
+  std::vector<zmq::message_t> reply = ReceiveParts(raw);
+  REQUIRE(reply.size() == 2);
+  Result<Frame> frame = VerifyFrame(std::move(reply[1]));
+  REQUIRE(frame.ok());
+  CHECK(frame->envelope().body_as_ReadReply()->continue_token()->str().empty());
+}
+
+// A push/pull channel told who sends on it drops everyone else's frames.
+TEST_CASE("A secured Puller takes frames only from the identities that send on its channel") {
+  auto server_keys = GenerateCurveKeys();
+  auto scheduling_keys = GenerateCurveKeys();
+  auto admin_keys = GenerateCurveKeys();
+  REQUIRE((server_keys.ok() && scheduling_keys.ok() && admin_keys.ok()));
+  Security served;
+  served.server = *server_keys;
+  served.peers[scheduling_keys->public_key] = "scheduling";
+  served.peers[admin_keys->public_key] = "admin";
+  Context ctx;
+  REQUIRE(ctx.Secure(served).ok());
+  const std::string endpoint = "tcp://127.0.0.1:17935";
+  Puller puller(ctx, endpoint, {"scheduling"});
+  REQUIRE(puller.Bind().ok());
+
+  auto push_as = [&](const std::string& name, const CurveKeys& keys, Context& pushing) {
+    Security side;
+    side.server.public_key = server_keys->public_key;
+    side.identities[name] = keys;
+    side.default_identity = name;
+    REQUIRE(pushing.Secure(side).ok());
+    Pusher pusher(pushing, endpoint);
+    flatbuffers::FlatBufferBuilder fbb;
+    auto req = msg::CreateReadRequest(fbb, fbb.CreateString(name));
+    REQUIRE(pusher.Push(FinishFrame(fbb, msg::Body::ReadRequest, req.Union())).ok());
+  };
+  Context admin_ctx, scheduling_ctx;
+  push_as("admin", *admin_keys, admin_ctx);
+  push_as("scheduling", *scheduling_keys, scheduling_ctx);
+  Result<Frame> first = puller.Pull(3s);
+  REQUIRE(first.ok());
+  CHECK(first->envelope().body_as_ReadRequest()->key()->str() == "scheduling");
+  CHECK_FALSE(puller.Pull(300ms).ok());
 }
 
 TEST_CASE("A malformed request is dropped and the server keeps serving") {
