@@ -137,7 +137,7 @@ std::string RandomHex() {
   const uint64_t bits = (static_cast<uint64_t>(entropy()) << 32) ^ entropy();
   char text[17];
   std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(bits));
-  return std::string(text, 16) + ".";
+  return std::string(text, 16);
 }
 
 bool IsInproc(std::string_view endpoint) { return endpoint.starts_with("inproc://"); }
@@ -181,7 +181,7 @@ Status ConnectClient(Context& context, zmq::socket_t& socket, const std::string&
     if (local) {
       // Unique per socket: a ROUTER admits one connection per routing id.
       if (!name.empty()) {
-        socket.set(zmq::sockopt::routing_id, name + "#" + impl.client_prefix + std::to_string(impl.next_client++));
+        socket.set(zmq::sockopt::routing_id, name + "#" + impl.client_prefix + "." + std::to_string(impl.next_client++));
       }
       socket.connect(endpoint);
       return Status::Ok();

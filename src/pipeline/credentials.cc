@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "pipeline/config.h"
 #include "pipeline/stage_names.h"
 
 namespace podflow::pipeline {
@@ -20,6 +21,13 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string Errno(const std::string& what) { return what + ": " + std::strerror(errno); }
+
+// A file's permission bits as chmod takes them: "0644".
+std::string ModeText(const struct stat& st) {
+  char mode[8];
+  std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+  return mode;
+}
 
 std::string PkiDir(const std::string& data_dir) { return data_dir + "/pki"; }
 std::string IdentitiesDir(const std::string& data_dir) { return PkiDir(data_dir) + "/identities"; }
@@ -89,9 +97,7 @@ Result<std::string> ReadLine(const std::string& path, bool secret) {
     return Status::IOError(Errno("cannot stat " + path));
   }
   if (secret && (st.st_mode & 077) != 0) {
-    char mode[8];
-    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-    return Status::Invalid(std::string("permissions ") + mode + " for " + path +
+    return Status::Invalid("permissions " + ModeText(st) + " for " + path +
                            " are too open: a secret must be readable by its owner only (chmod 600)");
   }
   std::ifstream in(path);
@@ -147,6 +153,23 @@ class CredentialsLock {
 }  // namespace
 
 std::string RunDir(const std::string& data_dir) { return data_dir + "/run"; }
+
+Status CheckIpcDirs(const ClusterConfig& config) {
+  for (const auto& [channel, unused] : config.pipeline.channels) {
+    const std::string endpoint = config.Endpoint(channel);
+    if (!endpoint.starts_with("ipc:///")) continue;
+    const std::string dir = fs::path(endpoint.substr(6)).parent_path().string();
+    if (dir == RunDir(config.data_dir)) continue;  // made private with the credentials
+    struct stat st {};
+    if (stat(dir.c_str(), &st) != 0) continue;  // binding reports it
+    if ((st.st_mode & 077) != 0 || st.st_uid != geteuid()) {
+      return Status::Invalid("channels." + channel + ": " + endpoint + " is in " + dir +
+                             ", which others may enter (mode " + ModeText(st) +
+                             "); put it in a directory only its owner may enter (chmod 700)");
+    }
+  }
+  return Status::Ok();
+}
 
 Status EnsureCredentials(const std::string& data_dir) {
   std::error_code ec;

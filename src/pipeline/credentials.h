@@ -23,6 +23,8 @@
 
 namespace podflow::pipeline {
 
+struct ClusterConfig;
+
 // The identity the tools (podflow, podflow-publish) speak as.
 inline constexpr std::string_view kAdminIdentity = "admin";
 
@@ -48,5 +50,11 @@ Result<std::string> ReadAdminToken(const std::string& data_dir);
 
 // The directory of the pipeline's ipc:// sockets: only the owner may enter.
 std::string RunDir(const std::string& data_dir);
+
+// Invalid (naming the channel) when an ipc:// socket of the pipeline would
+// be in a directory others may enter: they could not talk to it (CURVE
+// refuses them), but they could remove or replace it. RunDir is made
+// private with the credentials.
+Status CheckIpcDirs(const ClusterConfig& config);
 
 }  // namespace podflow::pipeline

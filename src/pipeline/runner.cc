@@ -2,40 +2,11 @@
 #include <thread>
 #include <vector>
 
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <filesystem>
-
 #include "base/logging.h"
 #include "pipeline/credentials.h"
 #include "pipeline/stage.h"
 
 namespace podflow::pipeline {
-namespace {
-
-// An ipc:// socket is as private as its directory: one others may enter
-// would let them reach the socket (CURVE still refuses them, but they
-// could remove or replace it).
-Status CheckIpcDirs(const ClusterConfig& config) {
-  for (const auto& [channel, unused] : config.pipeline.channels) {
-    const std::string endpoint = config.Endpoint(channel);
-    if (!endpoint.starts_with("ipc:///")) continue;
-    const std::string dir = std::filesystem::path(endpoint.substr(6)).parent_path().string();
-    if (dir == RunDir(config.data_dir)) continue;  // made private with the credentials
-    struct stat st {};
-    if (stat(dir.c_str(), &st) != 0) continue;  // binding reports it
-    if ((st.st_mode & 077) != 0 || st.st_uid != geteuid()) {
-      char mode[8];
-      std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-      return Status::Invalid("channels." + channel + ": " + endpoint + " is in " + dir + ", which others may enter (mode " +
-                             mode + "); put it in a directory only its owner may enter (chmod 700)");
-    }
-  }
-  return Status::Ok();
-}
-
-}  // namespace
 
 Status StageRegistry::Add(std::string name, StageFactory factory) {
   if (factories_.count(name)) return Status::Invalid("stage \"" + name + "\" is registered twice");

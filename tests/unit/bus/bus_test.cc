@@ -64,6 +64,16 @@ ReplyBody WhoAsked(const msg::Envelope&, std::string_view peer, flatbuffers::Fla
   return {msg::Body::ReadReply, reply.Union()};
 }
 
+// What a client process holds: the server's public key and the keys of
+// the one identity it speaks as.
+Security SpeakingAs(const std::string& name, const CurveKeys& keys, const CurveKeys& server) {
+  Security side;
+  side.server.public_key = server.public_key;
+  side.identities[name] = keys;
+  side.default_identity = name;
+  return side;
+}
+
 Result<std::string> Asker(Context& ctx, const std::string& endpoint, const std::string& identity) {
   RpcClient client(ctx, endpoint, identity);
   Result<Frame> reply = Read(client, "k", 1, 1500ms);
@@ -96,10 +106,7 @@ TEST_CASE("A secured server knows each peer by the identity its CURVE key proves
   CHECK(Asker(ctx, endpoint, "status").status().code() == Code::kInvalid);  // no keys for it here
 
   // Another process with status's keys is status, over CURVE.
-  Security status_side;
-  status_side.server.public_key = server_keys->public_key;
-  status_side.identities["status"] = *status_keys;
-  status_side.default_identity = "status";
+  const Security status_side = SpeakingAs("status", *status_keys, *server_keys);
   Context other;
   REQUIRE(other.Secure(status_side).ok());
   Result<std::string> remote = Asker(other, endpoint, "");
@@ -162,11 +169,7 @@ TEST_CASE("A secured Puller takes frames only from the identities that send on i
   REQUIRE(puller.Bind().ok());
 
   auto push_as = [&](const std::string& name, const CurveKeys& keys, Context& pushing) {
-    Security side;
-    side.server.public_key = server_keys->public_key;
-    side.identities[name] = keys;
-    side.default_identity = name;
-    REQUIRE(pushing.Secure(side).ok());
+    REQUIRE(pushing.Secure(SpeakingAs(name, keys, *server_keys)).ok());
     Pusher pusher(pushing, endpoint);
     flatbuffers::FlatBufferBuilder fbb;
     auto req = msg::CreateReadRequest(fbb, fbb.CreateString(name));
