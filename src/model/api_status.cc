@@ -14,10 +14,7 @@ std::string Lower(std::string_view s) {
 }
 
 // "" for the core group, "scheduling.k8s.io" for "scheduling.k8s.io/v1".
-std::string Group(const KindInfo& kind) {
-  size_t slash = kind.api_version.find('/');
-  return slash == std::string_view::npos ? "" : std::string(kind.api_version.substr(0, slash));
-}
+std::string Group(const KindInfo& kind) { return std::string(ApiGroup(kind)); }
 
 // "pods", or "priorityclasses.scheduling.k8s.io" as GroupResource prints.
 std::string QualifiedResource(const KindInfo& kind) {

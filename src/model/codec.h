@@ -31,8 +31,12 @@ struct KindInfo {
 std::span<const KindInfo> Kinds();
 // The kind with this apiVersion and kind, or nullptr.
 const KindInfo* FindKind(std::string_view api_version, std::string_view kind);
-// The kind with this resource name or its singular/short form ("pods", "pod", "po").
+// The kind a kubectl resource argument names: the plural, the singular, the
+// kind or a short name ("pods", "pod", "Pod", "po"), optionally qualified by
+// its API group ("deployments.apps"); nullptr when none.
 const KindInfo* FindResource(std::string_view name);
+// The API group of a kind: "" for core/v1, "apps" for apps/v1.
+std::string_view ApiGroup(const KindInfo& kind);
 
 // A decoded object: a finished FlatBuffer of kind->table.
 struct Object {

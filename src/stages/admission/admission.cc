@@ -6,14 +6,14 @@
 #include "api_generated.h"
 #include "base/clock.h"
 #include "model/objects.h"
+#include "model/kind_types.h"
 #include "stages/admission/defaults.h"
+#include "stages/admission/kind_rules.h"
 #include "stages/admission/priority.h"
 #include "stages/admission/validation.h"
 
 namespace podflow::admission {
 namespace {
-
-using Causes = std::vector<FieldError>;
 
 // What one document's admission needs besides the object.
 struct Context {
@@ -29,14 +29,6 @@ struct Context {
   std::string submitted_name;
 };
 
-// ---- Per-kind hooks; kinds without one only get metadata defaults ----
-
-template <typename T>
-void DefaultKind(T&) {}
-void DefaultKind(api::PodT& pod) { DefaultPod(pod); }
-void DefaultKind(api::ServiceT& service) { DefaultService(service); }
-void DefaultKind(api::PriorityClassT& pc) { DefaultPriorityClass(pc); }
-
 // Mutating admission plugins that may refuse, after the defaults.
 template <typename T>
 std::optional<ApiStatusInfo> Mutate(T&, Context&) {
@@ -44,18 +36,6 @@ std::optional<ApiStatusInfo> Mutate(T&, Context&) {
 }
 std::optional<ApiStatusInfo> Mutate(api::PodT& pod, Context& ctx) {
   return AdmitPodPriority(ctx.submitted_name, *pod.spec, ctx.priority_classes);
-}
-
-template <typename T>
-void ValidateKind(const T&, Causes&) {}
-void ValidateKind(const api::PodT& pod, Causes& out) {
-  for (FieldError& c : ValidatePodSpec(*pod.spec)) out.push_back(std::move(c));
-}
-void ValidateKind(const api::ServiceT& service, Causes& out) {
-  for (FieldError& c : ValidateServiceSpec(*service.spec)) out.push_back(std::move(c));
-}
-void ValidateKind(const api::PriorityClassT& pc, Causes& out) {
-  for (FieldError& c : ValidatePriorityClass(pc)) out.push_back(std::move(c));
 }
 
 // After validation: validating admission plugins, and services get their
@@ -111,6 +91,12 @@ size_t StatusAllowance(const api::PodT& pod) {
 template <typename Table>
 void AdmitAs(const model::Object& object, Context& ctx, AdmissionOutcome& out) {
   auto native = model::Unpack<Table>(object.bytes);
+  if (std::optional<std::string> bad = DecodeError(*native)) {
+    std::string k(ctx.kind.kind);
+    out.status = BadRequestStatus(k + " in version \"" + std::string(ctx.kind.api_version) +
+                                  "\" cannot be handled as a " + k + ": " + *bad);
+    return;
+  }
   if (!native->metadata) native->metadata = std::make_unique<api::ObjectMetaT>();
   api::ObjectMetaT& meta = *native->metadata;
   ctx.submitted_name = meta.name.empty() ? meta.generate_name : meta.name;
@@ -147,25 +133,6 @@ void AdmitAs(const model::Object& object, Context& ctx, AdmissionOutcome& out) {
   out.status = CreatedStatus(ctx.kind, meta.name);
 }
 
-using AdmitFn = void (*)(const model::Object&, Context&, AdmissionOutcome&);
-struct KindHooks {
-  std::string_view kind;
-  AdmitFn admit;
-};
-constexpr KindHooks kHooks[] = {
-    {"Pod", &AdmitAs<api::Pod>},
-    {"Node", &AdmitAs<api::Node>},
-    {"Namespace", &AdmitAs<api::Namespace>},
-    {"Service", &AdmitAs<api::Service>},
-    {"Endpoints", &AdmitAs<api::Endpoints>},
-    {"Event", &AdmitAs<api::Event>},
-    {"PersistentVolume", &AdmitAs<api::PersistentVolume>},
-    {"PersistentVolumeClaim", &AdmitAs<api::PersistentVolumeClaim>},
-    {"LimitRange", &AdmitAs<api::LimitRange>},
-    {"ResourceQuota", &AdmitAs<api::ResourceQuota>},
-    {"PriorityClass", &AdmitAs<api::PriorityClass>},
-};
-
 // Decoding failed: unknown fields are a BadRequest (strict decoding, as
 // kubectl's default field validation); other field errors are Invalid.
 ApiStatusInfo DecodeFailure(const model::Decoded& d) {
@@ -187,6 +154,19 @@ ApiStatusInfo DecodeFailure(const model::Decoded& d) {
 }
 
 }  // namespace
+
+void DefaultKind(api::PodT& pod) { DefaultPod(pod); }
+void DefaultKind(api::ServiceT& service) { DefaultService(service); }
+void DefaultKind(api::PriorityClassT& pc) { DefaultPriorityClass(pc); }
+void ValidateKind(const api::PodT& pod, Causes& out) {
+  for (FieldError& c : ValidatePodSpec(*pod.spec)) out.push_back(std::move(c));
+}
+void ValidateKind(const api::ServiceT& service, Causes& out) {
+  for (FieldError& c : ValidateServiceSpec(*service.spec)) out.push_back(std::move(c));
+}
+void ValidateKind(const api::PriorityClassT& pc, Causes& out) {
+  for (FieldError& c : ValidatePriorityClass(pc)) out.push_back(std::move(c));
+}
 
 Admission::Admission(AdmissionConfig config, Clock clock, std::mt19937_64 rng)
     : config_(std::move(config)), clock_(std::move(clock)), rng_(rng) {}
@@ -239,9 +219,7 @@ AdmitReply Admission::Admit(std::string_view bearer_token, std::string_view mani
     }
     CreateStamp stamp{NewUuid(rng_), FormatRfc3339(clock_())};
     Context ctx{*kind, stamp, rng_, config_.cluster_ips, taken, classes, {}};
-    for (const KindHooks& h : kHooks) {
-      if (h.kind == kind->kind) h.admit(d.object, ctx, out);
-    }
+    model::VisitKind(*kind, [&]<typename T>() { AdmitAs<T>(d.object, ctx, out); });
     if (out.status.status.empty()) {
       out.status = InternalErrorStatus("no admission for kind " + std::string(kind->kind));
     }

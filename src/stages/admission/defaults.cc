@@ -10,12 +10,6 @@
 namespace podflow::admission {
 namespace {
 
-template <typename T>
-T& Ensure(std::unique_ptr<T>& p) {
-  if (!p) p = std::make_unique<T>();
-  return *p;
-}
-
 // SetDefaults_Probe and SetDefaults_HTTPGetAction.
 void DefaultHttpGet(std::unique_ptr<api::HTTPGetActionT>& action) {
   if (!action) return;
@@ -57,7 +51,6 @@ void DefaultContainer(api::ContainerT& c, bool host_network) {
     if (port->protocol == api::Protocol::Unset) port->protocol = api::Protocol::TCP;
     if (host_network && port->host_port == 0) port->host_port = port->container_port;
   }
-  DefaultRequestsFromLimits(c);
   DefaultProbe(c.liveness_probe);
   DefaultProbe(c.readiness_probe);
   DefaultProbe(c.startup_probe);
@@ -194,8 +187,7 @@ api::PodQOSClass QosClass(const api::PodSpecT& spec) {
   return api::PodQOSClass::Burstable;
 }
 
-void DefaultPod(api::PodT& pod) {
-  api::PodSpecT& spec = Ensure(pod.spec);
+void DefaultPodSpec(api::PodSpecT& spec) {
   if (spec.restart_policy == api::RestartPolicy::Unset)
     spec.restart_policy = api::RestartPolicy::Always;
   if (spec.dns_policy == api::DNSPolicy::Unset) spec.dns_policy = api::DNSPolicy::ClusterFirst;
@@ -204,6 +196,17 @@ void DefaultPod(api::PodT& pod) {
   }
   Ensure(spec.security_context);
   if (spec.scheduler_name.empty()) spec.scheduler_name = "default-scheduler";
+  for (auto& c : spec.init_containers) DefaultContainer(*c, spec.host_network);
+  for (auto& c : spec.containers) DefaultContainer(*c, spec.host_network);
+}
+
+void DefaultPodTemplate(std::unique_ptr<api::PodTemplateSpecT>& tmpl) {
+  DefaultPodSpec(Ensure(Ensure(tmpl).spec));
+}
+
+void DefaultPod(api::PodT& pod) {
+  api::PodSpecT& spec = Ensure(pod.spec);
+  DefaultPodSpec(spec);
   if (!spec.enable_service_links.has_value()) spec.enable_service_links = true;
   // The ServiceAccount plugin.
   if (spec.service_account_name.empty()) spec.service_account_name = spec.service_account;
@@ -211,8 +214,8 @@ void DefaultPod(api::PodT& pod) {
   spec.service_account = spec.service_account_name;
   // priority and preemptionPolicy are the Priority plugin's (priority.h).
   DefaultTolerations(spec);
-  for (auto& c : spec.init_containers) DefaultContainer(*c, spec.host_network);
-  for (auto& c : spec.containers) DefaultContainer(*c, spec.host_network);
+  for (auto& c : spec.init_containers) DefaultRequestsFromLimits(*c);
+  for (auto& c : spec.containers) DefaultRequestsFromLimits(*c);
 
   // A new pod's status is the server's: Pending, with its QoS class.
   pod.status = std::make_unique<api::PodStatusT>();

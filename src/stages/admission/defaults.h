@@ -39,7 +39,22 @@ api::PullPolicy DefaultPullPolicy(std::string_view image);
 // containers and init containers). REQUIRES: requests defaulted from limits.
 api::PodQOSClass QosClass(const api::PodSpecT& spec);
 
-// Pod defaults, including status {phase Pending, qosClass}. Priority and
+// The object `p` points to, made empty first when there is none.
+template <typename T>
+T& Ensure(std::unique_ptr<T>& p) {
+  if (!p) p = std::make_unique<T>();
+  return *p;
+}
+
+// The scheme's pod spec defaults, which pod templates get too (restart
+// and DNS policy, grace period, scheduler, security context, container
+// pull policy, termination message, port protocol, probes).
+void DefaultPodSpec(api::PodSpecT& spec);
+// A workload's pod template: made when absent, its spec defaulted.
+void DefaultPodTemplate(std::unique_ptr<api::PodTemplateSpecT>& tmpl);
+// Pod defaults: the spec's, then what only pods get (service links,
+// requests from limits, the ServiceAccount and DefaultTolerationSeconds
+// plugins), and status {phase Pending, qosClass}. Priority and
 // preemptionPolicy are left to the Priority plugin (priority.h).
 void DefaultPod(api::PodT& pod);
 // PriorityClass defaults: preemptionPolicy PreemptLowerPriority.

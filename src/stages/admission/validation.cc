@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <set>
 
 #include "model/quantity.h"
@@ -12,23 +13,6 @@ namespace podflow::admission {
 namespace {
 
 using Causes = std::vector<FieldError>;
-
-std::string Index(std::string_view path, size_t i) {
-  return std::string(path) + "[" + std::to_string(i) + "]";
-}
-
-void AddInvalid(Causes& out, const std::string& field, std::string_view value,
-                const std::vector<std::string>& messages) {
-  for (const std::string& m : messages) out.push_back(FieldError::Invalid(field, value, m));
-}
-
-void ValidateLabels(Causes& out, const std::string& field,
-                    const std::vector<std::unique_ptr<api::StringEntryT>>& labels) {
-  for (const auto& e : labels) {
-    AddInvalid(out, field, e->key, IsQualifiedName(e->key));
-    AddInvalid(out, field, e->value, IsValidLabelValue(e->value));
-  }
-}
 
 // A port number field: 1..65535.
 void ValidatePortNumber(Causes& out, const std::string& field, int64_t port) {
@@ -96,7 +80,7 @@ void ValidateResources(Causes& out, const std::string& path, const api::Resource
 
 // Containers of one list; `names` holds every container name seen so far in
 // the pod (a name may appear once across containers and init containers).
-void ValidateContainers(Causes& out, std::string_view path,
+void ValidateContainers(Causes& out, const std::string& path,
                         const std::vector<std::unique_ptr<api::ContainerT>>& containers,
                         std::set<std::string>& names) {
   for (size_t i = 0; i < containers.size(); ++i) {
@@ -125,6 +109,23 @@ void ValidateContainers(Causes& out, std::string_view path,
 }
 
 }  // namespace
+
+std::string Index(std::string_view path, size_t i) {
+  return std::string(path) + "[" + std::to_string(i) + "]";
+}
+
+void AddInvalid(Causes& out, const std::string& field, std::string_view value,
+                const std::vector<std::string>& messages) {
+  for (const std::string& m : messages) out.push_back(FieldError::Invalid(field, value, m));
+}
+
+void ValidateLabels(Causes& out, const std::string& field,
+                    const std::vector<std::unique_ptr<api::StringEntryT>>& labels) {
+  for (const auto& e : labels) {
+    AddInvalid(out, field, e->key, IsQualifiedName(e->key));
+    AddInvalid(out, field, e->value, IsValidLabelValue(e->value));
+  }
+}
 
 Causes ValidateMeta(const model::KindInfo& kind, const api::ObjectMetaT& meta) {
   Causes out;
@@ -155,22 +156,87 @@ Causes ValidateMeta(const model::KindInfo& kind, const api::ObjectMetaT& meta) {
   return out;
 }
 
-Causes ValidatePodSpec(const api::PodSpecT& spec) {
+Causes ValidatePodSpec(const api::PodSpecT& spec, std::string_view path) {
   Causes out;
+  const std::string at(path);
   std::set<std::string> names;
-  if (spec.containers.empty()) out.push_back(FieldError::Required("spec.containers"));
-  ValidateContainers(out, "spec.containers", spec.containers, names);
-  ValidateContainers(out, "spec.initContainers", spec.init_containers, names);
+  if (spec.containers.empty()) out.push_back(FieldError::Required(at + ".containers"));
+  ValidateContainers(out, at + ".containers", spec.containers, names);
+  ValidateContainers(out, at + ".initContainers", spec.init_containers, names);
   if (!spec.node_name.empty()) {
-    AddInvalid(out, "spec.nodeName", spec.node_name, IsDns1123Subdomain(spec.node_name));
+    AddInvalid(out, at + ".nodeName", spec.node_name, IsDns1123Subdomain(spec.node_name));
   }
   if (!spec.hostname.empty())
-    AddInvalid(out, "spec.hostname", spec.hostname, IsDns1123Label(spec.hostname));
+    AddInvalid(out, at + ".hostname", spec.hostname, IsDns1123Label(spec.hostname));
   if (!spec.subdomain.empty()) {
-    AddInvalid(out, "spec.subdomain", spec.subdomain, IsDns1123Label(spec.subdomain));
+    AddInvalid(out, at + ".subdomain", spec.subdomain, IsDns1123Label(spec.subdomain));
   }
-  ValidateLabels(out, "spec.nodeSelector", spec.node_selector);
+  ValidateLabels(out, at + ".nodeSelector", spec.node_selector);
   return out;
+}
+
+void ValidateLabelSelector(Causes& out, const std::string& path, const api::LabelSelectorT& selector) {
+  ValidateLabels(out, path + ".matchLabels", selector.match_labels);
+  for (size_t i = 0; i < selector.match_expressions.size(); ++i) {
+    const api::LabelSelectorRequirementT& r = *selector.match_expressions[i];
+    const std::string at = Index(path + ".matchExpressions", i);
+    switch (r.operator_) {
+      case api::LabelSelectorOperator::In:
+      case api::LabelSelectorOperator::NotIn:
+        if (r.values.empty()) {
+          out.push_back(FieldError::Required(at + ".values", "must be specified when `operator` is 'In' or 'NotIn'"));
+        }
+        break;
+      case api::LabelSelectorOperator::Exists:
+      case api::LabelSelectorOperator::DoesNotExist:
+        if (!r.values.empty()) {
+          out.push_back(
+              FieldError::Forbidden(at + ".values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
+        }
+        break;
+      case api::LabelSelectorOperator::Unset:
+        out.push_back(FieldError::Required(at + ".operator"));
+        break;
+    }
+    AddInvalid(out, at + ".key", r.key, IsQualifiedName(r.key));
+    for (const std::string& v : r.values) AddInvalid(out, at + ".values", v, IsValidLabelValue(v));
+  }
+}
+
+// The percentage a "25%" string holds, or nullopt when it is not one.
+namespace {
+
+std::optional<int64_t> PercentValue(std::string_view s) {
+  if (s.size() < 2 || s.back() != '%') return std::nullopt;
+  int64_t n = 0;
+  for (char c : s.substr(0, s.size() - 1)) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = std::min<int64_t>(n * 10 + (c - '0'), 1'000'000);
+  }
+  return n;
+}
+
+}  // namespace
+
+bool ValidateIntOrPercent(Causes& out, const std::string& field, const api::IntOrStringT* v, bool at_most_100) {
+  if (v == nullptr) return false;
+  if (v->type == api::IntOrStringType::Int) {
+    ValidateNonnegative(out, field, v->int_val);
+    return v->int_val == 0;
+  }
+  std::optional<int64_t> pct = PercentValue(v->str_val);
+  if (!pct) {
+    out.push_back(FieldError::Invalid(field, v->str_val,
+                                      "a valid percent string must be a numeric string followed by an ending '%' "
+                                      "(e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"));
+    return false;
+  }
+  if (at_most_100 && *pct > 100) out.push_back(FieldError::Invalid(field, v->str_val, "must not be greater than 100%"));
+  return *pct == 0;
+}
+
+void ValidateNonnegative(Causes& out, const std::string& field, int64_t value) {
+  if (value < 0) out.push_back(FieldError::InvalidInt(field, value, "must be greater than or equal to 0"));
 }
 
 Causes ValidateServiceSpec(const api::ServiceSpecT& spec) {

@@ -3,6 +3,8 @@
 // them. Runs on defaulted objects. Internal to admission.
 #pragma once
 
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "api_generated.h"
@@ -11,16 +13,39 @@
 
 namespace podflow::admission {
 
+using Causes = std::vector<FieldError>;
+
 // metadata: name (by the kind's rule: DNS-1035 label for services, DNS-1123
 // label for namespaces, DNS-1123 subdomain otherwise), namespace, label and
 // annotation keys and label values.
-std::vector<FieldError> ValidateMeta(const model::KindInfo& kind, const api::ObjectMetaT& meta);
+Causes ValidateMeta(const model::KindInfo& kind, const api::ObjectMetaT& meta);
 
-// spec of a pod: containers and init containers (names, images, ports,
-// resources), nodeName, hostname, subdomain.
-std::vector<FieldError> ValidatePodSpec(const api::PodSpecT& spec);
+// A pod spec at `path` ("spec", or "spec.template.spec" in a workload):
+// containers and init containers (names, images, ports, resources),
+// nodeName, hostname, subdomain.
+Causes ValidatePodSpec(const api::PodSpecT& spec, std::string_view path = "spec");
 
 // spec of a service: ports, selector, clusterIP syntax, externalName.
-std::vector<FieldError> ValidateServiceSpec(const api::ServiceSpecT& spec);
+Causes ValidateServiceSpec(const api::ServiceSpecT& spec);
+
+// ---- Pieces the per-kind rules share ----
+
+// "path[i]".
+std::string Index(std::string_view path, size_t i);
+// One Invalid cause per message.
+void AddInvalid(Causes& out, const std::string& field, std::string_view value,
+                const std::vector<std::string>& messages);
+// Label keys (qualified names) and values.
+void ValidateLabels(Causes& out, const std::string& field,
+                    const std::vector<std::unique_ptr<api::StringEntryT>>& labels);
+// metav1 LabelSelector validation: matchLabels, and each expression's
+// operator, key and values.
+void ValidateLabelSelector(Causes& out, const std::string& path, const api::LabelSelectorT& selector);
+// A count or a percentage (maxUnavailable, maxSurge, minAvailable): a
+// non-negative number, or "N%" (at most 100% when `at_most_100`). Whether
+// the value is zero, for the rules that forbid two zeros.
+bool ValidateIntOrPercent(Causes& out, const std::string& field, const api::IntOrStringT* value, bool at_most_100);
+// "must be greater than or equal to 0".
+void ValidateNonnegative(Causes& out, const std::string& field, int64_t value);
 
 }  // namespace podflow::admission

@@ -153,8 +153,8 @@ spec: {restartPolicy: Sometimes, containers: [{name: a, image: b}]}
 }
 
 TEST_CASE("Documents without a known kind are rejected on their own") {
-  auto docs = DecodeManifests(R"(apiVersion: apps/v1
-kind: Deployment
+  auto docs = DecodeManifests(R"(apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
 metadata: {name: d}
 ---
 metadata: {name: nothing}
@@ -165,7 +165,8 @@ metadata: {name: team-a}
 )");
   REQUIRE(docs.ok());
   REQUIRE(docs->size() == 3);
-  CHECK((*docs)[0].status.message() == "no matches for kind \"Deployment\" in version \"apps/v1\"");
+  CHECK((*docs)[0].status.message() ==
+        "no matches for kind \"HorizontalPodAutoscaler\" in version \"autoscaling/v2\"");
   CHECK((*docs)[1].status.message() == "error validating data: [apiVersion not set, kind not set]");
   REQUIRE((*docs)[2].status.ok());
   CHECK((*docs)[2].object.kind->kind == "Namespace");

@@ -8,12 +8,14 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <typeinfo>
 #include <vector>
 
 #include <catch2/catch.hpp>
 #include <yaml-cpp/yaml.h>
 
 #include "model/codec.h"
+#include "model/kind_types.h"
 
 namespace podflow::model {
 namespace {
@@ -133,6 +135,26 @@ TEST_CASE("The corpus exists and covers every kind") {
     INFO("kind " << kind.kind << " has no example in the corpus");
     CHECK(seen.count(std::string(kind.kind)) == 1);
   }
+}
+
+TEST_CASE("Every kind has its C++ root table, and kubectl's names find it") {
+  for (const KindInfo& kind : Kinds()) {
+    INFO("kind " << kind.kind);
+    std::string visited;
+    CHECK(VisitKind(kind, [&]<typename T>() { visited = typeid(T).name(); }));
+    CHECK(visited.find(std::string(kind.kind)) != std::string::npos);
+    CHECK(FindResource(kind.resource) == &kind);
+    CHECK(FindResource(kind.kind) == &kind);
+    CHECK(FindKind(kind.api_version, kind.kind) == &kind);
+  }
+  CHECK(FindResource("deploy")->kind == "Deployment");
+  CHECK(FindResource("deployments.apps")->kind == "Deployment");
+  CHECK(FindResource("deployments.batch") == nullptr);
+  CHECK(FindResource("cm")->kind == "ConfigMap");
+  CHECK(FindResource("clusterrolebinding")->kind == "ClusterRoleBinding");
+  CHECK(FindResource("horizontalpodautoscalers") == nullptr);
+  CHECK(ApiGroup(*FindResource("pods")).empty());
+  CHECK(ApiGroup(*FindResource("roles")) == "rbac.authorization.k8s.io");
 }
 
 TEST_CASE("Every corpus document round-trips exactly") {

@@ -1,0 +1,76 @@
+// Per-kind rules of kube-apiserver's registry, beyond what every object
+// gets (DefaultMeta, ValidateMeta): DefaultKind is the scheme's defaulting
+// and the kind's preparation for create; ValidateKind its validation, every
+// cause collected. A kind without rules of its own gets the templates,
+// which do nothing. Admission calls both for every kind through
+// model::VisitKind. Internal to admission.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "api_generated.h"
+#include "stages/admission/validation.h"
+
+namespace podflow::admission {
+
+// What the JSON decoding of a kind refuses beyond the codec's checks (a
+// []byte field that is not base64), as the decoder words it; the object is
+// then a BadRequest.
+template <typename T>
+std::optional<std::string> DecodeError(const T&) {
+  return std::nullopt;
+}
+template <typename T>
+void DefaultKind(T&) {}
+template <typename T>
+void ValidateKind(const T&, Causes&) {}
+
+// core/v1 (admission.cc, defaults.cc, validation.cc, priority.cc)
+void DefaultKind(api::PodT& pod);
+void DefaultKind(api::ServiceT& service);
+void DefaultKind(api::PriorityClassT& pc);
+void DefaultKind(api::NamespaceT& ns);
+void ValidateKind(const api::PodT& pod, Causes& out);
+void ValidateKind(const api::ServiceT& service, Causes& out);
+void ValidateKind(const api::PriorityClassT& pc, Causes& out);
+
+// ConfigMap and Secret (config_kinds.cc). A Secret's stringData is folded
+// into data (base64) and dropped; its type defaults to Opaque.
+std::optional<std::string> DecodeError(const api::SecretT& secret);
+std::optional<std::string> DecodeError(const api::ConfigMapT& cm);
+void DefaultKind(api::SecretT& secret);
+void ValidateKind(const api::ConfigMapT& cm, Causes& out);
+void ValidateKind(const api::SecretT& secret, Causes& out);
+
+// apps/v1 and batch/v1 (workloads.cc): the scheme's defaults, the pod
+// template's, a Job's generated selector; selectors, templates, strategies.
+void DefaultKind(api::DeploymentT& d);
+void DefaultKind(api::ReplicaSetT& rs);
+void DefaultKind(api::DaemonSetT& ds);
+void DefaultKind(api::StatefulSetT& sts);
+void DefaultKind(api::JobT& job);
+void DefaultKind(api::CronJobT& cj);
+void ValidateKind(const api::DeploymentT& d, Causes& out);
+void ValidateKind(const api::ReplicaSetT& rs, Causes& out);
+void ValidateKind(const api::DaemonSetT& ds, Causes& out);
+void ValidateKind(const api::StatefulSetT& sts, Causes& out);
+void ValidateKind(const api::JobT& job, Causes& out);
+void ValidateKind(const api::CronJobT& cj, Causes& out);
+
+// rbac.authorization.k8s.io/v1 (rbac_kinds.cc).
+void DefaultKind(api::RoleBindingT& rb);
+void DefaultKind(api::ClusterRoleBindingT& crb);
+void ValidateKind(const api::RoleT& role, Causes& out);
+void ValidateKind(const api::ClusterRoleT& role, Causes& out);
+void ValidateKind(const api::RoleBindingT& rb, Causes& out);
+void ValidateKind(const api::ClusterRoleBindingT& crb, Causes& out);
+
+// policy, storage, discovery (cluster_kinds.cc).
+void DefaultKind(api::StorageClassT& sc);
+void DefaultKind(api::CSIDriverT& driver);
+void DefaultKind(api::EndpointSliceT& slice);
+void ValidateKind(const api::PodDisruptionBudgetT& pdb, Causes& out);
+void ValidateKind(const api::EndpointSliceT& slice, Causes& out);
+
+}  // namespace podflow::admission

@@ -1,0 +1,471 @@
+// apps/v1 and batch/v1 kinds: the scheme's defaults (SetDefaults_Deployment,
+// ...), a Job's generated selector, and the apps and batch validation with
+// kube-apiserver's messages.
+#include <algorithm>
+#include <optional>
+#include <set>
+
+#include "model/labels.h"
+#include "stages/admission/defaults.h"
+#include "stages/admission/kind_rules.h"
+
+namespace podflow::admission {
+namespace {
+
+std::unique_ptr<api::IntOrStringT> Percent(int value) {
+  auto v = std::make_unique<api::IntOrStringT>();
+  v->type = api::IntOrStringType::String;
+  v->str_val = std::to_string(value) + "%";
+  return v;
+}
+
+std::unique_ptr<api::IntOrStringT> Count(int value) {
+  auto v = std::make_unique<api::IntOrStringT>();
+  v->type = api::IntOrStringType::Int;
+  v->int_val = value;
+  return v;
+}
+
+void SetLabel(std::vector<std::unique_ptr<api::StringEntryT>>& labels, const std::string& key,
+              const std::string& value) {
+  for (auto& e : labels) {
+    if (e->key == key) {
+      e->value = value;
+      return;
+    }
+  }
+  auto e = std::make_unique<api::StringEntryT>();
+  e->key = key;
+  e->value = value;
+  labels.push_back(std::move(e));
+  std::sort(labels.begin(), labels.end(), [](const auto& a, const auto& b) { return a->key < b->key; });
+}
+
+// Go's %#v of a map[string]string, as validation messages print labels.
+std::string GoMapLiteral(const std::vector<std::unique_ptr<api::StringEntryT>>& labels) {
+  std::string out = "map[string]string{";
+  for (size_t i = 0; i < labels.size(); ++i) {
+    if (i) out += ", ";
+    out += model::GoQuote(labels[i]->key) + ":" + model::GoQuote(labels[i]->value);
+  }
+  return out + "}";
+}
+
+// The value an IntOrString prints as in a message: a number bare, a string quoted.
+std::string Rendered(const api::IntOrStringT& v) {
+  return v.type == api::IntOrStringType::Int ? std::to_string(v.int_val) : model::GoQuote(v.str_val);
+}
+
+void ValidateRollingUpdate(Causes& out, const std::string& path, const api::IntOrStringT* max_unavailable,
+                           const api::IntOrStringT* max_surge) {
+  const bool unavailable_zero = ValidateIntOrPercent(out, path + ".maxUnavailable", max_unavailable, true);
+  const bool surge_zero = ValidateIntOrPercent(out, path + ".maxSurge", max_surge, false);
+  if (unavailable_zero && (max_surge == nullptr || surge_zero)) {
+    out.push_back(FieldError::InvalidRendered(path + ".maxUnavailable", Rendered(*max_unavailable),
+                                              "may not be 0 when `maxSurge` is 0"));
+  }
+}
+
+// A workload's selector: required, not empty, well formed. `owner` words
+// the empty-selector message as Kubernetes does ("deployment", ...).
+void ValidateSelector(Causes& out, const std::string& path, const api::LabelSelectorT* selector,
+                      std::string_view owner) {
+  if (selector == nullptr) {
+    out.push_back(FieldError::Required(path));
+    return;
+  }
+  if (selector->match_labels.empty() && selector->match_expressions.empty()) {
+    out.push_back(FieldError::InvalidRendered(
+        path,
+        "v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}",
+        "empty selector is invalid for " + std::string(owner)));
+    return;
+  }
+  ValidateLabelSelector(out, path, *selector);
+}
+
+// What a workload's pod template must be: present, labelled so that the
+// selector picks it, a valid pod spec with one of `restart_policies`.
+struct TemplateRules {
+  std::vector<std::string> restart_policies;  // "Always", or "OnFailure" and "Never"
+  std::string_view owner;                     // forbids activeDeadlineSeconds when set: "ReplicaSet"
+};
+
+void ValidateTemplate(Causes& out, const std::string& path, const api::LabelSelectorT* selector,
+                      const api::PodTemplateSpecT* tmpl, const TemplateRules& rules) {
+  if (tmpl == nullptr || tmpl->spec == nullptr) {
+    out.push_back(FieldError::Required(path));
+    return;
+  }
+  static const api::ObjectMetaT kNoMeta;
+  const api::ObjectMetaT& meta = tmpl->metadata ? *tmpl->metadata : kNoMeta;
+  ValidateLabels(out, path + ".metadata.labels", meta.labels);
+  if (selector != nullptr) {
+    Result<model::LabelSelector> compiled = model::LabelSelector::FromNative(selector);
+    if (compiled.ok() && !compiled->MatchesEverything() && !compiled->Matches(model::LabelsFromNative(meta.labels))) {
+      out.push_back(FieldError::InvalidRendered(path + ".metadata.labels", GoMapLiteral(meta.labels),
+                                                "`selector` does not match template `labels`"));
+    }
+  }
+  const api::PodSpecT& spec = *tmpl->spec;
+  for (FieldError& c : ValidatePodSpec(spec, path + ".spec")) out.push_back(std::move(c));
+  const std::string policy(api::EnumNameRestartPolicy(spec.restart_policy));
+  if (std::find(rules.restart_policies.begin(), rules.restart_policies.end(), policy) ==
+      rules.restart_policies.end()) {
+    out.push_back(FieldError::NotSupported(path + ".spec.restartPolicy", policy, rules.restart_policies));
+  }
+  if (!rules.owner.empty() && spec.active_deadline_seconds.has_value()) {
+    out.push_back(FieldError::Forbidden(path + ".spec.activeDeadlineSeconds",
+                                        "activeDeadlineSeconds in " + std::string(rules.owner) + " is not Supported"));
+  }
+}
+
+// A workload's selector and the pod template it must select.
+template <typename Spec>
+void ValidateSelectedTemplate(Causes& out, const Spec& spec, std::string_view owner, const TemplateRules& rules) {
+  ValidateSelector(out, "spec.selector", spec.selector.get(), owner);
+  ValidateTemplate(out, "spec.template", spec.selector.get(), spec.template_.get(), rules);
+}
+
+const TemplateRules kReplicaSetTemplate{{"Always"}, "ReplicaSet"};
+const TemplateRules kDaemonSetTemplate{{"Always"}, "DaemonSet"};
+const TemplateRules kStatefulSetTemplate{{"Always"}, "StatefulSet"};
+const TemplateRules kJobRestart{{"OnFailure", "Never"}, {}};
+
+void ValidateOptionalNonnegative(Causes& out, const std::string& field, const flatbuffers::Optional<int32_t>& v) {
+  if (v.has_value()) ValidateNonnegative(out, field, *v);
+}
+void ValidateOptionalNonnegative(Causes& out, const std::string& field, const flatbuffers::Optional<int64_t>& v) {
+  if (v.has_value()) ValidateNonnegative(out, field, *v);
+}
+
+// ---- cron schedules, as robfig/cron's standard parser reads them ----
+
+struct CronField {
+  int lo;
+  int hi;
+  std::vector<std::string_view> names;  // names for lo, lo+1, ... (months, weekdays)
+};
+
+bool CronValue(std::string_view s, const CronField& f, int& out) {
+  for (size_t i = 0; i < f.names.size(); ++i) {
+    std::string lower(s);
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (lower == f.names[i]) {
+      out = f.lo + static_cast<int>(i);
+      return true;
+    }
+  }
+  if (s.empty() || s.size() > 4) return false;
+  out = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    out = out * 10 + (c - '0');
+  }
+  return true;
+}
+
+// One field: a comma list of `*`, `?`, N, N-M, each with an optional /STEP.
+std::optional<std::string> CheckCronField(std::string_view text, const CronField& f) {
+  size_t start = 0;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    if (i < text.size() && text[i] != ',') continue;
+    std::string_view part = text.substr(start, i - start);
+    start = i + 1;
+    std::string_view range = part;
+    if (size_t slash = part.find('/'); slash != std::string_view::npos) {
+      range = part.substr(0, slash);
+      int step = 0;
+      if (!CronValue(part.substr(slash + 1), CronField{0, 0, {}}, step) || step == 0) {
+        return "Failed to parse int from " + std::string(part.substr(slash + 1));
+      }
+    }
+    if (range == "*" || range == "?") continue;
+    int a = 0;
+    int b = 0;
+    size_t dash = range.find('-');
+    std::string_view first = range.substr(0, dash);
+    if (!CronValue(first, f, a)) return "Failed to parse int from " + std::string(first);
+    b = a;
+    if (dash != std::string_view::npos && !CronValue(range.substr(dash + 1), f, b)) {
+      return "Failed to parse int from " + std::string(range.substr(dash + 1));
+    }
+    if (a < f.lo) return "Beginning of range (" + std::to_string(a) + ") below minimum (" + std::to_string(f.lo) + ")";
+    if (b > f.hi) return "End of range (" + std::to_string(b) + ") above maximum (" + std::to_string(f.hi) + ")";
+    if (a > b) return "Beginning of range (" + std::to_string(a) + ") beyond end of range (" + std::to_string(b) + ")";
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> CheckCronSchedule(std::string_view schedule) {
+  if (schedule.starts_with("@")) {
+    static constexpr std::string_view kDescriptors[] = {"@yearly", "@annually", "@monthly", "@weekly",
+                                                        "@daily",  "@midnight", "@hourly"};
+    if (std::find(std::begin(kDescriptors), std::end(kDescriptors), schedule) != std::end(kDescriptors)) {
+      return std::nullopt;
+    }
+    if (schedule.starts_with("@every ")) return std::nullopt;
+    return "Unrecognized descriptor: " + std::string(schedule);
+  }
+  std::vector<std::string_view> fields;
+  size_t i = 0;
+  while (i < schedule.size()) {
+    while (i < schedule.size() && std::isspace(static_cast<unsigned char>(schedule[i]))) ++i;
+    size_t start = i;
+    while (i < schedule.size() && !std::isspace(static_cast<unsigned char>(schedule[i]))) ++i;
+    if (i > start) fields.push_back(schedule.substr(start, i - start));
+  }
+  if (fields.size() != 5) {
+    return "Expected exactly 5 fields, found " + std::to_string(fields.size()) + ": " + std::string(schedule);
+  }
+  static const CronField kFields[5] = {
+      {0, 59, {}},
+      {0, 23, {}},
+      {1, 31, {}},
+      {1, 12, {"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}},
+      {0, 7, {"sun", "mon", "tue", "wed", "thu", "fri", "sat"}},
+  };
+  for (size_t f = 0; f < 5; ++f) {
+    if (std::optional<std::string> err = CheckCronField(fields[f], kFields[f])) return err;
+  }
+  return std::nullopt;
+}
+
+void DefaultJobSpec(api::JobSpecT& spec) {
+  if (!spec.completions.has_value() && !spec.parallelism.has_value()) {
+    spec.completions = 1;
+    spec.parallelism = 1;
+  }
+  if (!spec.parallelism.has_value()) spec.parallelism = 1;
+  if (!spec.backoff_limit.has_value()) {
+    spec.backoff_limit = spec.backoff_limit_per_index.has_value() ? 2147483647 : 6;
+  }
+  if (spec.completion_mode == api::CompletionMode::Unset) spec.completion_mode = api::CompletionMode::NonIndexed;
+  if (!spec.suspend.has_value()) spec.suspend = false;
+  if (spec.pod_replacement_policy == api::PodReplacementPolicy::Unset) {
+    spec.pod_replacement_policy =
+        spec.pod_failure_policy ? api::PodReplacementPolicy::Failed : api::PodReplacementPolicy::TerminatingOrFailed;
+  }
+}
+
+void ValidateJobSpec(Causes& out, const std::string& path, const api::JobSpecT& spec, bool selector_generated) {
+  ValidateOptionalNonnegative(out, path + ".parallelism", spec.parallelism);
+  ValidateOptionalNonnegative(out, path + ".completions", spec.completions);
+  ValidateOptionalNonnegative(out, path + ".backoffLimit", spec.backoff_limit);
+  if (spec.active_deadline_seconds.has_value() && *spec.active_deadline_seconds <= 0) {
+    out.push_back(FieldError::InvalidInt(path + ".activeDeadlineSeconds", *spec.active_deadline_seconds,
+                                         "must be greater than 0"));
+  }
+  if (spec.completion_mode == api::CompletionMode::Indexed && !spec.completions.has_value()) {
+    out.push_back(FieldError::Required(path + ".completions", "when completion mode is Indexed"));
+  }
+  ValidateOptionalNonnegative(out, path + ".ttlSecondsAfterFinished", spec.ttl_seconds_after_finished);
+  if (selector_generated) {
+    ValidateSelector(out, path + ".selector", spec.selector.get(), "job");
+  } else if (spec.selector) {
+    ValidateLabelSelector(out, path + ".selector", *spec.selector);
+  }
+  ValidateTemplate(out, path + ".template", selector_generated ? spec.selector.get() : nullptr, spec.template_.get(),
+                   kJobRestart);
+}
+
+}  // namespace
+
+void DefaultKind(api::DeploymentT& d) {
+  api::DeploymentSpecT& spec = Ensure(d.spec);
+  if (!spec.replicas.has_value()) spec.replicas = 1;
+  api::DeploymentStrategyT& strategy = Ensure(spec.strategy);
+  if (strategy.type == api::DeploymentStrategyType::Unset) strategy.type = api::DeploymentStrategyType::RollingUpdate;
+  if (strategy.type == api::DeploymentStrategyType::RollingUpdate) {
+    api::RollingUpdateDeploymentT& ru = Ensure(strategy.rolling_update);
+    if (!ru.max_unavailable) ru.max_unavailable = Percent(25);
+    if (!ru.max_surge) ru.max_surge = Percent(25);
+  }
+  if (!spec.revision_history_limit.has_value()) spec.revision_history_limit = 10;
+  if (!spec.progress_deadline_seconds.has_value()) spec.progress_deadline_seconds = 600;
+  DefaultPodTemplate(spec.template_);
+  d.status.reset();  // the controller's to write
+}
+
+void DefaultKind(api::ReplicaSetT& rs) {
+  api::ReplicaSetSpecT& spec = Ensure(rs.spec);
+  if (!spec.replicas.has_value()) spec.replicas = 1;
+  DefaultPodTemplate(spec.template_);
+  rs.status.reset();
+}
+
+void DefaultKind(api::DaemonSetT& ds) {
+  api::DaemonSetSpecT& spec = Ensure(ds.spec);
+  api::DaemonSetUpdateStrategyT& strategy = Ensure(spec.update_strategy);
+  if (strategy.type == api::DaemonSetUpdateStrategyType::Unset) {
+    strategy.type = api::DaemonSetUpdateStrategyType::RollingUpdate;
+  }
+  if (strategy.type == api::DaemonSetUpdateStrategyType::RollingUpdate) {
+    api::RollingUpdateDaemonSetT& ru = Ensure(strategy.rolling_update);
+    if (!ru.max_unavailable) ru.max_unavailable = Count(1);
+    if (!ru.max_surge) ru.max_surge = Count(0);
+  }
+  if (!spec.revision_history_limit.has_value()) spec.revision_history_limit = 10;
+  DefaultPodTemplate(spec.template_);
+  ds.status.reset();
+}
+
+void DefaultKind(api::StatefulSetT& sts) {
+  api::StatefulSetSpecT& spec = Ensure(sts.spec);
+  if (!spec.replicas.has_value()) spec.replicas = 1;
+  if (spec.pod_management_policy == api::PodManagementPolicyType::Unset) {
+    spec.pod_management_policy = api::PodManagementPolicyType::OrderedReady;
+  }
+  api::StatefulSetUpdateStrategyT& strategy = Ensure(spec.update_strategy);
+  if (strategy.type == api::StatefulSetUpdateStrategyType::Unset) {
+    strategy.type = api::StatefulSetUpdateStrategyType::RollingUpdate;
+  }
+  if (strategy.type == api::StatefulSetUpdateStrategyType::RollingUpdate) {
+    api::RollingUpdateStatefulSetStrategyT& ru = Ensure(strategy.rolling_update);
+    if (!ru.partition.has_value()) ru.partition = 0;
+  }
+  if (!spec.revision_history_limit.has_value()) spec.revision_history_limit = 10;
+  auto& retention = Ensure(spec.persistent_volume_claim_retention_policy);
+  if (retention.when_deleted == api::PersistentVolumeClaimRetentionPolicyType::Unset) {
+    retention.when_deleted = api::PersistentVolumeClaimRetentionPolicyType::Retain;
+  }
+  if (retention.when_scaled == api::PersistentVolumeClaimRetentionPolicyType::Unset) {
+    retention.when_scaled = api::PersistentVolumeClaimRetentionPolicyType::Retain;
+  }
+  for (auto& claim : spec.volume_claim_templates) {
+    if (claim->spec && claim->spec->volume_mode == api::PersistentVolumeMode::Unset) {
+      claim->spec->volume_mode = api::PersistentVolumeMode::Filesystem;
+    }
+  }
+  DefaultPodTemplate(spec.template_);
+  sts.status.reset();
+}
+
+void DefaultKind(api::JobT& job) {
+  api::JobSpecT& spec = Ensure(job.spec);
+  DefaultJobSpec(spec);
+  DefaultPodTemplate(spec.template_);
+  // The job's own selector (unless the user picks one with manualSelector):
+  // its uid, also labelled on the template with the job's name.
+  api::ObjectMetaT& meta = *job.metadata;
+  if (!spec.manual_selector.value_or(false)) {
+    auto& labels = Ensure(spec.template_->metadata).labels;
+    SetLabel(labels, "batch.kubernetes.io/controller-uid", meta.uid);
+    SetLabel(labels, "batch.kubernetes.io/job-name", meta.name);
+    SetLabel(labels, "controller-uid", meta.uid);
+    SetLabel(labels, "job-name", meta.name);
+    spec.selector = std::make_unique<api::LabelSelectorT>();
+    SetLabel(spec.selector->match_labels, "batch.kubernetes.io/controller-uid", meta.uid);
+  }
+  // A job without labels of its own takes its template's.
+  if (meta.labels.empty() && spec.template_->metadata) {
+    for (const auto& e : spec.template_->metadata->labels) SetLabel(meta.labels, e->key, e->value);
+  }
+  job.status.reset();
+}
+
+void DefaultKind(api::CronJobT& cj) {
+  api::CronJobSpecT& spec = Ensure(cj.spec);
+  if (spec.concurrency_policy == api::ConcurrencyPolicy::Unset) spec.concurrency_policy = api::ConcurrencyPolicy::Allow;
+  if (!spec.suspend.has_value()) spec.suspend = false;
+  if (!spec.successful_jobs_history_limit.has_value()) spec.successful_jobs_history_limit = 3;
+  if (!spec.failed_jobs_history_limit.has_value()) spec.failed_jobs_history_limit = 1;
+  DefaultPodTemplate(Ensure(Ensure(spec.job_template).spec).template_);
+  cj.status.reset();
+}
+
+void ValidateKind(const api::DeploymentT& d, Causes& out) {
+  if (!d.spec) return;
+  const api::DeploymentSpecT& spec = *d.spec;
+  ValidateOptionalNonnegative(out, "spec.replicas", spec.replicas);
+  ValidateSelectedTemplate(out, spec, "deployment", kReplicaSetTemplate);
+  if (spec.strategy) {
+    const api::DeploymentStrategyT& strategy = *spec.strategy;
+    if (strategy.type == api::DeploymentStrategyType::Recreate && strategy.rolling_update) {
+      out.push_back(FieldError::Forbidden("spec.strategy.rollingUpdate",
+                                          "may not be specified when strategy `type` is 'Recreate'"));
+    } else if (strategy.rolling_update) {
+      ValidateRollingUpdate(out, "spec.strategy.rollingUpdate", strategy.rolling_update->max_unavailable.get(),
+                            strategy.rolling_update->max_surge.get());
+    }
+  }
+  ValidateNonnegative(out, "spec.minReadySeconds", spec.min_ready_seconds);
+  ValidateOptionalNonnegative(out, "spec.revisionHistoryLimit", spec.revision_history_limit);
+  if (spec.progress_deadline_seconds.has_value()) {
+    ValidateNonnegative(out, "spec.progressDeadlineSeconds", *spec.progress_deadline_seconds);
+    if (*spec.progress_deadline_seconds <= spec.min_ready_seconds) {
+      out.push_back(FieldError::InvalidInt("spec.progressDeadlineSeconds", *spec.progress_deadline_seconds,
+                                           "must be greater than minReadySeconds"));
+    }
+  }
+}
+
+void ValidateKind(const api::ReplicaSetT& rs, Causes& out) {
+  if (!rs.spec) return;
+  const api::ReplicaSetSpecT& spec = *rs.spec;
+  ValidateOptionalNonnegative(out, "spec.replicas", spec.replicas);
+  ValidateNonnegative(out, "spec.minReadySeconds", spec.min_ready_seconds);
+  ValidateSelectedTemplate(out, spec, "deployment", kReplicaSetTemplate);
+}
+
+void ValidateKind(const api::DaemonSetT& ds, Causes& out) {
+  if (!ds.spec) return;
+  const api::DaemonSetSpecT& spec = *ds.spec;
+  ValidateSelectedTemplate(out, spec, "daemonset", kDaemonSetTemplate);
+  ValidateNonnegative(out, "spec.minReadySeconds", spec.min_ready_seconds);
+  ValidateOptionalNonnegative(out, "spec.revisionHistoryLimit", spec.revision_history_limit);
+  if (spec.update_strategy && spec.update_strategy->rolling_update) {
+    ValidateRollingUpdate(out, "spec.updateStrategy.rollingUpdate",
+                          spec.update_strategy->rolling_update->max_unavailable.get(),
+                          spec.update_strategy->rolling_update->max_surge.get());
+  }
+}
+
+void ValidateKind(const api::StatefulSetT& sts, Causes& out) {
+  if (!sts.spec) return;
+  const api::StatefulSetSpecT& spec = *sts.spec;
+  ValidateOptionalNonnegative(out, "spec.replicas", spec.replicas);
+  ValidateSelectedTemplate(out, spec, "statefulset", kStatefulSetTemplate);
+  ValidateNonnegative(out, "spec.minReadySeconds", spec.min_ready_seconds);
+  ValidateOptionalNonnegative(out, "spec.revisionHistoryLimit", spec.revision_history_limit);
+  if (spec.update_strategy && spec.update_strategy->rolling_update) {
+    ValidateOptionalNonnegative(out, "spec.updateStrategy.rollingUpdate.partition",
+                                spec.update_strategy->rolling_update->partition);
+  }
+  std::set<std::string> claims;
+  for (size_t i = 0; i < spec.volume_claim_templates.size(); ++i) {
+    const auto& claim = *spec.volume_claim_templates[i];
+    const std::string at = Index("spec.volumeClaimTemplates", i);
+    const std::string name = claim.metadata ? claim.metadata->name : "";
+    if (name.empty()) {
+      out.push_back(FieldError::Required(at + ".metadata.name", "name or generateName is required"));
+    } else if (!claims.insert(name).second) {
+      out.push_back(FieldError::Duplicate(at + ".metadata.name", name));
+    }
+  }
+}
+
+void ValidateKind(const api::JobT& job, Causes& out) {
+  if (!job.spec) return;
+  ValidateJobSpec(out, "spec", *job.spec, /*selector_generated=*/true);
+}
+
+void ValidateKind(const api::CronJobT& cj, Causes& out) {
+  if (!cj.spec) return;
+  const api::CronJobSpecT& spec = *cj.spec;
+  if (spec.schedule.empty()) {
+    out.push_back(FieldError::Required("spec.schedule"));
+  } else if (std::optional<std::string> err = CheckCronSchedule(spec.schedule)) {
+    out.push_back(FieldError::Invalid("spec.schedule", spec.schedule, *err));
+  }
+  ValidateOptionalNonnegative(out, "spec.startingDeadlineSeconds", spec.starting_deadline_seconds);
+  ValidateOptionalNonnegative(out, "spec.successfulJobsHistoryLimit", spec.successful_jobs_history_limit);
+  ValidateOptionalNonnegative(out, "spec.failedJobsHistoryLimit", spec.failed_jobs_history_limit);
+  if (!spec.job_template || !spec.job_template->spec) {
+    out.push_back(FieldError::Required("spec.jobTemplate"));
+    return;
+  }
+  ValidateJobSpec(out, "spec.jobTemplate.spec", *spec.job_template->spec, /*selector_generated=*/false);
+}
+
+}  // namespace podflow::admission
