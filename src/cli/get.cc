@@ -10,6 +10,8 @@
 #include "cli/describe.h"
 #include "cli/print_util.h"
 #include "cli/printers.h"
+#include "model/fields.h"
+#include "model/labels.h"
 #include "model/objects.h"
 #include "pipeline/config.h"
 #include "pipeline/credentials.h"
@@ -27,6 +29,8 @@ struct ReadOptions {
   std::string namespace_ = "default";
   bool all_namespaces = false;
   std::string output;  // "", wide, yaml, json, name
+  std::string label_selector;  // -l: kubectl's label selector text
+  std::string field_selector;  // --field-selector
   std::string config;
   std::string server;
   std::string data_dir;
@@ -207,6 +211,52 @@ bool ValidOutput(const std::string& output) {
   return output.empty() || output == "wide" || output == "yaml" || output == "json" || output == "name";
 }
 
+// The objects `options` select with -l and --field-selector, in the words
+// kubectl prints for a selector the server refuses.
+struct Selection {
+  model::LabelSelector labels = model::LabelSelector::Everything();
+  model::FieldSelector fields;
+  bool everything = true;
+};
+
+Result<Selection> ParseSelection(const model::KindInfo& kind, const ReadOptions& options) {
+  Selection out;
+  Result<model::LabelSelector> labels = model::ParseLabelSelector(options.label_selector);
+  if (!labels.ok()) return labels.status();
+  Result<model::FieldSelector> fields = model::FieldSelector::Parse(kind, options.field_selector);
+  if (!fields.ok()) {
+    const std::string group(model::ApiGroup(kind));
+    const std::string version(kind.api_version.substr(kind.api_version.rfind('/') + 1));
+    return Status::Invalid("Error from server (BadRequest): Unable to find \"" + group + "/" + version +
+                           ", Resource=" + std::string(kind.resource) + "\" that match label selector \"" +
+                           options.label_selector + "\", field selector \"" + options.field_selector +
+                           "\": " + fields.status().message());
+  }
+  out.labels = std::move(*labels);
+  out.fields = std::move(*fields);
+  out.everything = out.labels.MatchesEverything() && out.fields.empty();
+  return out;
+}
+
+// Keeps the objects the selection selects.
+void Select(const model::KindInfo& kind, const Selection& selection, std::vector<KeyValue>& kvs) {
+  if (selection.everything) return;
+  std::erase_if(kvs, [&](const KeyValue& kv) {
+    model::Value object = model::ToValue(kind, kv.value);
+    return !selection.labels.Matches(model::LabelsOf(object)) || !selection.fields.Matches(object);
+  });
+}
+
+// A selector error: kubectl's "Error from server" lines already carry
+// their prefix.
+void PrintSelectionError(const Status& s) {
+  if (s.message().starts_with("Error from server")) {
+    std::fprintf(stderr, "%s\n", s.message().c_str());
+  } else {
+    std::fprintf(stderr, "error: %s\n", s.message().c_str());
+  }
+}
+
 int RunGet(const ReadOptions& options) {
   if (!ValidOutput(options.output)) {
     std::fprintf(stderr,
@@ -221,6 +271,15 @@ int RunGet(const ReadOptions& options) {
     return 1;
   }
   const model::KindInfo& kind = *target->kind;
+  Result<Selection> selection = ParseSelection(kind, options);
+  if (!selection.ok()) {
+    PrintSelectionError(selection.status());
+    return 1;
+  }
+  if (!selection->everything && !target->names.empty()) {
+    std::fprintf(stderr, "error: name cannot be provided when a selector is specified\n");
+    return 1;
+  }
   auto reader = ApiReader::Open(options);
   if (!reader.ok()) {
     PrintError(reader.status());
@@ -238,6 +297,7 @@ int RunGet(const ReadOptions& options) {
       return 1;
     }
     kvs = std::move(*listed);
+    Select(kind, *selection, kvs);
   } else {
     for (const std::string& name : target->names) {
       auto kv = (*reader)->Get(kind, options.namespace_, name);
@@ -415,10 +475,15 @@ void AddReadOptions(CLI::App* cmd, ReadOptions* options) {
 void AddGetCommands(CLI::App& app, CommandAction& action) {
   auto get = std::make_shared<ReadOptions>();
   CLI::App* get_cmd = app.add_subcommand(
-      "get", "Display one or many resources (pods, nodes, services, endpoints, events), as kubectl get");
+      "get", "Display one or many resources of any kind podflow stores, as kubectl get");
   get_cmd->add_option("args", get->args, "TYPE [NAME...] or TYPE/NAME...")->required();
   AddReadOptions(get_cmd, get.get());
   get_cmd->add_option("-o,--output", get->output, "Output format: wide, yaml, json or name");
+  get_cmd->add_option("-l,--selector", get->label_selector,
+                      "Selector (label query) to filter on: key=value, key!=value, key in (a,b), key, !key");
+  get_cmd->add_option("--field-selector", get->field_selector,
+                      "Selector (field query) to filter on: metadata.name=x, spec.nodeName=n, "
+                      "involvedObject.name=p (events), ...");
   get_cmd->callback([&action, get] { action = [get] { return RunGet(*get); }; });
 
   auto describe = std::make_shared<ReadOptions>();

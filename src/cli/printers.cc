@@ -208,15 +208,8 @@ Table BuildTable(const model::KindInfo& kind, std::span<const std::string> objec
     } else {
       table.header = {"LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"};
     }
-    // Oldest first, as `kubectl events` and kubectl get's event sorting do.
-    std::vector<std::pair<TimePoint, std::string_view>> keyed;
-    for (std::string_view bytes : ordered) {
-      auto t = ParseRfc3339(EventLastTime(*model::Unpack<api::Event>(bytes)));
-      keyed.emplace_back(t.value_or(TimePoint()), bytes);
-    }
-    std::stable_sort(keyed.begin(), keyed.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (size_t i = 0; i < keyed.size(); ++i) ordered[i] = keyed[i].second;
+    // In the server's order, as kubectl get lists them: by name, and an
+    // event's name is its object's name and the hex of when it was made.
   } else {
     table.header = {"NAME", "AGE"};
   }

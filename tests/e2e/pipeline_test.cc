@@ -53,6 +53,31 @@ void SeedsStory(Pipeline& pipeline) {
     CHECK(reasons == expected);
     CHECK(events[0] == "Normal Scheduled: Successfully assigned default/nginx-pod to " +
                            pod->spec()->node_name()->str());
+
+    // Seed 004's `get events --field-selector involvedObject.name=nginx-pod`:
+    // the pod's events only, Scheduled first, as kubectl lists them.
+    const std::string podflow = Pipeline::Program("podflow");
+    auto [code, listed] = RunCommand({podflow, "get", "events", "--field-selector", "involvedObject.name=nginx-pod",
+                                      "--config", pipeline.config()},
+                                     pipeline.dir());
+    INFO(listed);
+    CHECK(code == 0);
+    std::vector<std::string> lines;
+    for (size_t at = 0; at < listed.size();) {
+      size_t end = listed.find('\n', at);
+      lines.push_back(listed.substr(at, end - at));
+      at = end == std::string::npos ? listed.size() : end + 1;
+    }
+    REQUIRE(lines.size() == 6);
+    CHECK(lines[1].find("Scheduled") != std::string::npos);
+    CHECK(lines[5].find("Started") != std::string::npos);
+    auto [labelled_code, labelled] =
+        RunCommand({podflow, "get", "pods", "-l", "app=web", "-o", "name", "--config", pipeline.config()},
+                   pipeline.dir());
+    CHECK(labelled == "pod/nginx-pod\n");
+    auto [none_code, none] =
+        RunCommand({podflow, "get", "pods", "-l", "app in (db)", "--config", pipeline.config()}, pipeline.dir());
+    CHECK(none == "No resources found in default namespace.\n");
   }
 
   SECTION("nodeSelector disktype: ssd lands on the labelled node") {

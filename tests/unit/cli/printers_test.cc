@@ -290,10 +290,19 @@ metadata: {name: empty, namespace: default, creationTimestamp: "2025-01-14T11:00
   CHECK(t.header == std::vector<std::string>{"NAME", "ENDPOINTS", "AGE"});
 }
 
-TEST_CASE("events are sorted by when they were last seen", "[cli][printers]") {
+TEST_CASE("events are listed in the server's order, which is the order they were made in", "[cli][printers]") {
   std::vector<std::string> events = Objects(R"(apiVersion: v1
 kind: Event
-metadata: {name: nginx.a, namespace: default}
+metadata: {name: nginx-pod.181a9c3b2f7e1000, namespace: default}
+involvedObject: {kind: Pod, name: nginx-pod, namespace: default}
+reason: Scheduled
+message: "Successfully assigned default/nginx-pod to node-1"
+type: Normal
+eventTime: "2025-01-14T11:59:20.993000Z"
+---
+apiVersion: v1
+kind: Event
+metadata: {name: nginx-pod.181a9c3b30b12000, namespace: default}
 involvedObject: {kind: Pod, name: nginx-pod, namespace: default}
 reason: Started
 message: "Started container nginx"
@@ -304,16 +313,7 @@ count: 1
 ---
 apiVersion: v1
 kind: Event
-metadata: {name: nginx.b, namespace: default}
-involvedObject: {kind: Pod, name: nginx-pod, namespace: default}
-reason: Scheduled
-message: "Successfully assigned default/nginx-pod to node-1"
-type: Normal
-eventTime: "2025-01-14T11:59:00.000000Z"
----
-apiVersion: v1
-kind: Event
-metadata: {name: node.c, namespace: default}
+metadata: {name: node-1.181a9c1a00000000, namespace: default}
 involvedObject: {kind: Node, name: node-1}
 reason: NodeNotReady
 message: "Node node-1 status is now: NodeNotReady\n"
@@ -324,7 +324,7 @@ count: 4
 )");
   CHECK(RenderTable(BuildTable(model::Kind("Event"), events, {}, Now())) ==
         "LAST SEEN   TYPE      REASON         OBJECT          MESSAGE\n"
-        "60s         Normal    Scheduled      pod/nginx-pod   Successfully assigned default/nginx-pod to node-1\n"
+        "39s         Normal    Scheduled      pod/nginx-pod   Successfully assigned default/nginx-pod to node-1\n"
         "40s         Normal    Started        pod/nginx-pod   Started container nginx\n"
         "10s         Warning   NodeNotReady   node/node-1     Node node-1 status is now: NodeNotReady\n");
 }
