@@ -68,6 +68,14 @@ ApiStatusInfo AlreadyExistsStatus(const KindInfo& kind, std::string_view name) {
   return info;
 }
 
+ApiStatusInfo NotFoundStatus(const KindInfo& kind, std::string_view name) {
+  ApiStatusInfo info = Failure(404, "NotFound", QualifiedResource(kind) + " " + GoQuote(name) + " not found");
+  info.details.name = std::string(name);
+  info.details.group = Group(kind);
+  info.details.kind = std::string(kind.resource);
+  return info;
+}
+
 ApiStatusInfo UnauthorizedStatus() { return Failure(401, "Unauthorized", "Unauthorized"); }
 
 ApiStatusInfo ForbiddenStatus(std::string_view user, std::string_view verb,

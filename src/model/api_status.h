@@ -47,6 +47,8 @@ ApiStatusInfo InvalidStatus(const KindInfo& kind, std::string_view name,
 // 409 AlreadyExists, message `pods "x" already exists`. The caller turns a
 // failed "must not exist" guard into this.
 ApiStatusInfo AlreadyExistsStatus(const KindInfo& kind, std::string_view name);
+// 404 NotFound, message `pods "x" not found` (`namespaces "x" not found`).
+ApiStatusInfo NotFoundStatus(const KindInfo& kind, std::string_view name);
 // 401 Unauthorized, message "Unauthorized".
 ApiStatusInfo UnauthorizedStatus();
 // 403 Forbidden: `pods is forbidden: User "alice" cannot create resource

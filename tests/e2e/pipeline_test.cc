@@ -80,6 +80,34 @@ void SeedsStory(Pipeline& pipeline) {
     CHECK(none == "No resources found in default namespace.\n");
   }
 
+  SECTION("namespaces: the bootstrap ones exist, a missing one refuses pods, a new one gets its default account") {
+    for (const char* ns : {"default", "kube-system", "kube-public", "kube-node-lease"}) {
+      INFO(ns);
+      std::string bytes;
+      CHECK(pipeline.WaitFor<api::ServiceAccount>(model::ObjectKey(model::Kind("ServiceAccount"), ns, "default"),
+                                                  [](const api::ServiceAccount&) { return true; }, &bytes) != nullptr);
+      CHECK(pipeline.Get(model::ObjectKey(model::Kind("Namespace"), "", ns)).has_value());
+    }
+    auto refused = pipeline.Submit(
+        "{apiVersion: v1, kind: Pod, metadata: {name: lost, namespace: nope}, "
+        "spec: {containers: [{name: app, image: nginx:1.14.2}]}}");
+    REQUIRE(refused.size() == 1);
+    CHECK(refused[0] == std::make_pair(std::string("NotFound"), std::string("namespaces \"nope\" not found")));
+    CHECK_FALSE(pipeline.Get(model::ObjectKey(model::Kind("Pod"), "nope", "lost")).has_value());
+
+    auto made = pipeline.Submit(
+        "{apiVersion: v1, kind: Namespace, metadata: {name: team-a}}\n---\n"
+        "{apiVersion: v1, kind: Pod, metadata: {name: member, namespace: team-a}, "
+        "spec: {containers: [{name: app, image: nginx:1.14.2}]}}");
+    REQUIRE(made.size() == 2);
+    CHECK(made[0].first.empty());
+    CHECK(made[1].first.empty());
+    std::string bytes;
+    CHECK(pipeline.WaitFor<api::Pod>(model::ObjectKey(model::Kind("Pod"), "team-a", "member"), Running, &bytes) !=
+          nullptr);
+    CHECK(pipeline.Get(model::ObjectKey(model::Kind("ServiceAccount"), "team-a", "default")).has_value());
+  }
+
   SECTION("nodeSelector disktype: ssd lands on the labelled node") {
     auto results = pipeline.Submit(R"(apiVersion: v1
 kind: Pod

@@ -23,11 +23,27 @@ struct Context {
   const ClusterIpAllocator& cluster_ips;
   std::set<std::string>& taken_ips;          // grows as this request hands addresses out
   RequestPriorityClasses& priority_classes;  // grows as this request admits classes
+  const NamespaceLookup& namespaces;
+  const std::set<std::string>& request_namespaces;  // admitted earlier in this request
   // The name as submitted, generateName when there was none: admission
   // plugins name the object so, as name generation comes after them in
   // kube-apiserver.
   std::string submitted_name;
 };
+
+// NamespaceLifecycle: a namespaced object needs its namespace, Active.
+std::optional<ApiStatusInfo> NamespaceLifecycle(const std::string& namespace_, Context& ctx) {
+  if (!ctx.kind.namespaced || !ctx.namespaces || ctx.request_namespaces.contains(namespace_)) return std::nullopt;
+  Result<std::optional<api::NamespacePhase>> phase = ctx.namespaces(namespace_);
+  if (!phase.ok()) return InternalErrorStatus(phase.status().ToString());
+  if (!phase->has_value()) return model::NotFoundStatus(model::Kind("Namespace"), namespace_);
+  if (**phase == api::NamespacePhase::Terminating) {
+    return AdmissionForbiddenStatus(ctx.kind, ctx.submitted_name,
+                                    "unable to create new content in namespace " + namespace_ +
+                                        " because it is being terminated");
+  }
+  return std::nullopt;
+}
 
 // Mutating admission plugins that may refuse, after the defaults.
 template <typename T>
@@ -89,7 +105,7 @@ size_t StatusAllowance(const api::PodT& pod) {
 }
 
 template <typename Table>
-void AdmitAs(const model::Object& object, Context& ctx, AdmissionOutcome& out) {
+void AdmitTyped(const model::Object& object, Context& ctx, AdmissionOutcome& out) {
   auto native = model::Unpack<Table>(object.bytes);
   if (std::optional<std::string> bad = DecodeError(*native)) {
     std::string k(ctx.kind.kind);
@@ -104,6 +120,10 @@ void AdmitAs(const model::Object& object, Context& ctx, AdmissionOutcome& out) {
   DefaultKind(*native);
   out.name = meta.name;
   out.namespace_ = meta.namespace_;
+  if (std::optional<ApiStatusInfo> refused = NamespaceLifecycle(meta.namespace_, ctx)) {
+    out.status = std::move(*refused);
+    return;
+  }
   if (std::optional<ApiStatusInfo> refused = Mutate(*native, ctx)) {
     out.status = std::move(*refused);
     return;
@@ -173,13 +193,20 @@ Admission::Admission(AdmissionConfig config, Clock clock, std::mt19937_64 rng)
 
 AdmitReply Admission::Admit(std::string_view bearer_token, std::string_view manifest_text,
                             const std::set<std::string>& taken_cluster_ips,
-                            const PriorityClassLister& priority_classes) {
-  AdmitReply reply;
+                            const PriorityClassLister& priority_classes, const NamespaceLookup& namespaces) {
   Result<UserInfo> user = config_.authenticator.Authenticate(bearer_token);
   if (!user.ok()) {
+    AdmitReply reply;
     reply.failure = UnauthorizedStatus();
     return reply;
   }
+  return AdmitAs(*user, manifest_text, taken_cluster_ips, priority_classes, namespaces);
+}
+
+AdmitReply Admission::AdmitAs(const UserInfo& user, std::string_view manifest_text,
+                              const std::set<std::string>& taken_cluster_ips,
+                              const PriorityClassLister& priority_classes, const NamespaceLookup& namespaces) {
+  AdmitReply reply;
   // kube-apiserver's limit on a request body, checked before any decoding.
   if (manifest_text.size() > kMaxRequestBytes) {
     reply.failure = model::RequestEntityTooLargeStatus(kMaxRequestBytes);
@@ -196,6 +223,7 @@ AdmitReply Admission::Admit(std::string_view bearer_token, std::string_view mani
   }
   std::set<std::string> taken = taken_cluster_ips;
   RequestPriorityClasses classes(priority_classes);
+  std::set<std::string> request_namespaces;
   for (const model::Decoded& d : *documents) {
     AdmissionOutcome out;
     out.kind = d.object.kind;
@@ -206,8 +234,8 @@ AdmitReply Admission::Admit(std::string_view bearer_token, std::string_view mani
                        : d.object.namespace_.empty() ? "default"
                                                      : d.object.namespace_;
       // Authorization comes before the body is looked at, as in kube-apiserver.
-      if (!config_.authorizer.Allows(*user, "create", kind->resource, out.namespace_)) {
-        out.status = ForbiddenStatus(user->name, "create", *kind, out.namespace_);
+      if (!config_.authorizer.Allows(user, "create", kind->resource, out.namespace_)) {
+        out.status = ForbiddenStatus(user.name, "create", *kind, out.namespace_);
         reply.results.push_back(std::move(out));
         continue;
       }
@@ -218,8 +246,9 @@ AdmitReply Admission::Admit(std::string_view bearer_token, std::string_view mani
       continue;
     }
     CreateStamp stamp{NewUuid(rng_), FormatRfc3339(clock_())};
-    Context ctx{*kind, stamp, rng_, config_.cluster_ips, taken, classes, {}};
-    model::VisitKind(*kind, [&]<typename T>() { AdmitAs<T>(d.object, ctx, out); });
+    Context ctx{*kind, stamp, rng_, config_.cluster_ips, taken, classes, namespaces, request_namespaces, {}};
+    model::VisitKind(*kind, [&]<typename T>() { AdmitTyped<T>(d.object, ctx, out); });
+    if (out.admitted() && kind->kind == "Namespace") request_namespaces.insert(out.name);
     if (out.status.status.empty()) {
       out.status = InternalErrorStatus("no admission for kind " + std::string(kind->kind));
     }

@@ -30,7 +30,8 @@
 #include "base/result.h"
 #include "model/api_status.h"
 #include "model/codec.h"
-#include "pod_generated.h"  // api::PreemptionPolicy
+#include "pod_generated.h"     // api::PreemptionPolicy
+#include "policy_generated.h"  // api::NamespacePhase
 
 namespace YAML {
 class Node;
@@ -199,6 +200,11 @@ using PriorityClassLister = std::function<Result<std::vector<PriorityClassInfo>>
 // PreemptLowerPriority, the default.
 Result<PriorityClassInfo> ReadStoredPriorityClass(std::string_view bytes);
 
+// The phase of a stored namespace, nullopt when there is none: what the
+// NamespaceLifecycle plugin asks. An empty function stands for "every
+// namespace exists and is Active" (logic tests that do not care).
+using NamespaceLookup = std::function<Result<std::optional<api::NamespacePhase>>(const std::string& name)>;
+
 // ---- The entry point ----
 
 using Clock = std::function<std::chrono::system_clock::time_point()>;
@@ -235,16 +241,24 @@ class Admission {
   Admission(AdmissionConfig config, Clock clock, std::mt19937_64 rng);
 
   // Authenticates, refuses a manifest over kMaxRequestBytes, then per
-  // document: decode, authorize "create", default,
+  // document: decode, authorize "create", default, NamespaceLifecycle,
   // run the mutating plugins (Priority), validate, run the validating
   // plugins (one default PriorityClass), allocate a cluster IP for services.
   // `taken_cluster_ips` are the addresses of existing services; addresses
   // handed out earlier in the same request count as taken too. Pods resolve
   // their priority against `priority_classes`, the built-in system classes
   // and the PriorityClasses admitted earlier in the same request.
+  // A namespaced object's namespace must exist and not be terminating
+  // (NamespaceLifecycle): `namespaces` answers for stored ones, and the
+  // namespaces admitted earlier in the same request exist too.
   AdmitReply Admit(std::string_view bearer_token, std::string_view manifest_text,
                    const std::set<std::string>& taken_cluster_ips = {},
-                   const PriorityClassLister& priority_classes = {});
+                   const PriorityClassLister& priority_classes = {}, const NamespaceLookup& namespaces = {});
+  // The same for a user already known: the API server's own requests
+  // (system:apiserver creating the bootstrap namespaces).
+  AdmitReply AdmitAs(const UserInfo& user, std::string_view manifest_text,
+                     const std::set<std::string>& taken_cluster_ips = {},
+                     const PriorityClassLister& priority_classes = {}, const NamespaceLookup& namespaces = {});
 
  private:
   AdmissionConfig config_;

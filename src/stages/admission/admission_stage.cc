@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <optional>
+#include <thread>
 #include <random>
 #include <set>
 #include <string_view>
@@ -12,6 +13,7 @@
 #include "client/update.h"
 #include "model/objects.h"
 #include "pipeline/credentials.h"
+#include "policy_generated.h"
 #include "service_generated.h"
 
 namespace podflow::admission {
@@ -54,6 +56,37 @@ Result<std::vector<PriorityClassInfo>> StoredPriorityClasses(client::ApiClient& 
     classes.push_back(std::move(*pc));
   }
   return classes;
+}
+
+// The phase a stored Namespace is in; Corruption when the value is not one.
+Result<std::optional<api::NamespacePhase>> PhaseOf(const std::string& key, std::string_view bytes) {
+  if (!model::VerifyObject(model::Kind("Namespace"), bytes).ok()) {
+    return Status::Corruption("the value stored at " + key + " is not a valid Namespace");
+  }
+  const api::Namespace* ns = flatbuffers::GetRoot<api::Namespace>(bytes.data());
+  if (ns->status() == nullptr) return std::optional<api::NamespacePhase>(api::NamespacePhase::Active);
+  return std::optional<api::NamespacePhase>(ns->status()->phase() == api::NamespacePhase::Terminating
+                                                ? api::NamespacePhase::Terminating
+                                                : api::NamespacePhase::Active);
+}
+
+// The namespaces kube-apiserver makes at its start, and the object it
+// runs its own creations as.
+constexpr std::string_view kBootstrapNamespaces[] = {"default", "kube-system", "kube-public", "kube-node-lease"};
+const UserInfo kApiServer{"system:apiserver", "", {"system:masters"}};
+
+std::string NamespaceManifest(std::string_view name) {
+  return "apiVersion: v1\nkind: Namespace\nmetadata: {name: " + std::string(name) + "}\n";
+}
+
+// The `default` ServiceAccount of each namespace admitted in `outcomes`.
+std::string DefaultServiceAccounts(const std::vector<AdmissionOutcome>& outcomes) {
+  std::string manifest;
+  for (const AdmissionOutcome& o : outcomes) {
+    if (!o.admitted() || o.kind == nullptr || o.kind->kind != "Namespace") continue;
+    manifest += "---\napiVersion: v1\nkind: ServiceAccount\nmetadata: {name: default, namespace: " + o.name + "}\n";
+  }
+  return manifest;
 }
 
 flatbuffers::Offset<msg::SubmitReply> FailureReply(flatbuffers::FlatBufferBuilder& fbb,
@@ -112,6 +145,54 @@ void CreateAll(client::ApiClient& client, std::vector<AdmissionOutcome>& outcome
 
 }  // namespace
 
+Result<std::optional<api::NamespacePhase>> AdmissionStage::LookupNamespace(client::ApiClient& client,
+                                                                          const std::string& name) {
+  const std::string key = model::ObjectKey(model::Kind("Namespace"), "", name);
+  if (std::optional<std::string> cached = namespaces_->Get(key)) return PhaseOf(key, *cached);
+  // Not seen yet: the watch may lag a namespace created a moment ago.
+  Result<std::optional<KeyValue>> stored = client.Get(key);
+  if (!stored.ok()) return stored.status();
+  if (!stored->has_value()) return std::optional<api::NamespacePhase>();
+  return PhaseOf(key, (*stored)->value);
+}
+
+void AdmissionStage::Bootstrap() {
+  static auto log = Logger("stage.admission");
+  std::string manifest;
+  for (std::string_view ns : kBootstrapNamespaces) manifest += "---\n" + NamespaceManifest(ns);
+  std::unique_ptr<Worker> worker = Borrow();
+  while (!stopping_) {
+    AdmitReply namespaces = worker->admission.AdmitAs(kApiServer, manifest);
+    AdmitReply accounts = worker->admission.AdmitAs(kApiServer, DefaultServiceAccounts(namespaces.results), {}, {},
+                                                    [](const std::string&) -> Result<std::optional<api::NamespacePhase>> {
+                                                      return std::optional<api::NamespacePhase>(api::NamespacePhase::Active);
+                                                    });
+    std::vector<AdmissionOutcome> all = std::move(namespaces.results);
+    for (AdmissionOutcome& o : accounts.results) all.push_back(std::move(o));
+    std::vector<int64_t> revisions(all.size(), 0);
+    CreateAll(worker->client, all, revisions);
+    const bool done = std::all_of(all.begin(), all.end(), [](const AdmissionOutcome& o) {
+      return o.admitted() || o.status.reason == "AlreadyExists";
+    });
+    if (done) break;
+    for (const AdmissionOutcome& o : all) {
+      if (!o.admitted() && o.status.reason != "AlreadyExists") log->debug("bootstrap {}: {}", o.name, o.status.message);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  Return(std::move(worker));
+  {
+    std::lock_guard<std::mutex> lock(bootstrap_mu_);
+    bootstrapped_ = true;
+  }
+  bootstrap_cv_.notify_all();
+}
+
+bool AdmissionStage::AwaitBootstrap() {
+  std::unique_lock<std::mutex> lock(bootstrap_mu_);
+  return bootstrap_cv_.wait_for(lock, kBootstrapWait, [this] { return bootstrapped_; });
+}
+
 Result<std::unique_ptr<AdmissionStage>> AdmissionStage::Create(pipeline::StageContext& context) {
   std::string base_dir;
   if (context.config.source.find('<') != 0) {
@@ -133,6 +214,11 @@ Result<std::unique_ptr<AdmissionStage>> AdmissionStage::Create(pipeline::StageCo
 }
 
 Status AdmissionStage::Start() {
+  namespaces_ = std::make_unique<client::Store>(context_.bus, context_.Endpoint("api"), context_.Endpoint("watch"),
+                                                model::KindPrefix(model::Kind("Namespace")));
+  namespaces_->Start();
+  stopping_ = false;
+  bootstrap_ = std::thread([this] { Bootstrap(); });
   server_ = std::make_unique<bus::RpcServer>(
       context_.bus, context_.Endpoint("submit"), kWorkers,
       [this](const msg::Envelope& request, std::string_view, flatbuffers::FlatBufferBuilder& fbb) {
@@ -143,6 +229,9 @@ Status AdmissionStage::Start() {
 
 void AdmissionStage::Stop() {
   if (server_) server_->Stop();
+  stopping_ = true;
+  if (bootstrap_.joinable()) bootstrap_.join();
+  if (namespaces_) namespaces_->Stop();
   std::lock_guard<std::mutex> lock(pool_mu_);
   pool_.clear();
 }
@@ -182,7 +271,11 @@ bus::ReplyBody AdmissionStage::Handle(const msg::Envelope& envelope, flatbuffers
     text = std::string_view(reinterpret_cast<const char*>(request->manifest()->data()), request->manifest()->size());
   }
 
+  // Requests wait (boundedly) for the bootstrap namespaces, as clients wait
+  // for kube-apiserver to become ready.
+  AwaitBootstrap();
   std::unique_ptr<Worker> worker = Borrow();
+  const NamespaceLookup namespaces = [&](const std::string& name) { return LookupNamespace(worker->client, name); };
   // Services need the cluster IPs in use, read under a lock so that two
   // requests never hand out one address. Most requests hold no Service: they
   // are admitted without it, and only if one turns out to hold a Service
@@ -195,7 +288,7 @@ bus::ReplyBody AdmissionStage::Handle(const msg::Envelope& envelope, flatbuffers
     if (!classes) classes = StoredPriorityClasses(worker->client);
     return *classes;
   };
-  AdmitReply admitted = worker->admission.Admit(token, text, {}, list_classes);
+  AdmitReply admitted = worker->admission.Admit(token, text, {}, list_classes, namespaces);
   const bool has_service = std::any_of(admitted.results.begin(), admitted.results.end(), [](const auto& o) {
     return o.admitted() && o.kind != nullptr && o.kind->kind == "Service";
   });
@@ -206,7 +299,7 @@ bus::ReplyBody AdmissionStage::Handle(const msg::Envelope& envelope, flatbuffers
       Return(std::move(worker));
       return {msg::Body::SubmitReply, FailureReply(fbb, InternalErrorStatus(ips.status().ToString())).Union()};
     }
-    admitted = worker->admission.Admit(token, text, *ips, list_classes);
+    admitted = worker->admission.Admit(token, text, *ips, list_classes, namespaces);
   }
   if (admitted.failure) {
     Return(std::move(worker));
@@ -214,7 +307,17 @@ bus::ReplyBody AdmissionStage::Handle(const msg::Envelope& envelope, flatbuffers
   }
 
   std::vector<int64_t> revisions(admitted.results.size(), 0);
-  if (!request->dry_run()) CreateAll(worker->client, admitted.results, revisions);
+  if (!request->dry_run()) {
+    CreateAll(worker->client, admitted.results, revisions);
+    // Every new namespace gets its `default` ServiceAccount, as the
+    // service account controller makes it in Kubernetes.
+    const std::string accounts = DefaultServiceAccounts(admitted.results);
+    if (!accounts.empty()) {
+      AdmitReply made = worker->admission.AdmitAs(kApiServer, accounts, {}, {}, namespaces);
+      std::vector<int64_t> made_revisions(made.results.size(), 0);
+      CreateAll(worker->client, made.results, made_revisions);
+    }
+  }
 
   std::vector<flatbuffers::Offset<msg::SubmitResult>> results;
   for (size_t i = 0; i < admitted.results.size(); ++i) {

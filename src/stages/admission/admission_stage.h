@@ -5,7 +5,11 @@
 // status per document.
 #pragma once
 
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <memory>
+#include <thread>
 #include <mutex>
 #include <vector>
 
@@ -13,6 +17,7 @@
 #include "pipeline/stage.h"
 #include "stages/admission/admission.h"
 #include "client/client.h"
+#include "client/store.h"
 
 namespace podflow::admission {
 
@@ -36,6 +41,15 @@ class AdmissionStage {
   AdmissionStage(pipeline::StageContext& context, AdmissionConfig config)
       : context_(context), config_(std::move(config)) {}
   bus::ReplyBody Handle(const msg::Envelope& request, flatbuffers::FlatBufferBuilder& fbb);
+  // NamespaceLifecycle's question: the store's answer, or the log's when
+  // the store has not seen the namespace.
+  Result<std::optional<api::NamespacePhase>> LookupNamespace(client::ApiClient& client, const std::string& name);
+  // Creates the namespaces kube-apiserver makes at its start (default,
+  // kube-system, kube-public, kube-node-lease) and their default
+  // ServiceAccounts, retrying until the log takes them.
+  void Bootstrap();
+  // Waits up to kBootstrapWait for Bootstrap; whether it finished.
+  bool AwaitBootstrap();
   std::unique_ptr<Worker> Borrow();
   void Return(std::unique_ptr<Worker> worker);
 
@@ -48,6 +62,14 @@ class AdmissionStage {
   // Held while a request that may create Services runs, so that two
   // requests never hand out the same cluster IP.
   std::mutex cluster_ip_mu_;
+
+  std::unique_ptr<client::Store> namespaces_;  // every stored Namespace
+  static constexpr std::chrono::seconds kBootstrapWait{10};
+  std::atomic<bool> stopping_{false};
+  std::thread bootstrap_;
+  std::mutex bootstrap_mu_;
+  std::condition_variable bootstrap_cv_;
+  bool bootstrapped_ = false;  // GUARDED_BY(bootstrap_mu_)
 };
 static_assert(pipeline::Stage<AdmissionStage>);
 

@@ -1,0 +1,46 @@
+// Store: a thread-safe copy of everything under a prefix, kept current by an
+// Informer on a thread of its own — what kube-apiserver's admission plugins
+// and the controllers read instead of asking the log on every request. A
+// read may lag the log by the watch's delay; callers that must not act on a
+// miss ask the log itself (ApiClient::Get) before they do.
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "client/client.h"
+
+namespace podflow::client {
+
+class Store {
+ public:
+  Store(bus::Context& context, std::string api_endpoint, std::string watch_endpoint, std::string prefix);
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+  ~Store() { Stop(); }
+
+  // Starts following the log; what is there arrives with the first list.
+  void Start();
+  void Stop();
+
+  // The value stored at `key` as far as this copy knows, or nullopt.
+  std::optional<std::string> Get(const std::string& key) const;
+  // Whether the first list has been delivered.
+  bool synced() const { return synced_; }
+
+ private:
+  void Loop();
+
+  Informer informer_;
+  mutable std::mutex mu_;
+  std::map<std::string, std::string> values_;  // GUARDED_BY(mu_)
+  std::atomic<bool> synced_{false};
+  std::atomic<bool> stopping_{false};
+  std::thread thread_;
+};
+
+}  // namespace podflow::client
