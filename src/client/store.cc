@@ -24,6 +24,18 @@ std::optional<std::string> Store::Get(const std::string& key) const {
   return it->second;
 }
 
+std::vector<KeyValue> Store::List(const std::string& prefix) const {
+  std::vector<KeyValue> out;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto it = values_.lower_bound(prefix); it != values_.end() && it->first.starts_with(prefix); ++it) {
+    KeyValue kv;
+    kv.key = it->first;
+    kv.value = it->second;
+    out.push_back(std::move(kv));
+  }
+  return out;
+}
+
 void Store::Loop() {
   static auto log = Logger("client.store");
   const Informer::Handlers handlers{

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "client/client.h"
 
@@ -29,6 +30,8 @@ class Store {
 
   // The value stored at `key` as far as this copy knows, or nullopt.
   std::optional<std::string> Get(const std::string& key) const;
+  // The values under `prefix` (within the store's), in key order.
+  std::vector<KeyValue> List(const std::string& prefix) const;
   // Whether the first list has been delivered.
   bool synced() const { return synced_; }
 

@@ -7,6 +7,8 @@
 // that every kind is visited.
 #pragma once
 
+#include <string_view>
+
 #include "api_generated.h"
 #include "model/codec.h"
 
@@ -18,6 +20,17 @@ namespace podflow::model {
   X(EndpointSlice) X(Deployment) X(ReplicaSet) X(DaemonSet) X(StatefulSet) X(Job) X(CronJob) X(Role)       \
   X(ClusterRole) X(RoleBinding) X(ClusterRoleBinding) X(PodDisruptionBudget) X(StorageClass) X(CSINode)    \
   X(CSIDriver) X(Lease)
+
+// The kind whose root table is T: KindNameOf<api::Pod>::value == "Pod".
+template <typename T>
+struct KindNameOf;
+#define PODFLOW_KIND_NAME_OF(T)                         \
+  template <>                                           \
+  struct KindNameOf<api::T> {                           \
+    static constexpr std::string_view value = #T;       \
+  };
+PODFLOW_KIND_TYPES(PODFLOW_KIND_NAME_OF)
+#undef PODFLOW_KIND_NAME_OF
 
 // Calls f.template operator()<T>() with the root table of `kind`; false
 // when the kind has no C++ type here (a bug: see the unit test).

@@ -9,6 +9,7 @@
 #include "model/kind_types.h"
 #include "stages/admission/defaults.h"
 #include "stages/admission/kind_rules.h"
+#include "stages/admission/plugins/plugin.h"
 #include "stages/admission/priority.h"
 #include "stages/admission/validation.h"
 
@@ -18,51 +19,21 @@ namespace {
 // What one document's admission needs besides the object.
 struct Context {
   const model::KindInfo& kind;
+  const UserInfo& user;
   const CreateStamp& stamp;
   std::mt19937_64& rng;
   const ClusterIpAllocator& cluster_ips;
-  std::set<std::string>& taken_ips;          // grows as this request hands addresses out
-  RequestPriorityClasses& priority_classes;  // grows as this request admits classes
-  const NamespaceLookup& namespaces;
-  const std::set<std::string>& request_namespaces;  // admitted earlier in this request
-  // The name as submitted, generateName when there was none: admission
-  // plugins name the object so, as name generation comes after them in
-  // kube-apiserver.
-  std::string submitted_name;
+  std::set<std::string>& taken_ips;  // grows as this request hands addresses out
+  const AdmissionChain& plugins;
+  RequestState& state;
 };
 
-// NamespaceLifecycle: a namespaced object needs its namespace, Active.
-std::optional<ApiStatusInfo> NamespaceLifecycle(const std::string& namespace_, Context& ctx) {
-  if (!ctx.kind.namespaced || !ctx.namespaces || ctx.request_namespaces.contains(namespace_)) return std::nullopt;
-  Result<std::optional<api::NamespacePhase>> phase = ctx.namespaces(namespace_);
-  if (!phase.ok()) return InternalErrorStatus(phase.status().ToString());
-  if (!phase->has_value()) return model::NotFoundStatus(model::Kind("Namespace"), namespace_);
-  if (**phase == api::NamespacePhase::Terminating) {
-    return AdmissionForbiddenStatus(ctx.kind, ctx.submitted_name,
-                                    "unable to create new content in namespace " + namespace_ +
-                                        " because it is being terminated");
-  }
-  return std::nullopt;
-}
-
-// Mutating admission plugins that may refuse, after the defaults.
-template <typename T>
-std::optional<ApiStatusInfo> Mutate(T&, Context&) {
-  return std::nullopt;
-}
-std::optional<ApiStatusInfo> Mutate(api::PodT& pod, Context& ctx) {
-  return AdmitPodPriority(ctx.submitted_name, *pod.spec, ctx.priority_classes);
-}
-
-// After validation: validating admission plugins, and services get their
-// cluster IP (kube-apiserver allocates in BeginCreate, after validation). A
-// failure replaces the outcome.
+// After validation, services get their cluster IP (kube-apiserver
+// allocates in BeginCreate, after validation). A failure replaces the
+// outcome.
 template <typename T>
 std::optional<ApiStatusInfo> AfterValidation(T&, Context&) {
   return std::nullopt;
-}
-std::optional<ApiStatusInfo> AfterValidation(api::PriorityClassT& pc, Context& ctx) {
-  return AdmitPriorityClass(pc, ctx.priority_classes);
 }
 std::optional<ApiStatusInfo> AfterValidation(api::ServiceT& service, Context& ctx) {
   api::ServiceSpecT& spec = *service.spec;
@@ -115,24 +86,28 @@ void AdmitTyped(const model::Object& object, Context& ctx, AdmissionOutcome& out
   }
   if (!native->metadata) native->metadata = std::make_unique<api::ObjectMetaT>();
   api::ObjectMetaT& meta = *native->metadata;
-  ctx.submitted_name = meta.name.empty() ? meta.generate_name : meta.name;
+  // Plugins name the object as submitted (generateName when it has no
+  // name): name generation comes after them in kube-apiserver.
+  const std::string submitted_name = meta.name.empty() ? meta.generate_name : meta.name;
   DefaultMeta(ctx.kind, meta, ctx.stamp, ctx.rng);
   DefaultKind(*native);
   out.name = meta.name;
   out.namespace_ = meta.namespace_;
-  if (std::optional<ApiStatusInfo> refused = NamespaceLifecycle(meta.namespace_, ctx)) {
+  Attributes attributes(ctx.kind, meta.namespace_, submitted_name, ctx.user, native.get());
+  if (std::optional<ApiStatusInfo> refused = ctx.plugins.Admit(attributes, ctx.state)) {
     out.status = std::move(*refused);
     return;
   }
-  if (std::optional<ApiStatusInfo> refused = Mutate(*native, ctx)) {
-    out.status = std::move(*refused);
-    return;
-  }
+  PrepareForCreate(*native);
 
   Causes causes = ValidateMeta(ctx.kind, meta);
   ValidateKind(*native, causes);
   if (!causes.empty()) {
     out.status = InvalidStatus(ctx.kind, meta.name, std::move(causes));
+    return;
+  }
+  if (std::optional<ApiStatusInfo> refused = ctx.plugins.Validate(attributes, ctx.state)) {
+    out.status = std::move(*refused);
     return;
   }
   if (std::optional<ApiStatusInfo> failure = AfterValidation(*native, ctx)) {
@@ -176,6 +151,7 @@ ApiStatusInfo DecodeFailure(const model::Decoded& d) {
 }  // namespace
 
 void DefaultKind(api::PodT& pod) { DefaultPod(pod); }
+void PrepareForCreate(api::PodT& pod) { PreparePodForCreate(pod); }
 void DefaultKind(api::ServiceT& service) { DefaultService(service); }
 void DefaultKind(api::PriorityClassT& pc) { DefaultPriorityClass(pc); }
 void ValidateKind(const api::PodT& pod, Causes& out) {
@@ -193,19 +169,21 @@ Admission::Admission(AdmissionConfig config, Clock clock, std::mt19937_64 rng)
 
 AdmitReply Admission::Admit(std::string_view bearer_token, std::string_view manifest_text,
                             const std::set<std::string>& taken_cluster_ips,
-                            const PriorityClassLister& priority_classes, const NamespaceLookup& namespaces) {
+                            const PriorityClassLister& priority_classes, const NamespaceLookup& namespaces,
+                            const LimitRangeLister& limit_ranges) {
   Result<UserInfo> user = config_.authenticator.Authenticate(bearer_token);
   if (!user.ok()) {
     AdmitReply reply;
     reply.failure = UnauthorizedStatus();
     return reply;
   }
-  return AdmitAs(*user, manifest_text, taken_cluster_ips, priority_classes, namespaces);
+  return AdmitAs(*user, manifest_text, taken_cluster_ips, priority_classes, namespaces, limit_ranges);
 }
 
 AdmitReply Admission::AdmitAs(const UserInfo& user, std::string_view manifest_text,
                               const std::set<std::string>& taken_cluster_ips,
-                              const PriorityClassLister& priority_classes, const NamespaceLookup& namespaces) {
+                              const PriorityClassLister& priority_classes, const NamespaceLookup& namespaces,
+                              const LimitRangeLister& limit_ranges) {
   AdmitReply reply;
   // kube-apiserver's limit on a request body, checked before any decoding.
   if (manifest_text.size() > kMaxRequestBytes) {
@@ -223,7 +201,7 @@ AdmitReply Admission::AdmitAs(const UserInfo& user, std::string_view manifest_te
   }
   std::set<std::string> taken = taken_cluster_ips;
   RequestPriorityClasses classes(priority_classes);
-  std::set<std::string> request_namespaces;
+  RequestState state{namespaces, {}, classes, limit_ranges};
   for (const model::Decoded& d : *documents) {
     AdmissionOutcome out;
     out.kind = d.object.kind;
@@ -246,9 +224,9 @@ AdmitReply Admission::AdmitAs(const UserInfo& user, std::string_view manifest_te
       continue;
     }
     CreateStamp stamp{NewUuid(rng_), FormatRfc3339(clock_())};
-    Context ctx{*kind, stamp, rng_, config_.cluster_ips, taken, classes, namespaces, request_namespaces, {}};
+    Context ctx{*kind, user, stamp, rng_, config_.cluster_ips, taken, config_.plugins, state};
     model::VisitKind(*kind, [&]<typename T>() { AdmitTyped<T>(d.object, ctx, out); });
-    if (out.admitted() && kind->kind == "Namespace") request_namespaces.insert(out.name);
+    if (out.admitted() && kind->kind == "Namespace") state.request_namespaces.insert(out.name);
     if (out.status.status.empty()) {
       out.status = InternalErrorStatus("no admission for kind " + std::string(kind->kind));
     }

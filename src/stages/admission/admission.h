@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <random>
 #include <set>
@@ -31,7 +32,7 @@
 #include "model/api_status.h"
 #include "model/codec.h"
 #include "pod_generated.h"     // api::PreemptionPolicy
-#include "policy_generated.h"  // api::NamespacePhase
+#include "policy_generated.h"  // api::NamespacePhase, api::LimitRangeT
 
 namespace YAML {
 class Node;
@@ -158,12 +159,47 @@ class ClusterIpAllocator {
   uint32_t mask_ = 0;
 };
 
+// ---- The admission plugin chain ----
+
+class Plugin;
+class Attributes;
+struct RequestState;
+
+// The admission plugins a request runs (plugins/): ordered as kube-apiserver
+// orders them, whatever order the configuration names them in, and chosen
+// as --enable-admission-plugins / --disable-admission-plugins choose. Every
+// plugin podflow has is enabled by default. Immutable; copies share the
+// plugins.
+class AdmissionChain {
+ public:
+  // Every plugin podflow has, in the order they run.
+  static const std::vector<std::string_view>& Known();
+  // Every plugin enabled.
+  AdmissionChain();
+  // The default set, plus `enable`, minus `disable`. Invalid for a name
+  // that is not a plugin, or one both enabled and disabled.
+  static Result<AdmissionChain> Create(const std::vector<std::string>& enable,
+                                       const std::vector<std::string>& disable);
+
+  // The mutating phase of every plugin in order; the first refusal ends it.
+  std::optional<ApiStatusInfo> Admit(Attributes& attributes, RequestState& state) const;
+  // The validating phase of every plugin in order; the first refusal ends it.
+  std::optional<ApiStatusInfo> Validate(const Attributes& attributes, RequestState& state) const;
+  // The enabled plugins' names, in the order they run.
+  const std::vector<std::string>& enabled() const { return names_; }
+
+ private:
+  std::vector<std::string> names_;
+  std::vector<std::shared_ptr<const Plugin>> plugins_;
+};
+
 // ---- Configuration ----
 
 struct AdmissionConfig {
   TokenAuthenticator authenticator;
   Authorizer authorizer;
   ClusterIpAllocator cluster_ips;
+  AdmissionChain plugins;
 };
 
 // Reads the `admission:` section of a podflow config:
@@ -199,6 +235,10 @@ using PriorityClassLister = std::function<Result<std::vector<PriorityClassInfo>>
 // An unset preemptionPolicy (written before podflow defaulted it) reads as
 // PreemptLowerPriority, the default.
 Result<PriorityClassInfo> ReadStoredPriorityClass(std::string_view bytes);
+
+// The LimitRanges stored in a namespace, as LimitRanger reads them. An empty
+// function stands for "none anywhere".
+using LimitRangeLister = std::function<Result<std::vector<api::LimitRangeT>>(const std::string& namespace_)>;
 
 // The phase of a stored namespace, nullopt when there is none: what the
 // NamespaceLifecycle plugin asks. An empty function stands for "every
@@ -241,9 +281,9 @@ class Admission {
   Admission(AdmissionConfig config, Clock clock, std::mt19937_64 rng);
 
   // Authenticates, refuses a manifest over kMaxRequestBytes, then per
-  // document: decode, authorize "create", default, NamespaceLifecycle,
-  // run the mutating plugins (Priority), validate, run the validating
-  // plugins (one default PriorityClass), allocate a cluster IP for services.
+  // document: decode, authorize "create", default, the plugins' mutating
+  // phase, prepare for create (a pod's status), validate, the plugins'
+  // validating phase, allocate a cluster IP for services.
   // `taken_cluster_ips` are the addresses of existing services; addresses
   // handed out earlier in the same request count as taken too. Pods resolve
   // their priority against `priority_classes`, the built-in system classes
@@ -253,12 +293,14 @@ class Admission {
   // namespaces admitted earlier in the same request exist too.
   AdmitReply Admit(std::string_view bearer_token, std::string_view manifest_text,
                    const std::set<std::string>& taken_cluster_ips = {},
-                   const PriorityClassLister& priority_classes = {}, const NamespaceLookup& namespaces = {});
+                   const PriorityClassLister& priority_classes = {}, const NamespaceLookup& namespaces = {},
+                   const LimitRangeLister& limit_ranges = {});
   // The same for a user already known: the API server's own requests
   // (system:apiserver creating the bootstrap namespaces).
   AdmitReply AdmitAs(const UserInfo& user, std::string_view manifest_text,
                      const std::set<std::string>& taken_cluster_ips = {},
-                     const PriorityClassLister& priority_classes = {}, const NamespaceLookup& namespaces = {});
+                     const PriorityClassLister& priority_classes = {}, const NamespaceLookup& namespaces = {},
+                     const LimitRangeLister& limit_ranges = {});
 
  private:
   AdmissionConfig config_;

@@ -156,6 +156,19 @@ Result<std::optional<api::NamespacePhase>> AdmissionStage::LookupNamespace(clien
   return PhaseOf(key, (*stored)->value);
 }
 
+Result<std::vector<api::LimitRangeT>> AdmissionStage::LimitRangesIn(const std::string& ns) {
+  static auto log = Logger("stage.admission");
+  std::vector<api::LimitRangeT> out;
+  for (const KeyValue& kv : limit_ranges_->List(model::KindPrefix(model::Kind("LimitRange"), ns))) {
+    if (!model::VerifyObject(model::Kind("LimitRange"), kv.value).ok()) {
+      log->warn("ignoring {}: not a valid LimitRange", kv.key);
+      continue;
+    }
+    out.push_back(std::move(*model::Unpack<api::LimitRange>(kv.value)));
+  }
+  return out;
+}
+
 void AdmissionStage::Bootstrap() {
   static auto log = Logger("stage.admission");
   std::string manifest;
@@ -217,6 +230,9 @@ Status AdmissionStage::Start() {
   namespaces_ = std::make_unique<client::Store>(context_.bus, context_.Endpoint("api"), context_.Endpoint("watch"),
                                                 model::KindPrefix(model::Kind("Namespace")));
   namespaces_->Start();
+  limit_ranges_ = std::make_unique<client::Store>(context_.bus, context_.Endpoint("api"), context_.Endpoint("watch"),
+                                                  model::KindPrefix(model::Kind("LimitRange")));
+  limit_ranges_->Start();
   stopping_ = false;
   bootstrap_ = std::thread([this] { Bootstrap(); });
   server_ = std::make_unique<bus::RpcServer>(
@@ -232,6 +248,7 @@ void AdmissionStage::Stop() {
   stopping_ = true;
   if (bootstrap_.joinable()) bootstrap_.join();
   if (namespaces_) namespaces_->Stop();
+  if (limit_ranges_) limit_ranges_->Stop();
   std::lock_guard<std::mutex> lock(pool_mu_);
   pool_.clear();
 }
@@ -276,6 +293,7 @@ bus::ReplyBody AdmissionStage::Handle(const msg::Envelope& envelope, flatbuffers
   AwaitBootstrap();
   std::unique_ptr<Worker> worker = Borrow();
   const NamespaceLookup namespaces = [&](const std::string& name) { return LookupNamespace(worker->client, name); };
+  const LimitRangeLister limit_ranges = [this](const std::string& ns) { return LimitRangesIn(ns); };
   // Services need the cluster IPs in use, read under a lock so that two
   // requests never hand out one address. Most requests hold no Service: they
   // are admitted without it, and only if one turns out to hold a Service
@@ -288,7 +306,7 @@ bus::ReplyBody AdmissionStage::Handle(const msg::Envelope& envelope, flatbuffers
     if (!classes) classes = StoredPriorityClasses(worker->client);
     return *classes;
   };
-  AdmitReply admitted = worker->admission.Admit(token, text, {}, list_classes, namespaces);
+  AdmitReply admitted = worker->admission.Admit(token, text, {}, list_classes, namespaces, limit_ranges);
   const bool has_service = std::any_of(admitted.results.begin(), admitted.results.end(), [](const auto& o) {
     return o.admitted() && o.kind != nullptr && o.kind->kind == "Service";
   });
@@ -299,7 +317,7 @@ bus::ReplyBody AdmissionStage::Handle(const msg::Envelope& envelope, flatbuffers
       Return(std::move(worker));
       return {msg::Body::SubmitReply, FailureReply(fbb, InternalErrorStatus(ips.status().ToString())).Union()};
     }
-    admitted = worker->admission.Admit(token, text, *ips, list_classes, namespaces);
+    admitted = worker->admission.Admit(token, text, *ips, list_classes, namespaces, limit_ranges);
   }
   if (admitted.failure) {
     Return(std::move(worker));

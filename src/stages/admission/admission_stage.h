@@ -44,6 +44,8 @@ class AdmissionStage {
   // NamespaceLifecycle's question: the store's answer, or the log's when
   // the store has not seen the namespace.
   Result<std::optional<api::NamespacePhase>> LookupNamespace(client::ApiClient& client, const std::string& name);
+  // LimitRanger's question: the LimitRanges the store holds for `ns`.
+  Result<std::vector<api::LimitRangeT>> LimitRangesIn(const std::string& ns);
   // Creates the namespaces kube-apiserver makes at its start (default,
   // kube-system, kube-public, kube-node-lease) and their default
   // ServiceAccounts, retrying until the log takes them.
@@ -63,7 +65,8 @@ class AdmissionStage {
   // requests never hand out the same cluster IP.
   std::mutex cluster_ip_mu_;
 
-  std::unique_ptr<client::Store> namespaces_;  // every stored Namespace
+  std::unique_ptr<client::Store> namespaces_;    // every stored Namespace
+  std::unique_ptr<client::Store> limit_ranges_;  // every stored LimitRange
   static constexpr std::chrono::seconds kBootstrapWait{10};
   std::atomic<bool> stopping_{false};
   std::thread bootstrap_;

@@ -1,6 +1,8 @@
 // Namespaces and the cluster-level kinds outside core/v1: the scheme's
 // defaults and validation of StorageClass, CSIDriver, EndpointSlice and
 // PodDisruptionBudget.
+#include <algorithm>
+
 #include "stages/admission/defaults.h"
 #include "stages/admission/kind_rules.h"
 #include "stages/admission/names.h"
@@ -14,6 +16,18 @@ void DefaultKind(api::NamespaceT& ns) {
   if (spec.finalizers.empty()) spec.finalizers.push_back("kubernetes");
   ns.status = std::make_unique<api::NamespaceStatusT>();
   ns.status->phase = api::NamespacePhase::Active;
+}
+
+void DefaultKind(api::LimitRangeT& range) {
+  // SetDefaults_LimitRangeItem, for Container limits: a max is the default
+  // limit, a default limit the default request, a min the default request.
+  if (!range.spec) return;
+  for (auto& item : range.spec->limits) {
+    if (item->type != "Container") continue;
+    AddMissing(item->default_, item->max);
+    AddMissing(item->default_request, item->default_);
+    AddMissing(item->default_request, item->min);
+  }
 }
 
 void DefaultKind(api::StorageClassT& sc) {

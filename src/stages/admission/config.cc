@@ -69,7 +69,8 @@ Result<AdmissionConfig> Parse(const YAML::Node& section, std::string_view base_d
   }
   if (!section.IsMap()) return Status::Invalid("admission: must be a map");
   PODFLOW_RETURN_IF_ERROR(
-      CheckKeys(section, {"tokens", "tokenFile", "serviceClusterIPRange", "policy"}, "admission"));
+      CheckKeys(section, {"tokens", "tokenFile", "serviceClusterIPRange", "policy", "enablePlugins", "disablePlugins"},
+                "admission"));
   if (const YAML::Node list = section["tokens"]) {
     for (size_t i = 0; i < list.size(); ++i) {
       const YAML::Node t = list[i];
@@ -131,6 +132,15 @@ Result<AdmissionConfig> Parse(const YAML::Node& section, std::string_view base_d
     if (!authz.ok()) return Status::Invalid("admission." + authz.status().message());
     config.authorizer = std::move(*authz);
   }
+
+  // --enable-admission-plugins / --disable-admission-plugins.
+  Result<std::vector<std::string>> enable = StringList(section["enablePlugins"], "admission.enablePlugins");
+  if (!enable.ok()) return enable.status();
+  Result<std::vector<std::string>> disable = StringList(section["disablePlugins"], "admission.disablePlugins");
+  if (!disable.ok()) return disable.status();
+  Result<AdmissionChain> chain = AdmissionChain::Create(*enable, *disable);
+  if (!chain.ok()) return Status::Invalid("admission: " + chain.status().message());
+  config.plugins = std::move(*chain);
   return config;
 }
 

@@ -29,15 +29,7 @@ void DefaultProbe(std::unique_ptr<api::ProbeT>& probe) {
 // SetDefaults_Pod: a resource with a limit and no request requests its limit.
 void DefaultRequestsFromLimits(api::ContainerT& c) {
   if (!c.resources || c.resources->limits.empty()) return;
-  auto& requests = c.resources->requests;
-  for (const auto& limit : c.resources->limits) {
-    bool has = std::any_of(requests.begin(), requests.end(),
-                           [&](const auto& r) { return r->key == limit->key; });
-    if (!has) requests.push_back(std::make_unique<api::QuantityEntryT>(*limit));
-  }
-  // ResourceList is a vector sorted by key (the schema's `key` attribute).
-  std::sort(requests.begin(), requests.end(),
-            [](const auto& a, const auto& b) { return a->key < b->key; });
+  AddMissing(c.resources->requests, c.resources->limits);
 }
 
 void DefaultContainer(api::ContainerT& c, bool host_network) {
@@ -60,25 +52,6 @@ void DefaultContainer(api::ContainerT& c, bool host_network) {
   }
 }
 
-// The DefaultTolerationSeconds plugin: tolerate not-ready and unreachable
-// nodes for 300s unless the pod says otherwise.
-void DefaultTolerations(api::PodSpecT& spec) {
-  for (std::string_view key : {"node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"}) {
-    bool has = std::any_of(spec.tolerations.begin(), spec.tolerations.end(), [&](const auto& t) {
-      return (t->key == key ||
-              (t->key.empty() && t->operator_ == api::TolerationOperator::Exists)) &&
-             (t->effect == api::TaintEffect::Unset || t->effect == api::TaintEffect::NoExecute);
-    });
-    if (has) continue;
-    auto t = std::make_unique<api::TolerationT>();
-    t->key = std::string(key);
-    t->operator_ = api::TolerationOperator::Exists;
-    t->effect = api::TaintEffect::NoExecute;
-    t->toleration_seconds = int64_t{300};
-    spec.tolerations.push_back(std::move(t));
-  }
-}
-
 // Milli-units of cpu and memory with a positive quantity, summed per name.
 using Totals = std::map<std::string, int64_t>;
 bool IsQosResource(const std::string& name) { return name == "cpu" || name == "memory"; }
@@ -95,6 +68,20 @@ void AddPositive(const std::vector<std::unique_ptr<api::QuantityEntryT>>& list, 
 }
 
 }  // namespace
+
+std::vector<std::string> AddMissing(std::vector<std::unique_ptr<api::QuantityEntryT>>& list,
+                                    const std::vector<std::unique_ptr<api::QuantityEntryT>>& from) {
+  std::vector<std::string> added;
+  for (const auto& e : from) {
+    bool has = std::any_of(list.begin(), list.end(), [&](const auto& x) { return x->key == e->key; });
+    if (has) continue;
+    list.push_back(std::make_unique<api::QuantityEntryT>(*e));
+    added.push_back(e->key);
+  }
+  // ResourceList is a vector sorted by key (the schema's `key` attribute).
+  std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return a->key < b->key; });
+  return added;
+}
 
 std::string NewUuid(std::mt19937_64& rng) {
   uint64_t hi = rng();
@@ -208,19 +195,15 @@ void DefaultPod(api::PodT& pod) {
   api::PodSpecT& spec = Ensure(pod.spec);
   DefaultPodSpec(spec);
   if (!spec.enable_service_links.has_value()) spec.enable_service_links = true;
-  // The ServiceAccount plugin.
-  if (spec.service_account_name.empty()) spec.service_account_name = spec.service_account;
-  if (spec.service_account_name.empty()) spec.service_account_name = "default";
-  spec.service_account = spec.service_account_name;
-  // priority and preemptionPolicy are the Priority plugin's (priority.h).
-  DefaultTolerations(spec);
   for (auto& c : spec.init_containers) DefaultRequestsFromLimits(*c);
   for (auto& c : spec.containers) DefaultRequestsFromLimits(*c);
+}
 
+void PreparePodForCreate(api::PodT& pod) {
   // A new pod's status is the server's: Pending, with its QoS class.
   pod.status = std::make_unique<api::PodStatusT>();
   pod.status->phase = api::PodPhase::Pending;
-  pod.status->qos_class = QosClass(spec);
+  pod.status->qos_class = QosClass(*pod.spec);
 }
 
 void DefaultPriorityClass(api::PriorityClassT& pc) {

@@ -1,12 +1,11 @@
-// Mutating admission: the apiserver's defaulting (SetDefaults_*), the
-// fields it stamps on create (uid, creationTimestamp, generateName), and the
-// mutating plugins that need nothing from the log (DefaultTolerationSeconds,
-// ServiceAccount; Priority is in priority.h). Internal to admission.
+// The apiserver's defaulting (SetDefaults_*) and the fields it stamps on
+// create (uid, creationTimestamp, generateName). Internal to admission.
 #pragma once
 
 #include <random>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "api_generated.h"
 #include "model/codec.h"
@@ -18,6 +17,11 @@ struct CreateStamp {
   std::string uid;                 // a fresh UUIDv4
   std::string creation_timestamp;  // RFC 3339 in seconds, UTC
 };
+
+// Adds to a ResourceList what `from` has and it lacks, keeping it sorted;
+// the names it added.
+std::vector<std::string> AddMissing(std::vector<std::unique_ptr<api::QuantityEntryT>>& list,
+                                    const std::vector<std::unique_ptr<api::QuantityEntryT>>& from);
 
 // A UUIDv4 from `rng`, lower-case 8-4-4-4-12.
 std::string NewUuid(std::mt19937_64& rng);
@@ -53,10 +57,12 @@ void DefaultPodSpec(api::PodSpecT& spec);
 // A workload's pod template: made when absent, its spec defaulted.
 void DefaultPodTemplate(std::unique_ptr<api::PodTemplateSpecT>& tmpl);
 // Pod defaults: the spec's, then what only pods get (service links,
-// requests from limits, the ServiceAccount and DefaultTolerationSeconds
-// plugins), and status {phase Pending, qosClass}. Priority and
+// requests from limits). The service account and the default tolerations
+// are plugins' (plugins/). Priority and
 // preemptionPolicy are left to the Priority plugin (priority.h).
 void DefaultPod(api::PodT& pod);
+// A pod's status on create, after the plugins: Pending, its QoS class.
+void PreparePodForCreate(api::PodT& pod);
 // PriorityClass defaults: preemptionPolicy PreemptLowerPriority.
 void DefaultPriorityClass(api::PriorityClassT& pc);
 // Service defaults except the cluster IP (the allocator's job).

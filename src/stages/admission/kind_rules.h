@@ -25,12 +25,18 @@ template <typename T>
 void DefaultKind(T&) {}
 template <typename T>
 void ValidateKind(const T&, Causes&) {}
+// What the kind's strategy sets on create after the mutating plugins (a
+// pod's status: Pending and its QoS class, from its final resources).
+template <typename T>
+void PrepareForCreate(T&) {}
 
 // core/v1 (admission.cc, defaults.cc, validation.cc, priority.cc)
 void DefaultKind(api::PodT& pod);
 void DefaultKind(api::ServiceT& service);
 void DefaultKind(api::PriorityClassT& pc);
 void DefaultKind(api::NamespaceT& ns);
+void DefaultKind(api::LimitRangeT& range);
+void PrepareForCreate(api::PodT& pod);
 void ValidateKind(const api::PodT& pod, Causes& out);
 void ValidateKind(const api::ServiceT& service, Causes& out);
 void ValidateKind(const api::PriorityClassT& pc, Causes& out);

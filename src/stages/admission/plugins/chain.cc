@@ -1,0 +1,86 @@
+// AdmissionChain: the enabled plugins, in kube-apiserver's order.
+#include <algorithm>
+
+#include "stages/admission/plugins/plugin.h"
+
+namespace podflow::admission {
+namespace {
+
+struct Registered {
+  std::string_view name;
+  std::unique_ptr<Plugin> (*make)();
+};
+
+// kube-apiserver's order (its RecommendedPluginOrder), for the plugins
+// podflow has.
+constexpr Registered kRegistry[] = {
+    {"NamespaceLifecycle", &NewNamespaceLifecycle},
+    {"LimitRanger", &NewLimitRanger},
+    {"ServiceAccount", &NewServiceAccount},
+    {"Priority", &NewPriority},
+    {"DefaultTolerationSeconds", &NewDefaultTolerationSeconds},
+};
+
+}  // namespace
+
+const std::vector<std::string_view>& AdmissionChain::Known() {
+  static const std::vector<std::string_view> names = [] {
+    std::vector<std::string_view> out;
+    for (const Registered& r : kRegistry) out.push_back(r.name);
+    return out;
+  }();
+  return names;
+}
+
+AdmissionChain::AdmissionChain() {
+  for (const Registered& r : kRegistry) {
+    names_.emplace_back(r.name);
+    plugins_.push_back(r.make());
+  }
+}
+
+Result<AdmissionChain> AdmissionChain::Create(const std::vector<std::string>& enable,
+                                              const std::vector<std::string>& disable) {
+  const std::vector<std::string_view>& known = Known();
+  for (const std::vector<std::string>* list : {&enable, &disable}) {
+    for (const std::string& name : *list) {
+      if (std::find(known.begin(), known.end(), name) == known.end()) {
+        std::string all;
+        for (std::string_view k : known) all += (all.empty() ? "" : ", ") + std::string(k);
+        return Status::Invalid("admission plugin \"" + name + "\" is unknown; podflow has " + all);
+      }
+    }
+  }
+  for (const std::string& name : enable) {
+    if (std::find(disable.begin(), disable.end(), name) != disable.end()) {
+      return Status::Invalid("admission plugin \"" + name + "\" is both enabled and disabled");
+    }
+  }
+  AdmissionChain chain;
+  chain.names_.clear();
+  chain.plugins_.clear();
+  for (const Registered& r : kRegistry) {
+    // Every plugin podflow has is on by default; `enable` matters once an
+    // off-by-default plugin exists.
+    if (std::find(disable.begin(), disable.end(), r.name) != disable.end()) continue;
+    chain.names_.emplace_back(r.name);
+    chain.plugins_.push_back(r.make());
+  }
+  return chain;
+}
+
+std::optional<ApiStatusInfo> AdmissionChain::Admit(Attributes& attributes, RequestState& state) const {
+  for (const auto& plugin : plugins_) {
+    if (std::optional<ApiStatusInfo> refused = plugin->Admit(attributes, state)) return refused;
+  }
+  return std::nullopt;
+}
+
+std::optional<ApiStatusInfo> AdmissionChain::Validate(const Attributes& attributes, RequestState& state) const {
+  for (const auto& plugin : plugins_) {
+    if (std::optional<ApiStatusInfo> refused = plugin->Validate(attributes, state)) return refused;
+  }
+  return std::nullopt;
+}
+
+}  // namespace podflow::admission

@@ -1,0 +1,219 @@
+// LimitRanger: the LimitRanges of a pod's namespace give its containers
+// default requests and limits (mutating; recorded in the
+// kubernetes.io/limit-ranger annotation) and bound what containers, pods and
+// claims may ask (validating), in kube-apiserver's words: `maximum cpu usage
+// per Container is 800m, but limit is 1500m`.
+#include <map>
+
+#include "model/quantity.h"
+#include "stages/admission/defaults.h"
+#include "stages/admission/plugins/plugin.h"
+
+namespace podflow::admission {
+namespace {
+
+using ResourceList = std::vector<std::unique_ptr<api::QuantityEntryT>>;
+// A resource list read for comparison: name -> quantity as written.
+using Amounts = std::map<std::string, std::string>;
+
+Amounts Read(const ResourceList& list) {
+  Amounts out;
+  for (const auto& e : list) out[e->key] = e->value;
+  return out;
+}
+
+// Stored quantities were checked by the codec; an unreadable one counts 0.
+model::Quantity Q(const std::string& text) {
+  Result<model::Quantity> q = model::Quantity::Parse(text);
+  return q.ok() ? *q : model::Quantity();
+}
+
+// Kubernetes compares in milli-units where they fit (cpu, small counts) and
+// in whole units otherwise; milli-units of int64 fit every quantity podflow
+// takes.
+int64_t Observed(const std::string& text) { return Q(text).MilliValue(); }
+
+void MinConstraint(std::vector<std::string>& errs, std::string_view type, const std::string& name,
+                   const std::string& enforced, const Amounts& requests, const Amounts& limits) {
+  auto req = requests.find(name);
+  auto lim = limits.find(name);
+  const std::string head = "minimum " + name + " usage per " + std::string(type) + " is " + enforced;
+  if (req == requests.end()) {
+    errs.push_back(head + ".  No request is specified");
+  } else if (Observed(req->second) < Observed(enforced)) {
+    errs.push_back(head + ", but request is " + req->second);
+  } else if (lim != limits.end() && Observed(lim->second) < Observed(enforced)) {
+    errs.push_back(head + ", but limit is " + lim->second);
+  }
+}
+
+void MaxConstraint(std::vector<std::string>& errs, std::string_view type, const std::string& name,
+                   const std::string& enforced, const Amounts& requests, const Amounts& limits) {
+  auto req = requests.find(name);
+  auto lim = limits.find(name);
+  const std::string head = "maximum " + name + " usage per " + std::string(type) + " is " + enforced;
+  if (lim == limits.end()) {
+    errs.push_back(head + ".  No limit is specified");
+  } else if (Observed(lim->second) > Observed(enforced)) {
+    errs.push_back(head + ", but limit is " + lim->second);
+  } else if (req != requests.end() && Observed(req->second) > Observed(enforced)) {
+    errs.push_back(head + ", but request is " + req->second);
+  }
+}
+
+// A claim is bounded by its request only (it has no limit to speak of).
+void MaxRequestConstraint(std::vector<std::string>& errs, std::string_view type, const std::string& name,
+                          const std::string& enforced, const Amounts& requests) {
+  auto req = requests.find(name);
+  const std::string head = "maximum " + name + " usage per " + std::string(type) + " is " + enforced;
+  if (req == requests.end()) {
+    errs.push_back(head + ".  No request is specified");
+  } else if (Observed(req->second) > Observed(enforced)) {
+    errs.push_back(head + ", but request is " + req->second);
+  }
+}
+
+void RatioConstraint(std::vector<std::string>& errs, std::string_view type, const std::string& name,
+                     const std::string& enforced, const Amounts& requests, const Amounts& limits) {
+  auto req = requests.find(name);
+  auto lim = limits.find(name);
+  const std::string head = name + " max limit to request ratio per " + std::string(type) + " is " + enforced;
+  if (req == requests.end() || Observed(req->second) == 0) {
+    errs.push_back(head + ", but no request is specified or request is 0");
+    return;
+  }
+  if (lim == limits.end() || Observed(lim->second) == 0) {
+    errs.push_back(head + ", but no limit is specified or limit is 0");
+    return;
+  }
+  const double ratio = static_cast<double>(Observed(lim->second)) / static_cast<double>(Observed(req->second));
+  if (ratio * 1000 > static_cast<double>(Observed(enforced))) {
+    char shown[64];
+    std::snprintf(shown, sizeof shown, "%f", ratio);
+    errs.push_back(head + ", but provided ratio is " + shown);
+  }
+}
+
+// The pod's total per resource (its containers and init containers), as
+// LimitRanger sums them for the Pod limit type.
+Amounts PodTotal(const api::PodSpecT& spec, bool limits) {
+  std::map<std::string, int64_t> milli;
+  std::map<std::string, model::Quantity::Format> format;
+  auto add = [&](const auto& containers) {
+    for (const auto& c : containers) {
+      if (!c->resources) continue;
+      for (const auto& e : limits ? c->resources->limits : c->resources->requests) {
+        model::Quantity q = Q(e->value);
+        milli[e->key] += q.MilliValue();
+        format.emplace(e->key, q.format());
+      }
+    }
+  };
+  add(spec.containers);
+  add(spec.init_containers);
+  Amounts out;
+  for (const auto& [name, m] : milli) {
+    out[name] = m % 1000 == 0 ? model::Quantity::FromUnits(m / 1000, format[name]).ToString()
+                              : model::Quantity::FromMilli(m).ToString();
+  }
+  return out;
+}
+
+std::string Join(const std::vector<std::string>& parts, std::string_view sep) {
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : std::string(sep)) + p;
+  return out;
+}
+
+class LimitRanger : public Plugin {
+ public:
+  std::optional<ApiStatusInfo> Admit(Attributes& a, RequestState& state) const override {
+    api::PodT* pod = a.As<api::PodT>();
+    if (pod == nullptr || !pod->spec || !state.limit_ranges) return std::nullopt;
+    Result<std::vector<api::LimitRangeT>> ranges = state.limit_ranges(a.namespace_());
+    if (!ranges.ok()) return InternalErrorStatus(ranges.status().ToString());
+    std::vector<std::string> annotations;
+    auto apply = [&](api::ContainerT& c, const api::LimitRangeItemT& item) {
+      auto& resources = c.resources ? *c.resources : *(c.resources = std::make_unique<api::ResourceRequirementsT>());
+      std::vector<std::string> requests = AddMissing(resources.requests, item.default_request);
+      std::vector<std::string> limits = AddMissing(resources.limits, item.default_);
+      std::vector<std::string> said;
+      if (!requests.empty()) said.push_back(Join(requests, ", ") + " request");
+      if (!limits.empty()) said.push_back(Join(limits, ", ") + " limit");
+      for (const std::string& s : said) annotations.push_back(s + " for container " + c.name);
+    };
+    for (const api::LimitRangeT& range : *ranges) {
+      if (!range.spec) continue;
+      for (const auto& item : range.spec->limits) {
+        if (item->type != "Container") continue;
+        for (auto& c : pod->spec->init_containers) apply(*c, *item);
+        for (auto& c : pod->spec->containers) apply(*c, *item);
+      }
+    }
+    if (!annotations.empty()) {
+      if (!pod->metadata) pod->metadata = std::make_unique<api::ObjectMetaT>();
+      auto& list = pod->metadata->annotations;
+      auto e = std::make_unique<api::StringEntryT>();
+      e->key = "kubernetes.io/limit-ranger";
+      e->value = "LimitRanger plugin set: " + Join(annotations, "; ");
+      std::erase_if(list, [&](const auto& x) { return x->key == e->key; });
+      list.push_back(std::move(e));
+      std::sort(list.begin(), list.end(), [](const auto& x, const auto& y) { return x->key < y->key; });
+    }
+    return std::nullopt;
+  }
+
+  std::optional<ApiStatusInfo> Validate(const Attributes& a, RequestState& state) const override {
+    const api::PodT* pod = a.As<api::PodT>();
+    const api::PersistentVolumeClaimT* claim = a.As<api::PersistentVolumeClaimT>();
+    if ((pod == nullptr || !pod->spec) && (claim == nullptr || !claim->spec)) return std::nullopt;
+    if (!state.limit_ranges) return std::nullopt;
+    Result<std::vector<api::LimitRangeT>> ranges = state.limit_ranges(a.namespace_());
+    if (!ranges.ok()) return InternalErrorStatus(ranges.status().ToString());
+    std::vector<std::string> errs;
+    for (const api::LimitRangeT& range : *ranges) {
+      if (!range.spec) continue;
+      for (const auto& item : range.spec->limits) {
+        if (pod != nullptr) CheckPod(errs, *item, *pod->spec);
+        if (claim != nullptr && item->type == "PersistentVolumeClaim") {
+          static const ResourceList kNone;
+          const Amounts requests =
+              Read(claim->spec->resources ? claim->spec->resources->requests : kNone);
+          for (const auto& e : item->min) MinConstraint(errs, item->type, e->key, e->value, requests, {});
+          for (const auto& e : item->max) MaxRequestConstraint(errs, item->type, e->key, e->value, requests);
+        }
+      }
+    }
+    if (errs.empty()) return std::nullopt;
+    return AdmissionForbiddenStatus(a.kind(), a.name(), errs.size() == 1 ? errs[0] : "[" + Join(errs, ", ") + "]");
+  }
+
+ private:
+  static void CheckPod(std::vector<std::string>& errs, const api::LimitRangeItemT& item, const api::PodSpecT& spec) {
+    auto check = [&](const Amounts& requests, const Amounts& limits) {
+      for (const auto& e : item.min) MinConstraint(errs, item.type, e->key, e->value, requests, limits);
+      for (const auto& e : item.max) MaxConstraint(errs, item.type, e->key, e->value, requests, limits);
+      for (const auto& e : item.max_limit_request_ratio) {
+        RatioConstraint(errs, item.type, e->key, e->value, requests, limits);
+      }
+    };
+    if (item.type == "Container") {
+      static const ResourceList kNone;
+      auto each = [&](const auto& containers) {
+        for (const auto& c : containers) {
+          check(Read(c->resources ? c->resources->requests : kNone), Read(c->resources ? c->resources->limits : kNone));
+        }
+      };
+      each(spec.containers);
+      each(spec.init_containers);
+    } else if (item.type == "Pod") {
+      check(PodTotal(spec, false), PodTotal(spec, true));
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Plugin> NewLimitRanger() { return std::make_unique<LimitRanger>(); }
+
+}  // namespace podflow::admission

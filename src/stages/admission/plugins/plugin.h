@@ -1,0 +1,73 @@
+// The admission plugins' one shape (kube-apiserver's admission.Interface):
+// a plugin sees each document of a request, may change it in the mutating
+// phase (Admit, after the scheme's defaults and before validation) and may
+// refuse it in the validating phase (Validate, after validation). Plugins
+// hold only their configuration; what they read from the cluster comes in
+// the RequestState, answered by the stage. Internal to admission.
+#pragma once
+
+#include <optional>
+#include <set>
+#include <string>
+
+#include "model/kind_types.h"
+#include "stages/admission/admission.h"
+#include "stages/admission/priority.h"
+
+namespace podflow::admission {
+
+// What the plugins of one request read from the cluster and share across
+// its documents. Lives for one Admit call.
+struct RequestState {
+  const NamespaceLookup& namespaces;
+  std::set<std::string> request_namespaces;  // admitted earlier in the request
+  RequestPriorityClasses& priority_classes;
+  const LimitRangeLister& limit_ranges;
+};
+
+// One document as the plugins see it (admission.Attributes).
+class Attributes {
+ public:
+  Attributes(const model::KindInfo& kind, std::string ns, std::string name, const UserInfo& user, void* object)
+      : kind_(kind), ns_(std::move(ns)), name_(std::move(name)), user_(user), object_(object) {}
+
+  const model::KindInfo& kind() const { return kind_; }
+  const std::string& namespace_() const { return ns_; }
+  // The name as submitted, generateName when there was none: plugins run
+  // before the name is generated in kube-apiserver.
+  const std::string& name() const { return name_; }
+  const UserInfo& user() const { return user_; }
+
+  // The object as its native type (As<api::PodT>()), or nullptr when it is
+  // of another kind.
+  template <typename Native>
+  Native* As() const {
+    return kind_.kind == model::KindNameOf<typename Native::TableType>::value ? static_cast<Native*>(object_)
+                                                                              : nullptr;
+  }
+
+ private:
+  const model::KindInfo& kind_;
+  std::string ns_;
+  std::string name_;
+  const UserInfo& user_;
+  void* object_;
+};
+
+class Plugin {
+ public:
+  virtual ~Plugin() = default;
+  // Mutating phase: may change the object; a status refuses it.
+  virtual std::optional<ApiStatusInfo> Admit(Attributes&, RequestState&) const { return std::nullopt; }
+  // Validating phase, on the valid object: a status refuses it.
+  virtual std::optional<ApiStatusInfo> Validate(const Attributes&, RequestState&) const { return std::nullopt; }
+};
+
+// Every plugin podflow has, each in its own file here.
+std::unique_ptr<Plugin> NewNamespaceLifecycle();
+std::unique_ptr<Plugin> NewLimitRanger();
+std::unique_ptr<Plugin> NewServiceAccount();
+std::unique_ptr<Plugin> NewPriority();
+std::unique_ptr<Plugin> NewDefaultTolerationSeconds();
+
+}  // namespace podflow::admission
