@@ -1,5 +1,6 @@
 // BuildTable and the printers of nodes, services, endpoints and events
-// (kubectl's pkg/printers/internalversion); pods are in printers_pod.cc.
+// (kubectl's pkg/printers/internalversion); pods are in printers_pod.cc,
+// the other kinds in printers_kinds.cc.
 #include "cli/printers.h"
 
 #include <algorithm>
@@ -181,7 +182,11 @@ Table BuildTable(const model::KindInfo& kind, std::span<const std::string> objec
   Table table;
   const std::string_view k = kind.kind;
   std::vector<std::string_view> ordered(objects.begin(), objects.end());
-  if (k == "Pod") {
+  const KindPrinter* printer = FindKindPrinter(k);
+  if (printer != nullptr) {
+    table.header = printer->header;
+    if (options.wide) table.header.insert(table.header.end(), printer->wide.begin(), printer->wide.end());
+  } else if (k == "Pod") {
     table.header = {"NAME", "READY", "STATUS", "RESTARTS", "AGE"};
     if (options.wide) {
       for (const char* h : {"IP", "NODE", "NOMINATED NODE", "READINESS GATES"}) {
@@ -216,7 +221,9 @@ Table BuildTable(const model::KindInfo& kind, std::span<const std::string> objec
 
   for (std::string_view bytes : ordered) {
     std::vector<std::string> row;
-    if (k == "Pod") {
+    if (printer != nullptr) {
+      row = printer->row(bytes, options.wide, now);
+    } else if (k == "Pod") {
       row = PodRow(*model::Unpack<api::Pod>(bytes), options, now);
     } else if (k == "Node") {
       row = NodeRow(*model::Unpack<api::Node>(bytes), options, now);

@@ -32,9 +32,9 @@ struct Table {
 };
 
 // The rows of `objects`, each a verified FlatBuffer of `kind`, with the
-// columns kubectl prints for it (NAME and AGE for kinds without a printer).
-// Events come out sorted by when they were last seen; other kinds keep the
-// given order (key order, as the api channel lists them).
+// columns kubectl prints for it (NAME and AGE for kinds without a printer),
+// in the given order (key order, as the api channel lists them; for events
+// that is the order they were made in).
 Table BuildTable(const model::KindInfo& kind, std::span<const std::string> objects,
                  const PrintOptions& options, TimePoint now);
 

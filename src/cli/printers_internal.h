@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api_generated.h"
@@ -10,5 +11,17 @@
 namespace podflow::cli {
 
 std::vector<std::string> PodRow(const api::PodT& pod, const PrintOptions& options, TimePoint now);
+
+// kubectl's columns for one kind (printers_kinds.cc): the header, what -o
+// wide adds, and the row of one verified object.
+struct KindPrinter {
+  std::string_view kind;
+  std::vector<std::string> header;
+  std::vector<std::string> wide;
+  std::vector<std::string> (*row)(std::string_view bytes, bool wide, TimePoint now);
+};
+// The printer of `kind`, or nullptr (pods, nodes, services, endpoints and
+// events have their own in BuildTable; other kinds print NAME and AGE).
+const KindPrinter* FindKindPrinter(std::string_view kind);
 
 }  // namespace podflow::cli

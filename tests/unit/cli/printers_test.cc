@@ -330,11 +330,11 @@ count: 4
 }
 
 TEST_CASE("kinds without a printer get NAME and AGE; empty lists", "[cli][printers]") {
-  std::vector<std::string> ns = Objects(R"(apiVersion: v1
-kind: Namespace
+  std::vector<std::string> quota = Objects(R"(apiVersion: v1
+kind: ResourceQuota
 metadata: {name: team-a, creationTimestamp: "2025-01-14T11:00:00Z"}
 )");
-  CHECK(RenderTable(BuildTable(model::Kind("Namespace"), ns, {}, Now())) == "NAME     AGE\nteam-a   60m\n");
+  CHECK(RenderTable(BuildTable(model::Kind("ResourceQuota"), quota, {}, Now())) == "NAME     AGE\nteam-a   60m\n");
   CHECK(NoResourcesMessage(model::Kind("Pod"), "default", false) == "No resources found in default namespace.");
   CHECK(NoResourcesMessage(model::Kind("Pod"), "default", true) == "No resources found");
   CHECK(NoResourcesMessage(model::Kind("Node"), "default", false) == "No resources found");
