@@ -2,6 +2,9 @@
 
 #include <openssl/evp.h>
 
+#include <optional>
+#include <vector>
+
 namespace podflow {
 namespace {
 
@@ -13,27 +16,28 @@ Status IllegalAt(size_t offset) {
   return Status::Invalid("illegal base64 data at input byte " + std::to_string(offset));
 }
 
-// Where Go's StdEncoding.DecodeString would stop on `text`, or OK. It
-// reads four characters at a time (line breaks already dropped): a character outside the alphabet is
+// Where Go's StdEncoding.DecodeString would stop on `text`, or nullopt. It
+// reads four characters at a time (line breaks already dropped): a character
+// outside the alphabet is
 // reported where it is; padding may only end the text, as "x=" or "=="
 // closing a quantum of two or three characters; a text that ends inside a
 // quantum is reported at the quantum's start.
-Status Check(std::string_view text) {
+std::optional<size_t> Check(std::string_view text) {
   for (size_t q = 0; q < text.size(); q += 4) {
     const size_t n = std::min<size_t>(4, text.size() - q);
     for (size_t j = 0; j < n; ++j) {
       const char c = text[q + j];
       if (InAlphabet(c)) continue;
-      if (c != '=' || j < 2) return IllegalAt(q + j);
+      if (c != '=' || j < 2) return q + j;
       // Padding: "xx==" or "xxx=", and nothing after it.
-      if (j == 2 && n < 4) return IllegalAt(text.size());
-      if (j == 2 && text[q + 3] != '=') return IllegalAt(q + 2);
-      if (q + 4 != text.size()) return IllegalAt(q + 4);
-      return Status::Ok();
+      if (j == 2 && n < 4) return text.size();
+      if (j == 2 && text[q + 3] != '=') return q + 2;
+      if (q + 4 != text.size()) return q + 4;
+      return std::nullopt;
     }
-    if (n < 4) return IllegalAt(q);
+    if (n < 4) return q;
   }
-  return Status::Ok();
+  return std::nullopt;
 }
 
 }  // namespace
@@ -47,13 +51,19 @@ std::string Base64Encode(std::string_view bytes) {
 }
 
 Result<std::string> Base64Decode(std::string_view input) {
-  // Go's decoder skips line breaks, wherever they are.
+  // Go's decoder skips line breaks, wherever they are, and counts them in
+  // the offsets it reports.
   std::string text;
+  std::vector<size_t> at;  // where each kept character was in `input`
   text.reserve(input.size());
-  for (char c : input) {
-    if (c != '\n' && c != '\r') text += c;
+  for (size_t i = 0; i < input.size(); ++i) {
+    if (input[i] == '\n' || input[i] == '\r') continue;
+    text += input[i];
+    at.push_back(i);
   }
-  if (Status s = Check(text); !s.ok()) return s;
+  if (std::optional<size_t> offset = Check(text)) {
+    return IllegalAt(*offset < at.size() ? at[*offset] : input.size());
+  }
   if (text.empty()) return std::string();
   std::string out(3 * (text.size() / 4) + 1, '\0');
   const int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),

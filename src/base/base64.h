@@ -16,7 +16,7 @@ namespace podflow {
 std::string Base64Encode(std::string_view bytes);
 
 // The bytes `text` encodes. Invalid, "illegal base64 data at input byte N"
-// (N as Go counts it, line breaks left out), for a character outside the alphabet, misplaced
+// (N as Go counts it, in the text as given), for a character outside the alphabet, misplaced
 // padding, or a length that is not a multiple of four.
 Result<std::string> Base64Decode(std::string_view text);
 

@@ -8,6 +8,7 @@ Store::Store(bus::Context& context, std::string api_endpoint, std::string watch_
     : informer_(context, std::move(api_endpoint), std::move(watch_endpoint), std::move(prefix)) {}
 
 void Store::Start() {
+  if (thread_.joinable()) return;
   stopping_ = false;
   thread_ = std::thread([this] { Loop(); });
 }
@@ -54,7 +55,6 @@ void Store::Loop() {
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
       continue;
     }
-    if (informer_.revision().value() > 0) synced_ = true;
   }
 }
 

@@ -32,8 +32,6 @@ class Store {
   std::optional<std::string> Get(const std::string& key) const;
   // The values under `prefix` (within the store's), in key order.
   std::vector<KeyValue> List(const std::string& prefix) const;
-  // Whether the first list has been delivered.
-  bool synced() const { return synced_; }
 
  private:
   void Loop();
@@ -41,7 +39,6 @@ class Store {
   Informer informer_;
   mutable std::mutex mu_;
   std::map<std::string, std::string> values_;  // GUARDED_BY(mu_)
-  std::atomic<bool> synced_{false};
   std::atomic<bool> stopping_{false};
   std::thread thread_;
 };

@@ -74,9 +74,11 @@ void SeedsStory(Pipeline& pipeline) {
     auto [labelled_code, labelled] =
         RunCommand({podflow, "get", "pods", "-l", "app=web", "-o", "name", "--config", pipeline.config()},
                    pipeline.dir());
+    CHECK(labelled_code == 0);
     CHECK(labelled == "pod/nginx-pod\n");
     auto [none_code, none] =
         RunCommand({podflow, "get", "pods", "-l", "app in (db)", "--config", pipeline.config()}, pipeline.dir());
+    CHECK(none_code == 0);
     CHECK(none == "No resources found in default namespace.\n");
   }
 

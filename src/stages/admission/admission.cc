@@ -226,7 +226,13 @@ AdmitReply Admission::AdmitAs(const UserInfo& user, std::string_view manifest_te
     CreateStamp stamp{NewUuid(rng_), FormatRfc3339(clock_())};
     Context ctx{*kind, user, stamp, rng_, config_.cluster_ips, taken, config_.plugins, state};
     model::VisitKind(*kind, [&]<typename T>() { AdmitTyped<T>(d.object, ctx, out); });
-    if (out.admitted() && kind->kind == "Namespace") state.request_namespaces.insert(out.name);
+    // A namespace made by this request exists for the documents after it;
+    // one that is stored already (perhaps terminating) is asked about.
+    if (out.admitted() && kind->kind == "Namespace") {
+      Result<std::optional<api::NamespacePhase>> stored =
+          namespaces ? namespaces(out.name) : Result<std::optional<api::NamespacePhase>>(std::nullopt);
+      if (stored.ok() && !stored->has_value()) state.request_namespaces.insert(out.name);
+    }
     if (out.status.status.empty()) {
       out.status = InternalErrorStatus("no admission for kind " + std::string(kind->kind));
     }

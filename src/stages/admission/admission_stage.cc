@@ -203,7 +203,7 @@ void AdmissionStage::Bootstrap() {
 
 bool AdmissionStage::AwaitBootstrap() {
   std::unique_lock<std::mutex> lock(bootstrap_mu_);
-  return bootstrap_cv_.wait_for(lock, kBootstrapWait, [this] { return bootstrapped_; });
+  return bootstrap_cv_.wait_for(lock, kBootstrapWait, [this] { return bootstrapped_ || stopping_; });
 }
 
 Result<std::unique_ptr<AdmissionStage>> AdmissionStage::Create(pipeline::StageContext& context) {
@@ -240,13 +240,18 @@ Status AdmissionStage::Start() {
       [this](const msg::Envelope& request, std::string_view, flatbuffers::FlatBufferBuilder& fbb) {
         return Handle(request, fbb);
       });
-  return server_->Start();
+  Status started = server_->Start();
+  // The runner stops only what started: a failed start stops its threads.
+  if (!started.ok()) Stop();
+  return started;
 }
 
 void AdmissionStage::Stop() {
-  if (server_) server_->Stop();
+  // Bootstrap first, so that no request waits for it while the server stops.
   stopping_ = true;
+  bootstrap_cv_.notify_all();
   if (bootstrap_.joinable()) bootstrap_.join();
+  if (server_) server_->Stop();
   if (namespaces_) namespaces_->Stop();
   if (limit_ranges_) limit_ranges_->Stop();
   std::lock_guard<std::mutex> lock(pool_mu_);

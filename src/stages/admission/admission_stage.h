@@ -26,6 +26,7 @@ class AdmissionStage {
   static constexpr std::string_view kName = "admission";
   // Parses the `admission:` section; Invalid names the bad key.
   static Result<std::unique_ptr<AdmissionStage>> Create(pipeline::StageContext& context);
+  ~AdmissionStage() { Stop(); }
 
   Status Start();
   void Stop();

@@ -13,7 +13,17 @@ void DefaultKind(api::NamespaceT& ns) {
   // A new namespace is Active, held by the "kubernetes" finalizer until its
   // objects are gone.
   api::NamespaceSpecT& spec = Ensure(ns.spec);
-  if (spec.finalizers.empty()) spec.finalizers.push_back("kubernetes");
+  if (std::find(spec.finalizers.begin(), spec.finalizers.end(), "kubernetes") == spec.finalizers.end()) {
+    spec.finalizers.push_back("kubernetes");
+  }
+  // Every namespace is labelled with its name, for namespace selectors.
+  auto& labels = ns.metadata->labels;
+  std::erase_if(labels, [](const auto& e) { return e->key == "kubernetes.io/metadata.name"; });
+  auto label = std::make_unique<api::StringEntryT>();
+  label->key = "kubernetes.io/metadata.name";
+  label->value = ns.metadata->name;
+  labels.push_back(std::move(label));
+  std::sort(labels.begin(), labels.end(), [](const auto& a, const auto& b) { return a->key < b->key; });
   ns.status = std::make_unique<api::NamespaceStatusT>();
   ns.status->phase = api::NamespacePhase::Active;
 }
@@ -79,11 +89,14 @@ void ValidateKind(const api::EndpointSliceT& slice, Causes& out) {
   }
 }
 
+void DefaultKind(api::PodDisruptionBudgetT& pdb) { pdb.metadata->generation = 1; }
+
 void ValidateKind(const api::PodDisruptionBudgetT& pdb, Causes& out) {
   if (!pdb.spec) return;
   const api::PodDisruptionBudgetSpecT& spec = *pdb.spec;
   if (spec.min_available && spec.max_unavailable) {
-    out.push_back(FieldError::Forbidden("spec", "minAvailable and maxUnavailable cannot be both set"));
+    out.push_back(FieldError::InvalidRendered("spec", "policy.PodDisruptionBudgetSpec{...}",
+                                              "minAvailable and maxUnavailable cannot be both set"));
   }
   ValidateIntOrPercent(out, "spec.minAvailable", spec.min_available.get(), true);
   ValidateIntOrPercent(out, "spec.maxUnavailable", spec.max_unavailable.get(), true);

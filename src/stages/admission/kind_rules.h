@@ -76,6 +76,7 @@ void ValidateKind(const api::ClusterRoleBindingT& crb, Causes& out);
 void DefaultKind(api::StorageClassT& sc);
 void DefaultKind(api::CSIDriverT& driver);
 void DefaultKind(api::EndpointSliceT& slice);
+void DefaultKind(api::PodDisruptionBudgetT& pdb);
 void ValidateKind(const api::PodDisruptionBudgetT& pdb, Causes& out);
 void ValidateKind(const api::EndpointSliceT& slice, Causes& out);
 

@@ -64,7 +64,7 @@ void ValidateBinding(Causes& out, const std::vector<std::unique_ptr<api::Subject
     if (role_ref->name.empty()) {
       out.push_back(FieldError::Required("roleRef.name"));
     } else {
-      AddInvalid(out, "roleRef.name", role_ref->name, IsDns1123Subdomain(role_ref->name));
+      AddInvalid(out, "roleRef.name", role_ref->name, PathSegmentNameErrors(role_ref->name));
     }
   }
   for (size_t i = 0; i < subjects.size(); ++i) {

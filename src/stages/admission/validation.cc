@@ -110,6 +110,26 @@ void ValidateContainers(Causes& out, const std::string& path,
 
 }  // namespace
 
+std::vector<std::string> PathSegmentNameErrors(std::string_view name) {
+  if (name == ".") return {"may not be '.'"};
+  if (name == "..") return {"may not be '..'"};
+  std::vector<std::string> out;
+  if (name.find('/') != std::string_view::npos) out.push_back("may not contain '/'");
+  if (name.find('%') != std::string_view::npos) out.push_back("may not contain '%'");
+  return out;
+}
+
+std::vector<std::string> NameErrors(const model::KindInfo& kind, std::string_view name) {
+  const std::string_view k = kind.kind;
+  if (k == "Service") return IsDns1035Label(name);
+  if (k == "Namespace" || k == "StatefulSet") return IsDns1123Label(name);
+  if (model::ApiGroup(kind) == "rbac.authorization.k8s.io") return PathSegmentNameErrors(name);
+  std::vector<std::string> out = IsDns1123Subdomain(name);
+  // A CronJob's name leaves room for the suffix of the Jobs it makes.
+  if (k == "CronJob" && name.size() > 52) out.push_back("must be no more than 52 characters");
+  return out;
+}
+
 std::string Index(std::string_view path, size_t i) {
   return std::string(path) + "[" + std::to_string(i) + "]";
 }
@@ -132,10 +152,7 @@ Causes ValidateMeta(const model::KindInfo& kind, const api::ObjectMetaT& meta) {
   if (meta.name.empty()) {
     out.push_back(FieldError::Required("metadata.name", "name or generateName is required"));
   } else {
-    std::vector<std::string> errs = kind.kind == "Service"     ? IsDns1035Label(meta.name)
-                                    : kind.kind == "Namespace" ? IsDns1123Label(meta.name)
-                                                               : IsDns1123Subdomain(meta.name);
-    AddInvalid(out, "metadata.name", meta.name, errs);
+    AddInvalid(out, "metadata.name", meta.name, NameErrors(kind, meta.name));
   }
   if (kind.namespaced && !meta.namespace_.empty()) {
     AddInvalid(out, "metadata.namespace", meta.namespace_, IsDns1123Label(meta.namespace_));
@@ -195,11 +212,13 @@ void ValidateLabelSelector(Causes& out, const std::string& path, const api::Labe
         }
         break;
       case api::LabelSelectorOperator::Unset:
-        out.push_back(FieldError::Required(at + ".operator"));
+        out.push_back(FieldError::Invalid(at + ".operator", "", "not a valid selector operator"));
         break;
     }
     AddInvalid(out, at + ".key", r.key, IsQualifiedName(r.key));
-    for (const std::string& v : r.values) AddInvalid(out, at + ".values", v, IsValidLabelValue(v));
+    for (size_t j = 0; j < r.values.size(); ++j) {
+      AddInvalid(out, Index(at + ".values", j), r.values[j], IsValidLabelValue(r.values[j]));
+    }
   }
 }
 
@@ -226,13 +245,22 @@ bool ValidateIntOrPercent(Causes& out, const std::string& field, const api::IntO
   }
   std::optional<int64_t> pct = PercentValue(v->str_val);
   if (!pct) {
-    out.push_back(FieldError::Invalid(field, v->str_val,
-                                      "a valid percent string must be a numeric string followed by an ending '%' "
-                                      "(e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"));
-    return false;
+    out.push_back(FieldError::InvalidRendered(field, GoIntOrString(*v),
+                                              "a valid percent string must be a numeric string followed by an ending "
+                                              "'%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"));
+    return true;  // Kubernetes reads what is not a percentage as 0
   }
-  if (at_most_100 && *pct > 100) out.push_back(FieldError::Invalid(field, v->str_val, "must not be greater than 100%"));
+  if (at_most_100 && *pct > 100) {
+    out.push_back(FieldError::InvalidRendered(field, GoIntOrString(*v), "must not be greater than 100%"));
+  }
   return *pct == 0;
+}
+
+std::string GoIntOrString(const api::IntOrStringT& v) {
+  const bool is_int = v.type == api::IntOrStringType::Int;
+  return "intstr.IntOrString{Type:" + std::string(is_int ? "0" : "1") +
+         ", IntVal:" + std::to_string(is_int ? v.int_val : 0) + ", StrVal:" + model::GoQuote(is_int ? "" : v.str_val) +
+         "}";
 }
 
 void ValidateNonnegative(Causes& out, const std::string& field, int64_t value) {

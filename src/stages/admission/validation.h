@@ -30,6 +30,13 @@ Causes ValidateServiceSpec(const api::ServiceSpecT& spec);
 
 // ---- Pieces the per-kind rules share ----
 
+// The messages of the name rule `kind` has: a DNS-1035 label (Service), a
+// DNS-1123 label (Namespace, StatefulSet), a path segment (RBAC kinds), a
+// DNS-1123 subdomain otherwise (CronJob: at most 52 characters).
+std::vector<std::string> NameErrors(const model::KindInfo& kind, std::string_view name);
+// ValidatePathSegmentName: not "." or "..", no '/' or '%'.
+std::vector<std::string> PathSegmentNameErrors(std::string_view name);
+
 // "path[i]".
 std::string Index(std::string_view path, size_t i);
 // One Invalid cause per message.
@@ -45,6 +52,9 @@ void ValidateLabelSelector(Causes& out, const std::string& path, const api::Labe
 // non-negative number, or "N%" (at most 100% when `at_most_100`). Whether
 // the value is zero, for the rules that forbid two zeros.
 bool ValidateIntOrPercent(Causes& out, const std::string& field, const api::IntOrStringT* value, bool at_most_100);
+// Go's %#v of an IntOrString, as validation messages print one:
+// `intstr.IntOrString{Type:0, IntVal:0, StrVal:""}`.
+std::string GoIntOrString(const api::IntOrStringT& v);
 // "must be greater than or equal to 0".
 void ValidateNonnegative(Causes& out, const std::string& field, int64_t value);
 

@@ -43,6 +43,7 @@ void SetLabel(std::vector<std::unique_ptr<api::StringEntryT>>& labels, const std
 
 // Go's %#v of a map[string]string, as validation messages print labels.
 std::string GoMapLiteral(const std::vector<std::unique_ptr<api::StringEntryT>>& labels) {
+  if (labels.empty()) return "map[string]string(nil)";
   std::string out = "map[string]string{";
   for (size_t i = 0; i < labels.size(); ++i) {
     if (i) out += ", ";
@@ -51,27 +52,38 @@ std::string GoMapLiteral(const std::vector<std::unique_ptr<api::StringEntryT>>& 
   return out + "}";
 }
 
-// The value an IntOrString prints as in a message: a number bare, a string quoted.
-std::string Rendered(const api::IntOrStringT& v) {
-  return v.type == api::IntOrStringType::Int ? std::to_string(v.int_val) : model::GoQuote(v.str_val);
-}
-
 void ValidateRollingUpdate(Causes& out, const std::string& path, const api::IntOrStringT* max_unavailable,
                            const api::IntOrStringT* max_surge) {
   const bool unavailable_zero = ValidateIntOrPercent(out, path + ".maxUnavailable", max_unavailable, true);
   const bool surge_zero = ValidateIntOrPercent(out, path + ".maxSurge", max_surge, false);
   if (unavailable_zero && (max_surge == nullptr || surge_zero)) {
-    out.push_back(FieldError::InvalidRendered(path + ".maxUnavailable", Rendered(*max_unavailable),
+    out.push_back(FieldError::InvalidRendered(path + ".maxUnavailable", GoIntOrString(*max_unavailable),
                                               "may not be 0 when `maxSurge` is 0"));
   }
 }
 
-// A workload's selector: required, not empty, well formed. `owner` words
+// A DaemonSet's rolling update: one of maxUnavailable and maxSurge is 0,
+// not both; maxSurge at most 100% too.
+void ValidateDaemonSetRollingUpdate(Causes& out, const std::string& path, const api::IntOrStringT* max_unavailable,
+                                    const api::IntOrStringT* max_surge) {
+  const bool unavailable_zero =
+      max_unavailable == nullptr || ValidateIntOrPercent(out, path + ".maxUnavailable", max_unavailable, true);
+  const bool surge_zero = max_surge == nullptr || ValidateIntOrPercent(out, path + ".maxSurge", max_surge, true);
+  if (unavailable_zero && surge_zero) {
+    out.push_back(FieldError::Required(path + ".maxUnavailable", "cannot be 0 when maxSurge is 0"));
+  } else if (!unavailable_zero && !surge_zero) {
+    out.push_back(FieldError::InvalidRendered(path + ".maxSurge", GoIntOrString(*max_surge),
+                                              "may not be set when maxUnavailable is non-zero"));
+  }
+}
+
+// A workload's selector: required (a DaemonSet's is not said to be: its
+// template simply does not match), not empty, well formed. `owner` words
 // the empty-selector message as Kubernetes does ("deployment", ...).
 void ValidateSelector(Causes& out, const std::string& path, const api::LabelSelectorT* selector,
                       std::string_view owner) {
   if (selector == nullptr) {
-    out.push_back(FieldError::Required(path));
+    if (owner != "daemonset") out.push_back(FieldError::Required(path));
     return;
   }
   if (selector->match_labels.empty() && selector->match_expressions.empty()) {
@@ -89,6 +101,7 @@ void ValidateSelector(Causes& out, const std::string& path, const api::LabelSele
 struct TemplateRules {
   std::vector<std::string> restart_policies;  // "Always", or "OnFailure" and "Never"
   std::string_view owner;                     // forbids activeDeadlineSeconds when set: "ReplicaSet"
+  bool check_selector = true;                 // a CronJob's job template has no selector yet
 };
 
 void ValidateTemplate(Causes& out, const std::string& path, const api::LabelSelectorT* selector,
@@ -100,19 +113,26 @@ void ValidateTemplate(Causes& out, const std::string& path, const api::LabelSele
   static const api::ObjectMetaT kNoMeta;
   const api::ObjectMetaT& meta = tmpl->metadata ? *tmpl->metadata : kNoMeta;
   ValidateLabels(out, path + ".metadata.labels", meta.labels);
-  if (selector != nullptr) {
-    Result<model::LabelSelector> compiled = model::LabelSelector::FromNative(selector);
-    if (compiled.ok() && !compiled->MatchesEverything() && !compiled->Matches(model::LabelsFromNative(meta.labels))) {
-      out.push_back(FieldError::InvalidRendered(path + ".metadata.labels", GoMapLiteral(meta.labels),
-                                                "`selector` does not match template `labels`"));
-    }
+  // A missing selector selects nothing, so no template matches it.
+  Result<model::LabelSelector> compiled = model::LabelSelector::FromNative(selector);
+  if (rules.check_selector && compiled.ok() && !compiled->MatchesEverything() &&
+      !compiled->Matches(model::LabelsFromNative(meta.labels))) {
+    out.push_back(FieldError::InvalidRendered(path + ".metadata.labels", GoMapLiteral(meta.labels),
+                                              "`selector` does not match template `labels`"));
   }
   const api::PodSpecT& spec = *tmpl->spec;
   for (FieldError& c : ValidatePodSpec(spec, path + ".spec")) out.push_back(std::move(c));
   const std::string policy(api::EnumNameRestartPolicy(spec.restart_policy));
   if (std::find(rules.restart_policies.begin(), rules.restart_policies.end(), policy) ==
       rules.restart_policies.end()) {
-    out.push_back(FieldError::NotSupported(path + ".spec.restartPolicy", policy, rules.restart_policies));
+    if (rules.restart_policies.size() == 1) {
+      out.push_back(FieldError::NotSupported(path + ".spec.restartPolicy", policy, rules.restart_policies));
+    } else {
+      // A Job's words: Required, naming the values it takes.
+      std::string valid;
+      for (const std::string& p : rules.restart_policies) valid += (valid.empty() ? "" : ", ") + model::GoQuote(p);
+      out.push_back(FieldError::Required(path + ".spec.restartPolicy", "valid values: " + valid));
+    }
   }
   if (!rules.owner.empty() && spec.active_deadline_seconds.has_value()) {
     out.push_back(FieldError::Forbidden(path + ".spec.activeDeadlineSeconds",
@@ -131,6 +151,7 @@ const TemplateRules kReplicaSetTemplate{{"Always"}, "ReplicaSet"};
 const TemplateRules kDaemonSetTemplate{{"Always"}, "DaemonSet"};
 const TemplateRules kStatefulSetTemplate{{"Always"}, "StatefulSet"};
 const TemplateRules kJobRestart{{"OnFailure", "Never"}, {}};
+const TemplateRules kJobTemplateRestart{{"OnFailure", "Never"}, {}, false};
 
 void ValidateOptionalNonnegative(Causes& out, const std::string& field, const flatbuffers::Optional<int32_t>& v) {
   if (v.has_value()) ValidateNonnegative(out, field, *v);
@@ -139,7 +160,7 @@ void ValidateOptionalNonnegative(Causes& out, const std::string& field, const fl
   if (v.has_value()) ValidateNonnegative(out, field, *v);
 }
 
-// ---- cron schedules, as robfig/cron's standard parser reads them ----
+// ---- cron schedules, as robfig/cron (v3)'s standard parser reads them ----
 
 struct CronField {
   int lo;
@@ -176,25 +197,59 @@ std::optional<std::string> CheckCronField(std::string_view text, const CronField
     if (size_t slash = part.find('/'); slash != std::string_view::npos) {
       range = part.substr(0, slash);
       int step = 0;
-      if (!CronValue(part.substr(slash + 1), CronField{0, 0, {}}, step) || step == 0) {
-        return "Failed to parse int from " + std::string(part.substr(slash + 1));
+      if (!CronValue(part.substr(slash + 1), CronField{0, 0, {}}, step)) {
+        return "failed to parse int from " + std::string(part.substr(slash + 1)) + ": strconv.Atoi: parsing " +
+               model::GoQuote(part.substr(slash + 1)) + ": invalid syntax";
       }
+      if (step == 0) return "step of range should be a positive number: " + std::string(part);
     }
     if (range == "*" || range == "?") continue;
     int a = 0;
     int b = 0;
     size_t dash = range.find('-');
     std::string_view first = range.substr(0, dash);
-    if (!CronValue(first, f, a)) return "Failed to parse int from " + std::string(first);
+    auto not_int = [](std::string_view s) {
+      return "failed to parse int from " + std::string(s) + ": strconv.Atoi: parsing " + model::GoQuote(s) +
+             ": invalid syntax";
+    };
+    if (!CronValue(first, f, a)) return not_int(first);
     b = a;
-    if (dash != std::string_view::npos && !CronValue(range.substr(dash + 1), f, b)) {
-      return "Failed to parse int from " + std::string(range.substr(dash + 1));
+    if (dash != std::string_view::npos && !CronValue(range.substr(dash + 1), f, b)) return not_int(range.substr(dash + 1));
+    const std::string expr(part);
+    if (a < f.lo) {
+      return "beginning of range (" + std::to_string(a) + ") below minimum (" + std::to_string(f.lo) + "): " + expr;
     }
-    if (a < f.lo) return "Beginning of range (" + std::to_string(a) + ") below minimum (" + std::to_string(f.lo) + ")";
-    if (b > f.hi) return "End of range (" + std::to_string(b) + ") above maximum (" + std::to_string(f.hi) + ")";
-    if (a > b) return "Beginning of range (" + std::to_string(a) + ") beyond end of range (" + std::to_string(b) + ")";
+    if (b > f.hi) {
+      return "end of range (" + std::to_string(b) + ") above maximum (" + std::to_string(f.hi) + "): " + expr;
+    }
+    if (a > b) {
+      return "beginning of range (" + std::to_string(a) + ") beyond end of range (" + std::to_string(b) + "): " + expr;
+    }
   }
   return std::nullopt;
+}
+
+// Go's time.ParseDuration grammar: one or more decimal numbers, each with
+// an optional fraction and a unit (ns, us, µs, ms, s, m, h).
+bool IsGoDuration(std::string_view d) {
+  if (d == "0") return true;
+  if (d.empty()) return false;
+  size_t i = 0;
+  while (i < d.size()) {
+    const size_t digits = i;
+    while (i < d.size() && ((d[i] >= '0' && d[i] <= '9') || d[i] == '.')) ++i;
+    if (i == digits) return false;
+    bool unit = false;
+    for (std::string_view u : {"ns", "us", "\u00b5s", "ms", "s", "m", "h"}) {
+      if (d.substr(i).starts_with(u) && !(u == "m" && d.substr(i).starts_with("ms"))) {
+        i += u.size();
+        unit = true;
+        break;
+      }
+    }
+    if (!unit) return false;
+  }
+  return true;
 }
 
 std::optional<std::string> CheckCronSchedule(std::string_view schedule) {
@@ -204,8 +259,12 @@ std::optional<std::string> CheckCronSchedule(std::string_view schedule) {
     if (std::find(std::begin(kDescriptors), std::end(kDescriptors), schedule) != std::end(kDescriptors)) {
       return std::nullopt;
     }
-    if (schedule.starts_with("@every ")) return std::nullopt;
-    return "Unrecognized descriptor: " + std::string(schedule);
+    if (schedule.starts_with("@every ")) {
+      std::string_view d = schedule.substr(7);
+      if (IsGoDuration(d)) return std::nullopt;
+      return "failed to parse duration " + std::string(schedule) + ": time: invalid duration " + model::GoQuote(d);
+    }
+    return "unrecognized descriptor: " + std::string(schedule);
   }
   std::vector<std::string_view> fields;
   size_t i = 0;
@@ -216,14 +275,16 @@ std::optional<std::string> CheckCronSchedule(std::string_view schedule) {
     if (i > start) fields.push_back(schedule.substr(start, i - start));
   }
   if (fields.size() != 5) {
-    return "Expected exactly 5 fields, found " + std::to_string(fields.size()) + ": " + std::string(schedule);
+    std::string listed;
+    for (std::string_view f : fields) listed += (listed.empty() ? "" : " ") + std::string(f);
+    return "expected exactly 5 fields, found " + std::to_string(fields.size()) + ": [" + listed + "]";
   }
   static const CronField kFields[5] = {
       {0, 59, {}},
       {0, 23, {}},
       {1, 31, {}},
       {1, 12, {"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}},
-      {0, 7, {"sun", "mon", "tue", "wed", "thu", "fri", "sat"}},
+      {0, 6, {"sun", "mon", "tue", "wed", "thu", "fri", "sat"}},
   };
   for (size_t f = 0; f < 5; ++f) {
     if (std::optional<std::string> err = CheckCronField(fields[f], kFields[f])) return err;
@@ -252,9 +313,8 @@ void ValidateJobSpec(Causes& out, const std::string& path, const api::JobSpecT& 
   ValidateOptionalNonnegative(out, path + ".parallelism", spec.parallelism);
   ValidateOptionalNonnegative(out, path + ".completions", spec.completions);
   ValidateOptionalNonnegative(out, path + ".backoffLimit", spec.backoff_limit);
-  if (spec.active_deadline_seconds.has_value() && *spec.active_deadline_seconds <= 0) {
-    out.push_back(FieldError::InvalidInt(path + ".activeDeadlineSeconds", *spec.active_deadline_seconds,
-                                         "must be greater than 0"));
+  if (spec.active_deadline_seconds.has_value()) {
+    ValidateNonnegative(out, path + ".activeDeadlineSeconds", *spec.active_deadline_seconds);
   }
   if (spec.completion_mode == api::CompletionMode::Indexed && !spec.completions.has_value()) {
     out.push_back(FieldError::Required(path + ".completions", "when completion mode is Indexed"));
@@ -265,13 +325,14 @@ void ValidateJobSpec(Causes& out, const std::string& path, const api::JobSpecT& 
   } else if (spec.selector) {
     ValidateLabelSelector(out, path + ".selector", *spec.selector);
   }
-  ValidateTemplate(out, path + ".template", selector_generated ? spec.selector.get() : nullptr, spec.template_.get(),
-                   kJobRestart);
+  ValidateTemplate(out, path + ".template", spec.selector.get(), spec.template_.get(),
+                   selector_generated ? kJobRestart : kJobTemplateRestart);
 }
 
 }  // namespace
 
 void DefaultKind(api::DeploymentT& d) {
+  d.metadata->generation = 1;  // the spec's first generation
   api::DeploymentSpecT& spec = Ensure(d.spec);
   if (!spec.replicas.has_value()) spec.replicas = 1;
   api::DeploymentStrategyT& strategy = Ensure(spec.strategy);
@@ -288,6 +349,7 @@ void DefaultKind(api::DeploymentT& d) {
 }
 
 void DefaultKind(api::ReplicaSetT& rs) {
+  rs.metadata->generation = 1;  // the spec's first generation
   api::ReplicaSetSpecT& spec = Ensure(rs.spec);
   if (!spec.replicas.has_value()) spec.replicas = 1;
   DefaultPodTemplate(spec.template_);
@@ -295,6 +357,7 @@ void DefaultKind(api::ReplicaSetT& rs) {
 }
 
 void DefaultKind(api::DaemonSetT& ds) {
+  ds.metadata->generation = 1;  // the spec's first generation
   api::DaemonSetSpecT& spec = Ensure(ds.spec);
   api::DaemonSetUpdateStrategyT& strategy = Ensure(spec.update_strategy);
   if (strategy.type == api::DaemonSetUpdateStrategyType::Unset) {
@@ -311,6 +374,7 @@ void DefaultKind(api::DaemonSetT& ds) {
 }
 
 void DefaultKind(api::StatefulSetT& sts) {
+  sts.metadata->generation = 1;  // the spec's first generation
   api::StatefulSetSpecT& spec = Ensure(sts.spec);
   if (!spec.replicas.has_value()) spec.replicas = 1;
   if (spec.pod_management_policy == api::PodManagementPolicyType::Unset) {
@@ -318,9 +382,8 @@ void DefaultKind(api::StatefulSetT& sts) {
   }
   api::StatefulSetUpdateStrategyT& strategy = Ensure(spec.update_strategy);
   if (strategy.type == api::StatefulSetUpdateStrategyType::Unset) {
+    // Only a strategy left to the default gets the default partition.
     strategy.type = api::StatefulSetUpdateStrategyType::RollingUpdate;
-  }
-  if (strategy.type == api::StatefulSetUpdateStrategyType::RollingUpdate) {
     api::RollingUpdateStatefulSetStrategyT& ru = Ensure(strategy.rolling_update);
     if (!ru.partition.has_value()) ru.partition = 0;
   }
@@ -336,12 +399,14 @@ void DefaultKind(api::StatefulSetT& sts) {
     if (claim->spec && claim->spec->volume_mode == api::PersistentVolumeMode::Unset) {
       claim->spec->volume_mode = api::PersistentVolumeMode::Filesystem;
     }
+    Ensure(claim->status).phase = api::PersistentVolumeClaimPhase::Pending;
   }
   DefaultPodTemplate(spec.template_);
   sts.status.reset();
 }
 
 void DefaultKind(api::JobT& job) {
+  job.metadata->generation = 1;  // the spec's first generation
   api::JobSpecT& spec = Ensure(job.spec);
   DefaultJobSpec(spec);
   DefaultPodTemplate(spec.template_);
@@ -365,6 +430,7 @@ void DefaultKind(api::JobT& job) {
 }
 
 void DefaultKind(api::CronJobT& cj) {
+  cj.metadata->generation = 1;  // the spec's first generation
   api::CronJobSpecT& spec = Ensure(cj.spec);
   if (spec.concurrency_policy == api::ConcurrencyPolicy::Unset) spec.concurrency_policy = api::ConcurrencyPolicy::Allow;
   if (!spec.suspend.has_value()) spec.suspend = false;
@@ -415,7 +481,7 @@ void ValidateKind(const api::DaemonSetT& ds, Causes& out) {
   ValidateNonnegative(out, "spec.minReadySeconds", spec.min_ready_seconds);
   ValidateOptionalNonnegative(out, "spec.revisionHistoryLimit", spec.revision_history_limit);
   if (spec.update_strategy && spec.update_strategy->rolling_update) {
-    ValidateRollingUpdate(out, "spec.updateStrategy.rollingUpdate",
+    ValidateDaemonSetRollingUpdate(out, "spec.updateStrategy.rollingUpdate",
                           spec.update_strategy->rolling_update->max_unavailable.get(),
                           spec.update_strategy->rolling_update->max_surge.get());
   }

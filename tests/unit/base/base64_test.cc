@@ -29,6 +29,9 @@ TEST_CASE("Bad base64 is refused where Go's decoder stops") {
   CHECK(where("ab=") == "illegal base64 data at input byte 3");
   CHECK(where("YQ==YQ==") == "illegal base64 data at input byte 4");
   CHECK(where("not base64!") == "illegal base64 data at input byte 3");
+  // Offsets count the line breaks Go skips.
+  CHECK(where("YWJj\n!!!!") == "illegal base64 data at input byte 5");
+  CHECK(where("YW\r\nJj\nY") == "illegal base64 data at input byte 7");
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 // kubernetes.io/limit-ranger annotation) and bound what containers, pods and
 // claims may ask (validating), in kube-apiserver's words: `maximum cpu usage
 // per Container is 800m, but limit is 1500m`.
+#include <algorithm>
+#include <limits>
 #include <map>
 
 #include "model/quantity.h"
@@ -28,10 +30,12 @@ model::Quantity Q(const std::string& text) {
   return q.ok() ? *q : model::Quantity();
 }
 
-// Kubernetes compares in milli-units where they fit (cpu, small counts) and
-// in whole units otherwise; milli-units of int64 fit every quantity podflow
-// takes.
-int64_t Observed(const std::string& text) { return Q(text).MilliValue(); }
+// Compared in milli-units, in 128 bits: no quantity a manifest can hold
+// overflows it, and sums of them neither.
+__int128 Observed(const std::string& text) {
+  Result<model::Quantity> q = model::Quantity::Parse(text);
+  return q.ok() ? static_cast<__int128>(q->MilliValue()) : 0;
+}
 
 void MinConstraint(std::vector<std::string>& errs, std::string_view type, const std::string& name,
                    const std::string& enforced, const Amounts& requests, const Amounts& limits) {
@@ -94,27 +98,40 @@ void RatioConstraint(std::vector<std::string>& errs, std::string_view type, cons
   }
 }
 
-// The pod's total per resource (its containers and init containers), as
-// LimitRanger sums them for the Pod limit type.
+// The pod's total per resource as Kubernetes' PodRequests / PodLimits
+// count it: the containers and sidecars (init containers that restart
+// always) together, or an ordinary init container with the sidecars started
+// before it, whichever is more.
 Amounts PodTotal(const api::PodSpecT& spec, bool limits) {
-  std::map<std::string, int64_t> milli;
+  std::map<std::string, __int128> total;
   std::map<std::string, model::Quantity::Format> format;
-  auto add = [&](const auto& containers) {
-    for (const auto& c : containers) {
-      if (!c->resources) continue;
-      for (const auto& e : limits ? c->resources->limits : c->resources->requests) {
-        model::Quantity q = Q(e->value);
-        milli[e->key] += q.MilliValue();
-        format.emplace(e->key, q.format());
-      }
+  auto add = [&](std::map<std::string, __int128>& to, const api::ContainerT& c) {
+    if (!c.resources) return;
+    for (const auto& e : limits ? c.resources->limits : c.resources->requests) {
+      to[e->key] += Observed(e->value);
+      format.emplace(e->key, Q(e->value).format());
     }
   };
-  add(spec.containers);
-  add(spec.init_containers);
+  std::map<std::string, __int128> sidecars;
+  std::map<std::string, __int128> init_peak;
+  for (const auto& c : spec.init_containers) {
+    if (c->restart_policy == "Always") {
+      add(sidecars, *c);
+      continue;
+    }
+    std::map<std::string, __int128> with = sidecars;
+    add(with, *c);
+    for (const auto& [name, v] : with) init_peak[name] = std::max(init_peak[name], v);
+  }
+  for (const auto& c : spec.containers) add(total, *c);
+  for (const auto& [name, v] : sidecars) total[name] += v;
+  for (const auto& [name, v] : init_peak) total[name] = std::max(total[name], v);
   Amounts out;
-  for (const auto& [name, m] : milli) {
-    out[name] = m % 1000 == 0 ? model::Quantity::FromUnits(m / 1000, format[name]).ToString()
-                              : model::Quantity::FromMilli(m).ToString();
+  constexpr __int128 kMaxMilli = std::numeric_limits<int64_t>::max();
+  for (const auto& [name, m] : total) {
+    const int64_t milli = static_cast<int64_t>(std::min(m, kMaxMilli));
+    out[name] = milli % 1000 == 0 ? model::Quantity::FromUnits(milli / 1000, format[name]).ToString()
+                                  : model::Quantity::FromMilli(milli).ToString();
   }
   return out;
 }
@@ -184,6 +201,12 @@ class LimitRanger : public Plugin {
         }
       }
     }
+    // An aggregate error says each message once.
+    std::vector<std::string> unique;
+    for (std::string& e : errs) {
+      if (std::find(unique.begin(), unique.end(), e) == unique.end()) unique.push_back(std::move(e));
+    }
+    errs = std::move(unique);
     if (errs.empty()) return std::nullopt;
     return AdmissionForbiddenStatus(a.kind(), a.name(), errs.size() == 1 ? errs[0] : "[" + Join(errs, ", ") + "]");
   }

@@ -60,6 +60,7 @@ spec:
   CHECK(pod.service_account_name.empty());
   CHECK(pod.tolerations.empty());
   CHECK_FALSE(d->status);
+  CHECK(d->metadata->generation == 1);
 
   auto ds = AdmittedObject<api::DaemonSet>(AdmitOne(ReadManifest("daemonset.yaml")));
   CHECK(ds->spec->update_strategy->rolling_update->max_surge->int_val == 0);
@@ -133,7 +134,18 @@ TEST_CASE("Validation of the new kinds, in kube-apiserver's words", "[admission]
       {"deployment without a selector",
        "{apiVersion: apps/v1, kind: Deployment, metadata: {name: d}, spec: {template: {metadata: {labels: {app: "
        "b}}, spec: {containers: [{name: c, image: nginx}]}}}}",
-       "Deployment.apps \"d\" is invalid: spec.selector: Required value"},
+       "Deployment.apps \"d\" is invalid: [spec.selector: Required value, spec.template.metadata.labels: Invalid "
+       "value: map[string]string{\"app\":\"b\"}: `selector` does not match template `labels`]"},
+      {"daemonset with both rolling-update bounds set",
+       "{apiVersion: apps/v1, kind: DaemonSet, metadata: {name: ds}, spec: {selector: {matchLabels: {app: a}}, "
+       "updateStrategy: {rollingUpdate: {maxSurge: 1, maxUnavailable: 1}}, template: {metadata: {labels: {app: "
+       "a}}, spec: {containers: [{name: c, image: nginx}]}}}}",
+       "DaemonSet.apps \"ds\" is invalid: spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: "
+       "intstr.IntOrString{Type:0, IntVal:1, StrVal:\"\"}: may not be set when maxUnavailable is non-zero"},
+      {"role names may hold colons but not slashes",
+       "{apiVersion: rbac.authorization.k8s.io/v1, kind: ClusterRole, metadata: {name: 'a/b'}, rules: []}",
+       "ClusterRole.rbac.authorization.k8s.io \"a/b\" is invalid: metadata.name: Invalid value: \"a/b\": may not "
+       "contain '/'"},
       {"replicaset template restarts never",
        "{apiVersion: apps/v1, kind: ReplicaSet, metadata: {name: r}, spec: {selector: {matchLabels: {app: a}}, "
        "template: {metadata: {labels: {app: a}}, spec: {restartPolicy: Never, containers: [{name: c, image: "
@@ -146,22 +158,22 @@ TEST_CASE("Validation of the new kinds, in kube-apiserver's words", "[admission]
        "{app: a}}, spec: {containers: [{name: c}]}}}}",
        "Deployment.apps \"d\" is invalid: [spec.replicas: Invalid value: -1: must be greater than or equal to 0, "
        "spec.template.spec.containers[0].image: Required value, spec.strategy.rollingUpdate.maxUnavailable: "
-       "Invalid value: 0: may not be 0 when `maxSurge` is 0]"},
+       "Invalid value: intstr.IntOrString{Type:0, IntVal:0, StrVal:\"\"}: may not be 0 when `maxSurge` is 0]"},
       {"job that restarts always",
        "{apiVersion: batch/v1, kind: Job, metadata: {name: j}, spec: {template: {spec: {containers: [{name: c, "
        "image: busybox}]}}}}",
-       "Job.batch \"j\" is invalid: spec.template.spec.restartPolicy: Unsupported value: \"Always\": supported "
-       "values: \"OnFailure\", \"Never\""},
+       "Job.batch \"j\" is invalid: spec.template.spec.restartPolicy: Required value: valid values: "
+       "\"OnFailure\", \"Never\""},
       {"cronjob with a bad schedule",
        "{apiVersion: batch/v1, kind: CronJob, metadata: {name: c}, spec: {schedule: '* * *', jobTemplate: {spec: "
        "{template: {spec: {restartPolicy: Never, containers: [{name: c, image: busybox}]}}}}}}",
-       "CronJob.batch \"c\" is invalid: spec.schedule: Invalid value: \"* * *\": Expected exactly 5 fields, found "
-       "3: * * *"},
+       "CronJob.batch \"c\" is invalid: spec.schedule: Invalid value: \"* * *\": expected exactly 5 fields, found "
+       "3: [* * *]"},
       {"cronjob minute out of range",
        "{apiVersion: batch/v1, kind: CronJob, metadata: {name: c}, spec: {schedule: '61 * * * *', jobTemplate: "
        "{spec: {template: {spec: {restartPolicy: Never, containers: [{name: c, image: busybox}]}}}}}}",
-       "CronJob.batch \"c\" is invalid: spec.schedule: Invalid value: \"61 * * * *\": End of range (61) above "
-       "maximum (59)"},
+       "CronJob.batch \"c\" is invalid: spec.schedule: Invalid value: \"61 * * * *\": end of range (61) above "
+       "maximum (59): 61"},
       {"configmap key",
        "{apiVersion: v1, kind: ConfigMap, metadata: {name: m}, data: {'a b': x}}",
        "ConfigMap \"m\" is invalid: data[a b]: Invalid value: \"a b\": a valid config key must consist of "
@@ -182,8 +194,8 @@ TEST_CASE("Validation of the new kinds, in kube-apiserver's words", "[admission]
        "\"Role\": supported values: \"ClusterRole\", subjects[0].namespace: Required value]"},
       {"pdb with a bad percentage",
        "{apiVersion: policy/v1, kind: PodDisruptionBudget, metadata: {name: p}, spec: {maxUnavailable: 150%}}",
-       "PodDisruptionBudget.policy \"p\" is invalid: spec.maxUnavailable: Invalid value: \"150%\": must not be "
-       "greater than 100%"},
+       "PodDisruptionBudget.policy \"p\" is invalid: spec.maxUnavailable: Invalid value: "
+       "intstr.IntOrString{Type:1, IntVal:0, StrVal:\"150%\"}: must not be greater than 100%"},
   };
   for (const Case& c : cases) {
     SECTION(c.name) {

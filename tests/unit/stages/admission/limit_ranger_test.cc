@@ -154,6 +154,34 @@ spec:
   REQUIRE(two.results.size() == 1);
   CHECK(two.results[0].status.message == "pods \"big\" is forbidden: maximum cpu usage per Pod is 2, but limit is 3");
 
+  // An init container runs before the containers, a sidecar beside them:
+  // the Pod total is the larger of the two ways of counting.
+  AdmitReply staged = admission.Admit(testing::kAdminToken, R"(apiVersion: v1
+kind: Pod
+metadata: {name: staged}
+spec:
+  initContainers:
+  - {name: init, image: busybox, resources: {limits: {cpu: "1", memory: 64Mi}}}
+  containers:
+  - {name: app, image: nginx, resources: {limits: {cpu: "1", memory: 64Mi}}}
+)",
+                                      {}, {}, {}, ranges);
+  REQUIRE(staged.results.size() == 1);
+  CHECK(staged.results[0].admitted());
+  AdmitReply sidecar = admission.Admit(testing::kAdminToken, R"(apiVersion: v1
+kind: Pod
+metadata: {name: sidecar}
+spec:
+  initContainers:
+  - {name: log, image: busybox, restartPolicy: Always, resources: {limits: {cpu: 1500m, memory: 64Mi}}}
+  containers:
+  - {name: app, image: nginx, resources: {limits: {cpu: "1", memory: 64Mi}}}
+)",
+                                       {}, {}, {}, ranges);
+  REQUIRE(sidecar.results.size() == 1);
+  CHECK(sidecar.results[0].status.message ==
+        "pods \"sidecar\" is forbidden: maximum cpu usage per Pod is 2, but limit is 2500m");
+
   AdmitReply claim = admission.Admit(testing::kAdminToken, R"(apiVersion: v1
 kind: PersistentVolumeClaim
 metadata: {name: pvc-limit-lower}

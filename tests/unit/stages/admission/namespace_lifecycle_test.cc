@@ -83,6 +83,9 @@ TEST_CASE("A new namespace is Active, held by the kubernetes finalizer", "[admis
                                                                       "metadata: {name: team-a}}"));
   CHECK(ns->status->phase == api::NamespacePhase::Active);
   CHECK(ns->spec->finalizers == std::vector<std::string>{"kubernetes"});
+  REQUIRE(ns->metadata->labels.size() == 1);
+  CHECK(ns->metadata->labels[0]->key == "kubernetes.io/metadata.name");
+  CHECK(ns->metadata->labels[0]->value == "team-a");
 }
 
 }  // namespace
