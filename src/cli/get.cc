@@ -326,7 +326,9 @@ int RunGet(const ReadOptions& options) {
   } else if (options.output == "name") {
     for (const KeyValue& kv : kvs) {
       std::string name = kv.key.substr(kv.key.rfind('/') + 1);
-      std::printf("%s/%s\n", Lower(kind.kind).c_str(), name.c_str());
+      // kubectl's -o name: the kind qualified by its group ("deployment.apps/web").
+      const std::string group(model::ApiGroup(kind));
+      std::printf("%s%s/%s\n", Lower(kind.kind).c_str(), group.empty() ? "" : ("." + group).c_str(), name.c_str());
     }
   } else {
     std::vector<std::string> objects;

@@ -183,9 +183,14 @@ int Submit(bus::RpcClient& client, const std::string& token, const std::string& 
     std::string kind = r->kind() ? r->kind()->str() : "";
     std::string name = r->name() ? r->name()->str() : "";
     if (!quiet) {
-      std::string lower = kind;
-      for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      std::printf("%s/%s created\n", lower.c_str(), name.c_str());
+      // The server's words: "pod/nginx-pod created", "deployment.apps/web created".
+      if (r->status() && r->status()->message() && r->status()->message()->size() > 0) {
+        std::printf("%s\n", r->status()->message()->c_str());
+      } else {
+        std::string lower = kind;
+        for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        std::printf("%s/%s created\n", lower.c_str(), name.c_str());
+      }
     }
     if (created_pods && kind == "Pod") {
       std::string ns = r->namespace_() && r->namespace_()->size() ? r->namespace_()->str() : "default";

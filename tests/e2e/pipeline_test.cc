@@ -108,6 +108,19 @@ void SeedsStory(Pipeline& pipeline) {
     CHECK(pipeline.WaitFor<api::Pod>(model::ObjectKey(model::Kind("Pod"), "team-a", "member"), Running, &bytes) !=
           nullptr);
     CHECK(pipeline.Get(model::ObjectKey(model::Kind("ServiceAccount"), "team-a", "default")).has_value());
+
+    // Kinds of a group are named with it, as kubectl names them.
+    auto deployed = pipeline.Submit(
+        "{apiVersion: apps/v1, kind: Deployment, metadata: {name: web, namespace: team-a}, spec: {selector: "
+        "{matchLabels: {app: web}}, template: {metadata: {labels: {app: web}}, spec: {containers: [{name: c, "
+        "image: nginx}]}}}}");
+    REQUIRE(deployed.size() == 1);
+    CHECK(deployed[0] == std::make_pair(std::string(), std::string("deployment.apps/web created")));
+    auto [named_code, named] = RunCommand({Pipeline::Program("podflow"), "get", "deploy", "-n", "team-a", "-o", "name",
+                                           "--config", pipeline.config()},
+                                          pipeline.dir());
+    CHECK(named_code == 0);
+    CHECK(named == "deployment.apps/web\n");
   }
 
   SECTION("nodeSelector disktype: ssd lands on the labelled node") {
