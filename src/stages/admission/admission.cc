@@ -201,7 +201,7 @@ AdmitReply Admission::AdmitAs(const UserInfo& user, std::string_view manifest_te
   }
   std::set<std::string> taken = taken_cluster_ips;
   RequestPriorityClasses classes(priority_classes);
-  RequestState state{namespaces, {}, classes, limit_ranges};
+  RequestState state{namespaces, {}, classes, limit_ranges, {}};
   for (const model::Decoded& d : *documents) {
     AdmissionOutcome out;
     out.kind = d.object.kind;
@@ -226,6 +226,7 @@ AdmitReply Admission::AdmitAs(const UserInfo& user, std::string_view manifest_te
     CreateStamp stamp{NewUuid(rng_), FormatRfc3339(clock_())};
     Context ctx{*kind, user, stamp, rng_, config_.cluster_ips, taken, config_.plugins, state};
     model::VisitKind(*kind, [&]<typename T>() { AdmitTyped<T>(d.object, ctx, out); });
+    if (out.admitted() && kind->kind == "LimitRange") state.request_limit_ranges.push_back(out.bytes);
     // A namespace made by this request exists for the documents after it;
     // one that is stored already (perhaps terminating) is asked about.
     if (out.admitted() && kind->kind == "Namespace") {

@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 
+#include "model/objects.h"
 #include "model/quantity.h"
 #include "stages/admission/defaults.h"
 #include "stages/admission/plugins/plugin.h"
@@ -142,12 +143,28 @@ std::string Join(const std::vector<std::string>& parts, std::string_view sep) {
   return out;
 }
 
+// The LimitRanges of `ns`: the stored ones and those admitted earlier in
+// the request.
+Result<std::vector<api::LimitRangeT>> RangesIn(const std::string& ns, const RequestState& state) {
+  std::vector<api::LimitRangeT> out;
+  if (state.limit_ranges) {
+    Result<std::vector<api::LimitRangeT>> stored = state.limit_ranges(ns);
+    if (!stored.ok()) return stored.status();
+    out = std::move(*stored);
+  }
+  for (const std::string& bytes : state.request_limit_ranges) {
+    auto range = model::Unpack<api::LimitRange>(bytes);
+    if (range->metadata && range->metadata->namespace_ == ns) out.push_back(std::move(*range));
+  }
+  return out;
+}
+
 class LimitRanger : public Plugin {
  public:
   std::optional<ApiStatusInfo> Admit(Attributes& a, RequestState& state) const override {
     api::PodT* pod = a.As<api::PodT>();
-    if (pod == nullptr || !pod->spec || !state.limit_ranges) return std::nullopt;
-    Result<std::vector<api::LimitRangeT>> ranges = state.limit_ranges(a.namespace_());
+    if (pod == nullptr || !pod->spec) return std::nullopt;
+    Result<std::vector<api::LimitRangeT>> ranges = RangesIn(a.namespace_(), state);
     if (!ranges.ok()) return InternalErrorStatus(ranges.status().ToString());
     std::vector<std::string> annotations;
     auto apply = [&](api::ContainerT& c, const api::LimitRangeItemT& item) {
@@ -184,8 +201,7 @@ class LimitRanger : public Plugin {
     const api::PodT* pod = a.As<api::PodT>();
     const api::PersistentVolumeClaimT* claim = a.As<api::PersistentVolumeClaimT>();
     if ((pod == nullptr || !pod->spec) && (claim == nullptr || !claim->spec)) return std::nullopt;
-    if (!state.limit_ranges) return std::nullopt;
-    Result<std::vector<api::LimitRangeT>> ranges = state.limit_ranges(a.namespace_());
+    Result<std::vector<api::LimitRangeT>> ranges = RangesIn(a.namespace_(), state);
     if (!ranges.ok()) return InternalErrorStatus(ranges.status().ToString());
     std::vector<std::string> errs;
     for (const api::LimitRangeT& range : *ranges) {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "model/kind_types.h"
 #include "stages/admission/admission.h"
@@ -23,6 +24,9 @@ struct RequestState {
   std::set<std::string> request_namespaces;  // admitted earlier in the request
   RequestPriorityClasses& priority_classes;
   const LimitRangeLister& limit_ranges;
+  // LimitRanges admitted earlier in the request (stored bytes): they apply
+  // to the documents after them, as with kubectl creating them one by one.
+  std::vector<std::string> request_limit_ranges;
 };
 
 // One document as the plugins see it (admission.Attributes).

@@ -196,6 +196,32 @@ spec:
         "is 1Gi, but request is 500Mi");
 }
 
+TEST_CASE("LimitRanger: a LimitRange earlier in the file applies to the pods after it", "[admission][limitranger]") {
+  Admission admission = testing::TestAdmission();
+  AdmitReply reply = admission.Admit(testing::kAdminToken, R"(apiVersion: v1
+kind: Pod
+metadata: {name: before}
+spec: {containers: [{name: c, image: nginx}]}
+---
+apiVersion: v1
+kind: LimitRange
+metadata: {name: mem}
+spec: {limits: [{type: Container, default: {memory: 512Mi}}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: after}
+spec: {containers: [{name: c, image: nginx}]}
+)");
+  REQUIRE(reply.results.size() == 3);
+  auto before = testing::AdmittedObject<api::Pod>(reply.results[0]);
+  auto after = testing::AdmittedObject<api::Pod>(reply.results[2]);
+  CHECK(before->spec->containers[0]->resources == nullptr);
+  REQUIRE(after->spec->containers[0]->resources != nullptr);
+  CHECK(Entry(after->spec->containers[0]->resources->limits, "memory") == "512Mi");
+  CHECK(Entry(after->spec->containers[0]->resources->requests, "memory") == "512Mi");
+}
+
 TEST_CASE("The plugin chain is configured as kube-apiserver's flags configure it", "[admission][limitranger]") {
   CHECK(AdmissionChain().enabled() == std::vector<std::string>{"NamespaceLifecycle", "LimitRanger", "ServiceAccount",
                                                                 "Priority", "DefaultTolerationSeconds"});
