@@ -17,13 +17,7 @@ void DefaultKind(api::NamespaceT& ns) {
     spec.finalizers.push_back("kubernetes");
   }
   // Every namespace is labelled with its name, for namespace selectors.
-  auto& labels = ns.metadata->labels;
-  std::erase_if(labels, [](const auto& e) { return e->key == "kubernetes.io/metadata.name"; });
-  auto label = std::make_unique<api::StringEntryT>();
-  label->key = "kubernetes.io/metadata.name";
-  label->value = ns.metadata->name;
-  labels.push_back(std::move(label));
-  std::sort(labels.begin(), labels.end(), [](const auto& a, const auto& b) { return a->key < b->key; });
+  SetEntry(ns.metadata->labels, "kubernetes.io/metadata.name", ns.metadata->name);
   ns.status = std::make_unique<api::NamespaceStatusT>();
   ns.status->phase = api::NamespacePhase::Active;
 }

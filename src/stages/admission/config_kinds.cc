@@ -6,6 +6,7 @@
 #include <set>
 
 #include "base/base64.h"
+#include "stages/admission/defaults.h"
 #include "stages/admission/kind_rules.h"
 
 namespace podflow::admission {
@@ -72,24 +73,8 @@ std::optional<std::string> DecodeError(const api::ConfigMapT& cm) { return First
 void DefaultKind(api::SecretT& secret) {
   if (secret.type.empty()) secret.type = "Opaque";
   // stringData is write-only: each key replaces data's, base64-encoded.
-  for (const auto& e : secret.string_data) {
-    std::string encoded = Base64Encode(e->value);
-    bool found = false;
-    for (auto& d : secret.data) {
-      if (d->key == e->key) {
-        d->value = encoded;
-        found = true;
-      }
-    }
-    if (!found) {
-      auto d = std::make_unique<api::StringEntryT>();
-      d->key = e->key;
-      d->value = std::move(encoded);
-      secret.data.push_back(std::move(d));
-    }
-  }
+  for (const auto& e : secret.string_data) SetEntry(secret.data, e->key, Base64Encode(e->value));
   secret.string_data.clear();
-  std::sort(secret.data.begin(), secret.data.end(), [](const auto& a, const auto& b) { return a->key < b->key; });
 }
 
 void ValidateKind(const api::ConfigMapT& cm, Causes& out) {

@@ -69,6 +69,19 @@ void AddPositive(const std::vector<std::unique_ptr<api::QuantityEntryT>>& list, 
 
 }  // namespace
 
+void SetEntry(std::vector<std::unique_ptr<api::StringEntryT>>& entries, const std::string& key, std::string value) {
+  auto at = std::lower_bound(entries.begin(), entries.end(), key,
+                             [](const auto& e, const std::string& k) { return e->key < k; });
+  if (at != entries.end() && (*at)->key == key) {
+    (*at)->value = std::move(value);
+    return;
+  }
+  auto e = std::make_unique<api::StringEntryT>();
+  e->key = key;
+  e->value = std::move(value);
+  entries.insert(at, std::move(e));
+}
+
 std::vector<std::string> AddMissing(std::vector<std::unique_ptr<api::QuantityEntryT>>& list,
                                     const std::vector<std::unique_ptr<api::QuantityEntryT>>& from) {
   std::vector<std::string> added;

@@ -18,6 +18,10 @@ struct CreateStamp {
   std::string creation_timestamp;  // RFC 3339 in seconds, UTC
 };
 
+// Sets `key` to `value` in a map[string]string (labels, annotations,
+// data), kept sorted by key as the schema stores it.
+void SetEntry(std::vector<std::unique_ptr<api::StringEntryT>>& entries, const std::string& key, std::string value);
+
 // Adds to a ResourceList what `from` has and it lacks, keeping it sorted;
 // the names it added.
 std::vector<std::string> AddMissing(std::vector<std::unique_ptr<api::QuantityEntryT>>& list,

@@ -26,21 +26,6 @@ std::unique_ptr<api::IntOrStringT> Count(int value) {
   return v;
 }
 
-void SetLabel(std::vector<std::unique_ptr<api::StringEntryT>>& labels, const std::string& key,
-              const std::string& value) {
-  for (auto& e : labels) {
-    if (e->key == key) {
-      e->value = value;
-      return;
-    }
-  }
-  auto e = std::make_unique<api::StringEntryT>();
-  e->key = key;
-  e->value = value;
-  labels.push_back(std::move(e));
-  std::sort(labels.begin(), labels.end(), [](const auto& a, const auto& b) { return a->key < b->key; });
-}
-
 // Go's %#v of a map[string]string, as validation messages print labels.
 std::string GoMapLiteral(const std::vector<std::unique_ptr<api::StringEntryT>>& labels) {
   if (labels.empty()) return "map[string]string(nil)";
@@ -415,16 +400,16 @@ void DefaultKind(api::JobT& job) {
   api::ObjectMetaT& meta = *job.metadata;
   if (!spec.manual_selector.value_or(false)) {
     auto& labels = Ensure(spec.template_->metadata).labels;
-    SetLabel(labels, "batch.kubernetes.io/controller-uid", meta.uid);
-    SetLabel(labels, "batch.kubernetes.io/job-name", meta.name);
-    SetLabel(labels, "controller-uid", meta.uid);
-    SetLabel(labels, "job-name", meta.name);
+    SetEntry(labels, "batch.kubernetes.io/controller-uid", meta.uid);
+    SetEntry(labels, "batch.kubernetes.io/job-name", meta.name);
+    SetEntry(labels, "controller-uid", meta.uid);
+    SetEntry(labels, "job-name", meta.name);
     spec.selector = std::make_unique<api::LabelSelectorT>();
-    SetLabel(spec.selector->match_labels, "batch.kubernetes.io/controller-uid", meta.uid);
+    SetEntry(spec.selector->match_labels, "batch.kubernetes.io/controller-uid", meta.uid);
   }
   // A job without labels of its own takes its template's.
   if (meta.labels.empty() && spec.template_->metadata) {
-    for (const auto& e : spec.template_->metadata->labels) SetLabel(meta.labels, e->key, e->value);
+    for (const auto& e : spec.template_->metadata->labels) SetEntry(meta.labels, e->key, e->value);
   }
   job.status.reset();
 }

@@ -186,13 +186,8 @@ class LimitRanger : public Plugin {
     }
     if (!annotations.empty()) {
       if (!pod->metadata) pod->metadata = std::make_unique<api::ObjectMetaT>();
-      auto& list = pod->metadata->annotations;
-      auto e = std::make_unique<api::StringEntryT>();
-      e->key = "kubernetes.io/limit-ranger";
-      e->value = "LimitRanger plugin set: " + Join(annotations, "; ");
-      std::erase_if(list, [&](const auto& x) { return x->key == e->key; });
-      list.push_back(std::move(e));
-      std::sort(list.begin(), list.end(), [](const auto& x, const auto& y) { return x->key < y->key; });
+      SetEntry(pod->metadata->annotations, "kubernetes.io/limit-ranger",
+               "LimitRanger plugin set: " + Join(annotations, "; "));
     }
     return std::nullopt;
   }
