@@ -54,6 +54,8 @@ SchemaIndex::SchemaIndex(const uint8_t* bfbs) : schema_(reflection::GetSchema(bf
       info.quantity = Attribute(field->attributes(), "quantity") != nullptr;
       info.time = Attribute(field->attributes(), "time") != nullptr;
       info.raw_json = Attribute(field->attributes(), "raw_json") != nullptr;
+      if (const flatbuffers::String* key = Attribute(field->attributes(), "merge_key")) info.merge_key = key->str();
+      info.merge_set = Attribute(field->attributes(), "merge_set") != nullptr;
       table.fields.push_back(std::move(info));
     }
     std::sort(table.fields.begin(), table.fields.end(),

@@ -19,6 +19,8 @@ struct FieldInfo {
   bool quantity = false;  // (quantity): a string holding a Quantity
   bool time = false;      // (time): a string holding an RFC 3339 time
   bool raw_json = false;  // (raw_json): a string holding JSON text
+  std::string merge_key;  // (merge_key: "name"): a list merged by this key
+  bool merge_set = false; // (merge_set): a list of scalars merged as a set
 };
 
 struct TableInfo {
