@@ -76,6 +76,34 @@ ApiStatusInfo NotFoundStatus(const KindInfo& kind, std::string_view name) {
   return info;
 }
 
+ApiStatusInfo ConflictStatus(const KindInfo& kind, std::string_view name, std::string_view detail) {
+  ApiStatusInfo info =
+      Failure(409, "Conflict",
+              "Operation cannot be fulfilled on " + QualifiedResource(kind) + " " + GoQuote(name) + ": " +
+                  std::string(detail.empty() ? "the object has been modified; please apply your changes to the "
+                                               "latest version and try again"
+                                             : detail));
+  info.details.name = std::string(name);
+  info.details.group = Group(kind);
+  info.details.kind = std::string(kind.resource);
+  return info;
+}
+
+ApiStatusInfo OkStatus(const KindInfo& kind, std::string_view name, std::string message) {
+  ApiStatusInfo info;
+  info.status = "Success";
+  info.code = 200;
+  info.message = std::move(message);
+  info.details.name = std::string(name);
+  info.details.group = Group(kind);
+  info.details.kind = std::string(kind.resource);
+  return info;
+}
+
+ApiStatusInfo NoSuchResourceStatus() {
+  return Failure(404, "NotFound", "the server could not find the requested resource");
+}
+
 ApiStatusInfo UnauthorizedStatus() { return Failure(401, "Unauthorized", "Unauthorized"); }
 
 ApiStatusInfo ForbiddenStatus(std::string_view user, std::string_view verb,

@@ -1,7 +1,8 @@
 // Kubernetes-style API statuses (metav1.Status): what admission answers a
-// submit with, its msg::ApiStatus wire form, and the line kubectl prints
+// submit or an API request with, its msg::ApiStatus wire form, and the line kubectl prints
 // for it. The reason / HTTP code pairs are fixed here: 201 Success, 400
-// BadRequest, 401 Unauthorized, 403 Forbidden, 409 AlreadyExists, 413
+// BadRequest, 401 Unauthorized, 403 Forbidden, 404 NotFound, 409 AlreadyExists
+// and Conflict, 413
 // RequestEntityTooLarge, 422 Invalid, 500 InternalError.
 //
 // Thread safety: value types and pure functions.
@@ -49,6 +50,18 @@ ApiStatusInfo InvalidStatus(const KindInfo& kind, std::string_view name,
 ApiStatusInfo AlreadyExistsStatus(const KindInfo& kind, std::string_view name);
 // 404 NotFound, message `pods "x" not found` (`namespaces "x" not found`).
 ApiStatusInfo NotFoundStatus(const KindInfo& kind, std::string_view name);
+// 409 Conflict for a stale resourceVersion: `Operation cannot be fulfilled
+// on pods "x": the object has been modified; please apply your changes to
+// the latest version and try again`; `detail` replaces the part after the
+// colon (a UID precondition).
+ApiStatusInfo ConflictStatus(const KindInfo& kind, std::string_view name, std::string_view detail = {});
+// 200 Success for a request that changed, removed or read an object; the
+// message is what kubectl prints for it (`pod/x configured`, `pod "x"
+// deleted`), which the client words.
+ApiStatusInfo OkStatus(const KindInfo& kind, std::string_view name, std::string message = {});
+// 404 NotFound for a subresource the kind does not have: `the server could
+// not find the requested resource`.
+ApiStatusInfo NoSuchResourceStatus();
 // 401 Unauthorized, message "Unauthorized".
 ApiStatusInfo UnauthorizedStatus();
 // 403 Forbidden: `pods is forbidden: User "alice" cannot create resource

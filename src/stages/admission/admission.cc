@@ -128,8 +128,8 @@ void AdmitTyped(const model::Object& object, Context& ctx, AdmissionOutcome& out
   out.status = CreatedStatus(ctx.kind, meta.name);
 }
 
-// Decoding failed: unknown fields are a BadRequest (strict decoding, as
-// kubectl's default field validation); other field errors are Invalid.
+}  // namespace
+
 ApiStatusInfo DecodeFailure(const model::Decoded& d) {
   const model::KindInfo* kind = d.object.kind;
   if (kind == nullptr) return BadRequestStatus(d.status.message());
@@ -147,8 +147,6 @@ ApiStatusInfo DecodeFailure(const model::Decoded& d) {
   if (d.causes.empty()) return BadRequestStatus(d.status.message());
   return InvalidStatus(*kind, d.object.name, d.causes);
 }
-
-}  // namespace
 
 void DefaultKind(api::PodT& pod) { DefaultPod(pod); }
 void PrepareForCreate(api::PodT& pod) { PreparePodForCreate(pod); }

@@ -31,6 +31,7 @@
 #include "base/result.h"
 #include "model/api_status.h"
 #include "model/codec.h"
+#include "model/patch.h"
 #include "pod_generated.h"     // api::PreemptionPolicy
 #include "policy_generated.h"  // api::NamespacePhase, api::LimitRangeT
 
@@ -51,6 +52,7 @@ using model::BadRequestStatus;
 using model::CreatedStatus;
 using model::FieldError;
 using model::ForbiddenStatus;
+using model::GoQuote;
 using model::InternalErrorStatus;
 using model::InvalidMessage;
 using model::InvalidStatus;
@@ -271,6 +273,34 @@ struct AdmitReply {
   std::vector<AdmissionOutcome> results;  // one per document, in order
 };
 
+// ---- Update, patch and delete of a stored object ----
+
+// An object as the log holds it: what a change is decided against, and the
+// revision its write is guarded on.
+struct StoredObject {
+  std::string key;
+  std::string bytes;  // verified for its kind
+  int64_t mod_revision = 0;
+};
+
+// What a change of one stored object comes to. The caller writes it guarded
+// by the stored object's revision; a lost guard means another writer came
+// first, and the change is decided again on what is stored then.
+struct ChangeOutcome {
+  enum class Write { kNone, kPut, kDelete };
+  ApiStatusInfo status;       // 200 when allowed, or why not
+  Write write = Write::kNone; // kNone on success: nothing changed
+  std::string bytes;          // the object as it is after the change (kDelete: as it was)
+
+  bool ok() const { return status.success(); }
+};
+
+// metav1.DeleteOptions, the part podflow honours.
+struct DeleteOptions {
+  std::optional<int64_t> grace_period_seconds;
+  std::string propagation_policy;  // "", "Foreground", "Background", "Orphan"
+};
+
 class Admission {
  public:
   // The largest manifest a request may carry (kube-apiserver's 3 MiB limit
@@ -302,7 +332,34 @@ class Admission {
                      const PriorityClassLister& priority_classes = {}, const NamespaceLookup& namespaces = {},
                      const LimitRangeLister& limit_ranges = {});
 
+  // update (PUT): `object_text`, one object of `kind` named `name` in
+  // `namespace_`, replaces `stored`. A resourceVersion in it must be the
+  // stored one (else 409 Conflict); without one the update is
+  // unconditional. The server's fields (uid, creationTimestamp, deletion,
+  // generation) carry over; generation grows when the spec changes. On the
+  // main resource the status is kept; on `subresource` "status" only the
+  // status changes. Scheme defaults and the kind's update validation
+  // (immutable fields, a pod's few mutable ones) apply. An object being
+  // deleted whose last finalizer goes is removed.
+  ChangeOutcome Update(const model::KindInfo& kind, std::string_view namespace_, std::string_view name,
+                       std::string_view subresource, std::string_view object_text, const StoredObject& stored);
+  // patch: `patch_text` (JSON or YAML) applied to `stored` as `type` says,
+  // then the same as Update with the result.
+  ChangeOutcome Patch(const model::KindInfo& kind, std::string_view namespace_, std::string_view name,
+                      std::string_view subresource, model::PatchType type, std::string_view patch_text,
+                      const StoredObject& stored);
+  // delete: a pod on a node is deleted gracefully (deletionTimestamp and
+  // deletionGracePeriodSeconds set: the kubelet stops it, then removes it);
+  // an object with finalizers waits for them (deletionTimestamp set);
+  // propagationPolicy Foreground and Orphan are recorded as the
+  // garbage collector's finalizers. Anything else is removed at once.
+  ChangeOutcome Delete(const model::KindInfo& kind, const StoredObject& stored, const DeleteOptions& options);
+
  private:
+  ChangeOutcome UpdateDecoded(const model::KindInfo& kind, std::string_view namespace_, std::string_view name,
+                              std::string_view subresource, const model::Decoded& decoded,
+                              const StoredObject& stored);
+
   AdmissionConfig config_;
   Clock clock_;
   std::mt19937_64 rng_;

@@ -280,12 +280,68 @@ void AdmissionStage::Return(std::unique_ptr<Worker> worker) {
   pool_.push_back(std::move(worker));
 }
 
+AdmissionStage::Created AdmissionStage::CreateObjects(Worker& worker, std::string_view token, std::string_view text,
+                                                     bool dry_run) {
+  Created created;
+  const NamespaceLookup namespaces = [&](const std::string& name) { return LookupNamespace(worker.client, name); };
+  const LimitRangeLister limit_ranges = [this](const std::string& ns) { return LimitRangesIn(ns); };
+  // Services need the cluster IPs in use, read under a lock so that two
+  // requests never hand out one address. Most requests hold no Service: they
+  // are admitted without it, and only if one turns out to hold a Service
+  // is it admitted again (nothing was written yet) with the lock taken.
+  std::unique_lock<std::mutex> ip_lock(cluster_ip_mu_, std::defer_lock);
+  // PriorityClasses are read only if a document needs them (a Pod, a
+  // PriorityClass), and once for both admissions.
+  std::optional<Result<std::vector<PriorityClassInfo>>> classes;
+  const PriorityClassLister list_classes = [&]() -> Result<std::vector<PriorityClassInfo>> {
+    if (!classes) classes = StoredPriorityClasses(worker.client);
+    return *classes;
+  };
+  AdmitReply admitted = worker.admission.Admit(token, text, {}, list_classes, namespaces, limit_ranges);
+  const bool has_service = std::any_of(admitted.results.begin(), admitted.results.end(), [](const auto& o) {
+    return o.admitted() && o.kind != nullptr && o.kind->kind == "Service";
+  });
+  if (has_service) {
+    ip_lock.lock();
+    Result<std::set<std::string>> ips = TakenClusterIps(worker.client);
+    if (!ips.ok()) {
+      created.failure = InternalErrorStatus(ips.status().ToString());
+      return created;
+    }
+    admitted = worker.admission.Admit(token, text, *ips, list_classes, namespaces, limit_ranges);
+  }
+  if (admitted.failure) {
+    created.failure = std::move(admitted.failure);
+    return created;
+  }
+  created.revisions.assign(admitted.results.size(), 0);
+  if (!dry_run) {
+    CreateAll(worker.client, admitted.results, created.revisions);
+    // Every new namespace gets its `default` ServiceAccount, as the
+    // service account controller makes it in Kubernetes.
+    const std::string accounts = DefaultServiceAccounts(admitted.results);
+    if (!accounts.empty()) {
+      AdmitReply made = worker.admission.AdmitAs(kApiServer, accounts, {}, {}, namespaces);
+      std::vector<int64_t> made_revisions(made.results.size(), 0);
+      CreateAll(worker.client, made.results, made_revisions);
+    }
+  }
+  created.results = std::move(admitted.results);
+  return created;
+}
+
 bus::ReplyBody AdmissionStage::Handle(const msg::Envelope& envelope, flatbuffers::FlatBufferBuilder& fbb) {
-  static auto log = Logger("stage.admission");
+  if (const msg::ApiRequest* api = envelope.body_as_ApiRequest()) {
+    AwaitBootstrap();
+    std::unique_ptr<Worker> worker = Borrow();
+    bus::ReplyBody reply = HandleApi(*worker, *api, fbb);
+    Return(std::move(worker));
+    return reply;
+  }
   const msg::SubmitRequest* request = envelope.body_as_SubmitRequest();
   if (request == nullptr) {
     return {msg::Body::SubmitReply,
-            FailureReply(fbb, BadRequestStatus("the submit channel takes SubmitRequest messages")).Union()};
+            FailureReply(fbb, BadRequestStatus("the submit channel takes SubmitRequest and ApiRequest messages")).Union()};
   }
   std::string_view token = request->token() ? request->token()->string_view() : std::string_view();
   std::string_view text;
@@ -297,60 +353,18 @@ bus::ReplyBody AdmissionStage::Handle(const msg::Envelope& envelope, flatbuffers
   // for kube-apiserver to become ready.
   AwaitBootstrap();
   std::unique_ptr<Worker> worker = Borrow();
-  const NamespaceLookup namespaces = [&](const std::string& name) { return LookupNamespace(worker->client, name); };
-  const LimitRangeLister limit_ranges = [this](const std::string& ns) { return LimitRangesIn(ns); };
-  // Services need the cluster IPs in use, read under a lock so that two
-  // requests never hand out one address. Most requests hold no Service: they
-  // are admitted without it, and only if one turns out to hold a Service
-  // is it admitted again (nothing was written yet) with the lock taken.
-  std::unique_lock<std::mutex> ip_lock(cluster_ip_mu_, std::defer_lock);
-  // PriorityClasses are read only if a document needs them (a Pod, a
-  // PriorityClass), and once for both admissions.
-  std::optional<Result<std::vector<PriorityClassInfo>>> classes;
-  const PriorityClassLister list_classes = [&]() -> Result<std::vector<PriorityClassInfo>> {
-    if (!classes) classes = StoredPriorityClasses(worker->client);
-    return *classes;
-  };
-  AdmitReply admitted = worker->admission.Admit(token, text, {}, list_classes, namespaces, limit_ranges);
-  const bool has_service = std::any_of(admitted.results.begin(), admitted.results.end(), [](const auto& o) {
-    return o.admitted() && o.kind != nullptr && o.kind->kind == "Service";
-  });
-  if (has_service) {
-    ip_lock.lock();
-    Result<std::set<std::string>> ips = TakenClusterIps(worker->client);
-    if (!ips.ok()) {
-      Return(std::move(worker));
-      return {msg::Body::SubmitReply, FailureReply(fbb, InternalErrorStatus(ips.status().ToString())).Union()};
-    }
-    admitted = worker->admission.Admit(token, text, *ips, list_classes, namespaces, limit_ranges);
-  }
-  if (admitted.failure) {
-    Return(std::move(worker));
-    return {msg::Body::SubmitReply, FailureReply(fbb, *admitted.failure).Union()};
-  }
-
-  std::vector<int64_t> revisions(admitted.results.size(), 0);
-  if (!request->dry_run()) {
-    CreateAll(worker->client, admitted.results, revisions);
-    // Every new namespace gets its `default` ServiceAccount, as the
-    // service account controller makes it in Kubernetes.
-    const std::string accounts = DefaultServiceAccounts(admitted.results);
-    if (!accounts.empty()) {
-      AdmitReply made = worker->admission.AdmitAs(kApiServer, accounts, {}, {}, namespaces);
-      std::vector<int64_t> made_revisions(made.results.size(), 0);
-      CreateAll(worker->client, made.results, made_revisions);
-    }
-  }
+  Created created = CreateObjects(*worker, token, text, request->dry_run());
+  Return(std::move(worker));
+  if (created.failure) return {msg::Body::SubmitReply, FailureReply(fbb, *created.failure).Union()};
 
   std::vector<flatbuffers::Offset<msg::SubmitResult>> results;
-  for (size_t i = 0; i < admitted.results.size(); ++i) {
-    const AdmissionOutcome& outcome = admitted.results[i];
+  for (size_t i = 0; i < created.results.size(); ++i) {
+    const AdmissionOutcome& outcome = created.results[i];
     std::string kind = outcome.kind ? std::string(outcome.kind->kind) : std::string();
     auto status = WriteApiStatus(fbb, outcome.status);
     results.push_back(msg::CreateSubmitResult(fbb, fbb.CreateString(kind), fbb.CreateString(outcome.namespace_),
-                                              fbb.CreateString(outcome.name), status, revisions[i]));
+                                              fbb.CreateString(outcome.name), status, created.revisions[i]));
   }
-  Return(std::move(worker));
   auto reply = msg::CreateSubmitReply(fbb, fbb.CreateVector(results));
   return {msg::Body::SubmitReply, reply.Union()};
 }

@@ -1,8 +1,10 @@
 // The admission stage as a pipeline node: serves the submit channel
-// (request/reply). Each request is run through Admission (authn, authz,
-// defaults, validation) and every admitted document is created in the log
-// with "must not exist" semantics; the reply carries one Kubernetes-style
-// status per document.
+// (request/reply). A SubmitRequest's manifest is run through Admission
+// (authn, authz, defaults, validation) and every admitted document is
+// created in the log with "must not exist" semantics; the reply carries one
+// Kubernetes-style status per document. An ApiRequest is one verb on one
+// resource (get, list, create, update, patch, delete, deletecollection),
+// as kube-apiserver serves it.
 #pragma once
 
 #include <atomic>
@@ -42,6 +44,17 @@ class AdmissionStage {
   AdmissionStage(pipeline::StageContext& context, AdmissionConfig config)
       : context_(context), config_(std::move(config)) {}
   bus::ReplyBody Handle(const msg::Envelope& request, flatbuffers::FlatBufferBuilder& fbb);
+
+  // What creating a manifest's documents came to.
+  struct Created {
+    std::optional<ApiStatusInfo> failure;  // the whole request failed
+    std::vector<AdmissionOutcome> results;  // one per document
+    std::vector<int64_t> revisions;         // of each document's create (0: not written)
+  };
+  // Admits and (unless `dry_run`) creates every document of `text`.
+  Created CreateObjects(Worker& worker, std::string_view token, std::string_view text, bool dry_run);
+  // An ApiRequest: the verbs on one resource (api_requests.cc).
+  bus::ReplyBody HandleApi(Worker& worker, const msg::ApiRequest& request, flatbuffers::FlatBufferBuilder& fbb);
   // NamespaceLifecycle's question: the store's answer, or the log's when
   // the store has not seen the namespace.
   Result<std::optional<api::NamespacePhase>> LookupNamespace(client::ApiClient& client, const std::string& name);

@@ -121,4 +121,36 @@ void ValidateKind(const api::SecretT& secret, Causes& out) {
   }
 }
 
+// ---- Updates ----
+
+namespace {
+
+constexpr std::string_view kImmutableSet = "field is immutable when `immutable` is set";
+
+bool SameEntries(const std::vector<std::unique_ptr<api::StringEntryT>>& a,
+                 const std::vector<std::unique_ptr<api::StringEntryT>>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                    [](const auto& x, const auto& y) { return x->key == y->key && x->value == y->value; });
+}
+
+// An immutable ConfigMap or Secret keeps its data and its flag.
+void KeepImmutable(std::optional<bool> was, std::optional<bool> now, bool same_data, bool same_binary, Causes& out) {
+  if (!was.value_or(false)) return;
+  if (!now.value_or(false)) out.push_back(FieldError::Forbidden("immutable", kImmutableSet));
+  if (!same_data) out.push_back(FieldError::Forbidden("data", kImmutableSet));
+  if (!same_binary) out.push_back(FieldError::Forbidden("binaryData", kImmutableSet));
+}
+
+}  // namespace
+
+void ValidateUpdate(const api::ConfigMapT& old, const api::ConfigMapT& cm, Causes& out) {
+  KeepImmutable(old.immutable, cm.immutable, SameEntries(old.data, cm.data), SameEntries(old.binary_data, cm.binary_data),
+                out);
+}
+
+void ValidateUpdate(const api::SecretT& old, const api::SecretT& secret, Causes& out) {
+  if (old.type != secret.type) out.push_back(FieldError::Invalid("type", secret.type, "field is immutable"));
+  KeepImmutable(old.immutable, secret.immutable, SameEntries(old.data, secret.data), true, out);
+}
+
 }  // namespace podflow::admission

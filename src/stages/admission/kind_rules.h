@@ -29,6 +29,19 @@ void ValidateKind(const T&, Causes&) {}
 // pod's status: Pending and its QoS class, from its final resources).
 template <typename T>
 void PrepareForCreate(T&) {}
+// The kind's update validation beyond ValidateKind: what may not change
+// (selectors, a pod's spec but for its few mutable fields, immutable
+// ConfigMaps and Secrets), every cause collected.
+template <typename T>
+void ValidateUpdate(const T&, const T&, Causes&) {}
+// What an update keeps from the stored object when the new one leaves it
+// out: the values the server allocated (a Service's cluster IPs).
+template <typename T>
+void KeepAllocated(const T&, T&) {}
+
+// A document the codec refused, as kube-apiserver answers it: unknown
+// fields are a BadRequest (strict decoding), other field errors Invalid.
+ApiStatusInfo DecodeFailure(const model::Decoded& d);
 
 // core/v1 (admission.cc, defaults.cc, validation.cc, priority.cc)
 void DefaultKind(api::PodT& pod);
@@ -40,6 +53,9 @@ void PrepareForCreate(api::PodT& pod);
 void ValidateKind(const api::PodT& pod, Causes& out);
 void ValidateKind(const api::ServiceT& service, Causes& out);
 void ValidateKind(const api::PriorityClassT& pc, Causes& out);
+void ValidateUpdate(const api::PodT& old, const api::PodT& pod, Causes& out);         // pod_update.cc
+void ValidateUpdate(const api::ServiceT& old, const api::ServiceT& service, Causes& out);
+void KeepAllocated(const api::ServiceT& old, api::ServiceT& service);
 
 // ConfigMap and Secret (config_kinds.cc). A Secret's stringData is folded
 // into data (base64) and dropped; its type defaults to Opaque.
@@ -48,6 +64,8 @@ std::optional<std::string> DecodeError(const api::ConfigMapT& cm);
 void DefaultKind(api::SecretT& secret);
 void ValidateKind(const api::ConfigMapT& cm, Causes& out);
 void ValidateKind(const api::SecretT& secret, Causes& out);
+void ValidateUpdate(const api::ConfigMapT& old, const api::ConfigMapT& cm, Causes& out);
+void ValidateUpdate(const api::SecretT& old, const api::SecretT& secret, Causes& out);
 
 // apps/v1 and batch/v1 (workloads.cc): the scheme's defaults, the pod
 // template's, a Job's generated selector; selectors, templates, strategies.
@@ -63,6 +81,11 @@ void ValidateKind(const api::DaemonSetT& ds, Causes& out);
 void ValidateKind(const api::StatefulSetT& sts, Causes& out);
 void ValidateKind(const api::JobT& job, Causes& out);
 void ValidateKind(const api::CronJobT& cj, Causes& out);
+void ValidateUpdate(const api::DeploymentT& old, const api::DeploymentT& d, Causes& out);
+void ValidateUpdate(const api::ReplicaSetT& old, const api::ReplicaSetT& rs, Causes& out);
+void ValidateUpdate(const api::DaemonSetT& old, const api::DaemonSetT& ds, Causes& out);
+void ValidateUpdate(const api::StatefulSetT& old, const api::StatefulSetT& sts, Causes& out);
+void ValidateUpdate(const api::JobT& old, const api::JobT& job, Causes& out);
 
 // rbac.authorization.k8s.io/v1 (rbac_kinds.cc).
 void DefaultKind(api::RoleBindingT& rb);

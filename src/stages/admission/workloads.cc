@@ -6,6 +6,7 @@
 #include <set>
 
 #include "model/labels.h"
+#include "model/objects.h"
 #include "stages/admission/defaults.h"
 #include "stages/admission/kind_rules.h"
 
@@ -517,6 +518,94 @@ void ValidateKind(const api::CronJobT& cj, Causes& out) {
     return;
   }
   ValidateJobSpec(out, "spec.jobTemplate.spec", *spec.job_template->spec, /*selector_generated=*/false);
+}
+
+// ---- Updates ----
+
+namespace {
+
+// Go's %#v of a label selector, as an immutable-field message prints it:
+// `v1.LabelSelector{MatchLabels:map[string]string{"app":"web"},
+// MatchExpressions:[]v1.LabelSelectorRequirement(nil)}`.
+std::string GoSelector(const api::LabelSelectorT* selector) {
+  if (selector == nullptr) return "(*v1.LabelSelector)(nil)";
+  std::string labels = "map[string]string(nil)";
+  if (!selector->match_labels.empty()) {
+    labels = "map[string]string{";
+    for (size_t i = 0; i < selector->match_labels.size(); ++i) {
+      labels += (i ? ", " : "") + GoQuote(selector->match_labels[i]->key) + ":" + GoQuote(selector->match_labels[i]->value);
+    }
+    labels += "}";
+  }
+  std::string expressions = "[]v1.LabelSelectorRequirement(nil)";
+  if (!selector->match_expressions.empty()) {
+    expressions = "[]v1.LabelSelectorRequirement{";
+    for (size_t i = 0; i < selector->match_expressions.size(); ++i) {
+      const api::LabelSelectorRequirementT& r = *selector->match_expressions[i];
+      std::string values = "[]string(nil)";
+      if (!r.values.empty()) {
+        values = "[]string{";
+        for (size_t j = 0; j < r.values.size(); ++j) values += (j ? ", " : "") + GoQuote(r.values[j]);
+        values += "}";
+      }
+      expressions += std::string(i ? ", " : "") + "v1.LabelSelectorRequirement{Key:" + GoQuote(r.key) +
+                     ", Operator:" + GoQuote(api::EnumNameLabelSelectorOperator(r.operator_)) + ", Values:" + values + "}";
+    }
+    expressions += "}";
+  }
+  return "v1.LabelSelector{MatchLabels:" + labels + ", MatchExpressions:" + expressions + "}";
+}
+
+std::string Packed(const api::LabelSelectorT* selector) {
+  if (selector == nullptr) return {};
+  flatbuffers::FlatBufferBuilder fbb;
+  fbb.Finish(api::LabelSelector::Pack(fbb, selector));
+  return std::string(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize());
+}
+
+// A workload's selector is fixed once created (apps/v1).
+template <typename Spec>
+void SelectorImmutable(const std::unique_ptr<Spec>& old, const std::unique_ptr<Spec>& now, Causes& out) {
+  if (old == nullptr || now == nullptr) return;
+  if (Packed(old->selector.get()) == Packed(now->selector.get())) return;
+  out.push_back(FieldError::InvalidRendered("spec.selector", GoSelector(now->selector.get()), "field is immutable"));
+}
+
+}  // namespace
+
+void ValidateUpdate(const api::DeploymentT& old, const api::DeploymentT& d, Causes& out) {
+  SelectorImmutable(old.spec, d.spec, out);
+}
+void ValidateUpdate(const api::ReplicaSetT& old, const api::ReplicaSetT& rs, Causes& out) {
+  SelectorImmutable(old.spec, rs.spec, out);
+}
+void ValidateUpdate(const api::DaemonSetT& old, const api::DaemonSetT& ds, Causes& out) {
+  SelectorImmutable(old.spec, ds.spec, out);
+}
+void ValidateUpdate(const api::JobT& old, const api::JobT& job, Causes& out) {
+  SelectorImmutable(old.spec, job.spec, out);
+}
+
+void ValidateUpdate(const api::StatefulSetT& old, const api::StatefulSetT& sts, Causes& out) {
+  if (old.spec == nullptr || sts.spec == nullptr) return;
+  // Only these may change; the rest of the spec compares as it was.
+  api::StatefulSetT a, b;
+  a.spec = std::make_unique<api::StatefulSetSpecT>(*old.spec);
+  b.spec = std::make_unique<api::StatefulSetSpecT>(*sts.spec);
+  for (api::StatefulSetSpecT* spec : {a.spec.get(), b.spec.get()}) {
+    spec->replicas.reset();
+    spec->template_.reset();
+    spec->update_strategy.reset();
+    spec->persistent_volume_claim_retention_policy.reset();
+    spec->min_ready_seconds = 0;
+    spec->ordinals.reset();
+    spec->revision_history_limit.reset();
+  }
+  if (model::Pack(a) != model::Pack(b)) {
+    out.push_back(FieldError::Forbidden(
+        "spec", "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', "
+                "'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"));
+  }
 }
 
 }  // namespace podflow::admission

@@ -1,0 +1,222 @@
+// The API verbs on one resource, as kube-apiserver serves them over REST:
+// authenticate, authorize the verb, then read, or decide the change with
+// Admission on the stored object and write it guarded by the revision it
+// was decided on (decided again if another writer came first).
+#include <algorithm>
+
+#include "base/logging.h"
+#include "client/update.h"
+#include "model/fields.h"
+#include "model/labels.h"
+#include "model/objects.h"
+#include "stages/admission/admission_stage.h"
+
+namespace podflow::admission {
+namespace {
+
+std::string Text(const flatbuffers::String* s) { return s ? s->str() : std::string(); }
+
+std::string_view Bytes(const flatbuffers::Vector<uint8_t>* v) {
+  return v ? std::string_view(reinterpret_cast<const char*>(v->data()), v->size()) : std::string_view();
+}
+
+// A reply: the status, the objects it carries, the revision it reflects.
+bus::ReplyBody Reply(flatbuffers::FlatBufferBuilder& fbb, const ApiStatusInfo& status,
+                     const std::vector<KeyValue>& objects = {}, int64_t revision = 0) {
+  std::vector<flatbuffers::Offset<msg::KeyValue>> kvs;
+  for (const KeyValue& kv : objects) {
+    kvs.push_back(msg::CreateKeyValue(fbb, fbb.CreateString(kv.key),
+                                      fbb.CreateVector(reinterpret_cast<const uint8_t*>(kv.value.data()), kv.value.size()),
+                                      kv.create_revision.value(), kv.mod_revision.value(), kv.version));
+  }
+  auto written = WriteApiStatus(fbb, status);
+  auto reply = msg::CreateApiReply(fbb, written, fbb.CreateVector(kvs), revision);
+  return {msg::Body::ApiReply, reply.Union()};
+}
+
+bus::ReplyBody Failed(flatbuffers::FlatBufferBuilder& fbb, const ApiStatusInfo& status) { return Reply(fbb, status); }
+
+ApiStatusInfo Unavailable(const Status& s) { return InternalErrorStatus(s.ToString()); }
+
+// The objects of a list that its selectors select; a stored value that is
+// not a valid object of the kind is logged and left out.
+struct Selection {
+  model::LabelSelector labels;
+  model::FieldSelector fields;
+
+  bool Selects(const model::KindInfo& kind, const KeyValue& kv) const {
+    static auto log = Logger("stage.admission");
+    if (!model::VerifyObject(kind, kv.value).ok()) {
+      log->warn("ignoring {}: not a valid {}", kv.key, kind.kind);
+      return false;
+    }
+    if (labels.MatchesEverything() && fields.empty()) return true;
+    const model::Value object = model::ToValue(kind, kv.value);
+    return labels.Matches(model::LabelsOf(object)) && fields.Matches(object);
+  }
+};
+
+Result<Selection> ParseSelection(const model::KindInfo& kind, const msg::ApiRequest& request) {
+  Selection s;
+  Result<model::LabelSelector> labels = model::ParseLabelSelector(Text(request.label_selector()));
+  if (!labels.ok()) return labels.status();
+  Result<model::FieldSelector> fields = model::FieldSelector::Parse(kind, Text(request.field_selector()));
+  if (!fields.ok()) return fields.status();
+  s.labels = std::move(*labels);
+  s.fields = std::move(*fields);
+  return s;
+}
+
+}  // namespace
+
+bus::ReplyBody AdmissionStage::HandleApi(Worker& worker, const msg::ApiRequest& request,
+                                         flatbuffers::FlatBufferBuilder& fbb) {
+  static auto log = Logger("stage.admission");
+  Result<UserInfo> user = config_.authenticator.Authenticate(Text(request.token()));
+  if (!user.ok()) return Failed(fbb, UnauthorizedStatus());
+  const std::string verb = Text(request.verb());
+  const model::KindInfo* kind = model::FindResource(Text(request.resource()));
+  if (kind == nullptr) return Failed(fbb, model::NoSuchResourceStatus());
+  static constexpr std::string_view kVerbs[] = {"get",   "list",   "create",          "update",
+                                                "patch", "delete", "deletecollection"};
+  if (std::find(std::begin(kVerbs), std::end(kVerbs), verb) == std::end(kVerbs)) {
+    return Failed(fbb, BadRequestStatus("the verb " + GoQuote(verb) + " is not supported"));
+  }
+  const std::string name = Text(request.name());
+  const std::string subresource = Text(request.subresource());
+  std::string ns = kind->namespaced ? Text(request.namespace_()) : "";
+  // A namespaced request names its namespace; only a list may span them all.
+  if (kind->namespaced && ns.empty() && verb != "list") ns = "default";
+  if (!config_.authorizer.Allows(*user, verb, kind->resource, ns)) {
+    return Failed(fbb, ForbiddenStatus(user->name, verb, *kind, ns, name));
+  }
+  const bool named = verb != "list" && verb != "create" && verb != "deletecollection";
+  if (named && name.empty()) return Failed(fbb, BadRequestStatus("resource name may not be empty"));
+  const std::string key = model::ObjectKey(*kind, ns, name);
+  const bool dry_run = request.dry_run();
+
+  if (verb == "create") {
+    Created created = CreateObjects(worker, Text(request.token()), Bytes(request.body()), dry_run);
+    if (created.failure) return Failed(fbb, *created.failure);
+    if (created.results.size() != 1) {
+      return Failed(fbb, BadRequestStatus("a create takes exactly one object, not " +
+                                          std::to_string(created.results.size())));
+    }
+    const AdmissionOutcome& o = created.results[0];
+    if (!o.admitted()) return Failed(fbb, o.status);
+    KeyValue kv{o.key, o.bytes, Revision(created.revisions[0]), Revision(created.revisions[0]), 1};
+    return Reply(fbb, o.status, {kv}, created.revisions[0]);
+  }
+
+  if (verb == "get") {
+    Result<std::optional<KeyValue>> stored = worker.client.Get(key);
+    if (!stored.ok()) return Failed(fbb, Unavailable(stored.status()));
+    if (!stored->has_value() || !model::VerifyObject(*kind, (*stored)->value).ok()) {
+      return Failed(fbb, NotFoundStatus(*kind, name));
+    }
+    return Reply(fbb, model::OkStatus(*kind, name), {**stored}, (*stored)->mod_revision.value());
+  }
+
+  if (verb == "list" || verb == "deletecollection") {
+    Result<Selection> selection = ParseSelection(*kind, request);
+    if (!selection.ok()) return Failed(fbb, BadRequestStatus(selection.status().message()));
+    Result<RangeResult> all = worker.client.List(model::KindPrefix(*kind, ns));
+    if (!all.ok()) return Failed(fbb, Unavailable(all.status()));
+    std::vector<KeyValue> selected;
+    for (KeyValue& kv : all->kvs) {
+      if (selection->Selects(*kind, kv)) selected.push_back(std::move(kv));
+    }
+    if (verb == "list") return Reply(fbb, model::OkStatus(*kind, ""), selected, all->revision.value());
+    // deletecollection: each selected object as a delete of its own.
+    DeleteOptions options;
+    if (request.grace_period_seconds()) options.grace_period_seconds = *request.grace_period_seconds();
+    options.propagation_policy = Text(request.propagation_policy());
+    std::vector<KeyValue> deleted;
+    int64_t revision = all->revision.value();
+    for (const KeyValue& kv : selected) {
+      ChangeOutcome decided;
+      client::UpdateItem item;
+      item.key = kv.key;
+      item.known = kv;
+      item.mutate = [&](const KeyValue* current, bool) -> client::Mutation {
+        if (current == nullptr || !model::VerifyObject(*kind, current->value).ok()) {
+          decided = ChangeOutcome{};
+          return client::Mutation::Skip();
+        }
+        decided = worker.admission.Delete(*kind, {current->key, current->value, current->mod_revision.value()}, options);
+        if (!decided.ok() || dry_run || decided.write == ChangeOutcome::Write::kNone) return client::Mutation::Skip();
+        return decided.write == ChangeOutcome::Write::kDelete ? client::Mutation::Delete()
+                                                              : client::Mutation::Put(decided.bytes);
+      };
+      client::UpdateOutcome outcome = client::Update(worker.client, std::move(item));
+      if (!decided.ok()) {
+        if (decided.status.status.empty()) continue;  // gone meanwhile
+        return Failed(fbb, decided.status);
+      }
+      if (!outcome.status.ok()) return Failed(fbb, Unavailable(outcome.status));
+      if (outcome.written) revision = std::max(revision, outcome.revision.value());
+      deleted.push_back(KeyValue{kv.key, decided.bytes, kv.create_revision, outcome.revision, kv.version});
+    }
+    return Reply(fbb, model::OkStatus(*kind, ""), deleted, revision);
+  }
+
+  // update, patch and delete: decided on the stored object, written
+  // guarded by its revision, decided again when another writer came first.
+  std::optional<model::PatchType> patch_type;
+  if (verb == "patch") {
+    Result<model::PatchType> type = model::ParsePatchType(Text(request.patch_type()));
+    if (!type.ok()) {
+      return Failed(fbb, model::ApiStatusInfo{"Failure", 415, "UnsupportedMediaType",
+                                              "the body of the request was in an unknown format - accepted media "
+                                              "types include: application/json-patch+json, "
+                                              "application/merge-patch+json, application/apply-patch+yaml, "
+                                              "application/strategic-merge-patch+json",
+                                              {}});
+    }
+    patch_type = *type;
+  }
+  DeleteOptions options;
+  if (request.grace_period_seconds()) options.grace_period_seconds = *request.grace_period_seconds();
+  options.propagation_policy = Text(request.propagation_policy());
+  const std::string_view body = Bytes(request.body());
+
+  ChangeOutcome decided;
+  bool found = true;
+  int64_t seen = 0;  // the revision the change was decided on
+  client::UpdateItem item;
+  item.key = key;
+  item.mutate = [&](const KeyValue* current, bool) -> client::Mutation {
+    if (current == nullptr || !model::VerifyObject(*kind, current->value).ok()) {
+      found = false;
+      return client::Mutation::Skip();
+    }
+    found = true;
+    seen = current->mod_revision.value();
+    const StoredObject stored{current->key, current->value, current->mod_revision.value()};
+    if (verb == "update") {
+      decided = worker.admission.Update(*kind, ns, name, subresource, body, stored);
+    } else if (verb == "patch") {
+      decided = worker.admission.Patch(*kind, ns, name, subresource, *patch_type, body, stored);
+    } else {
+      decided = worker.admission.Delete(*kind, stored, options);
+    }
+    if (!decided.ok() || dry_run || decided.write == ChangeOutcome::Write::kNone) return client::Mutation::Skip();
+    return decided.write == ChangeOutcome::Write::kDelete ? client::Mutation::Delete()
+                                                          : client::Mutation::Put(decided.bytes);
+  };
+  client::UpdatePolicy policy;
+  policy.max_attempts = 4;
+  client::UpdateOutcome outcome = client::Update(worker.client, std::move(item), policy);
+  if (!found) return Failed(fbb, NotFoundStatus(*kind, name));
+  if (!decided.ok()) return Failed(fbb, decided.status);
+  if (!outcome.status.ok()) {
+    if (outcome.status.code() == Code::kConflict) return Failed(fbb, model::ConflictStatus(*kind, name));
+    log->warn("{} {}: {}", verb, key, outcome.status.ToString());
+    return Failed(fbb, Unavailable(outcome.status));
+  }
+  const int64_t revision = outcome.written ? outcome.revision.value() : seen;
+  KeyValue kv{key, decided.bytes, Revision(0), Revision(revision), 0};
+  return Reply(fbb, decided.status, {kv}, revision);
+}
+
+}  // namespace podflow::admission

@@ -1,0 +1,309 @@
+// Update, patch and delete of one stored object, as kube-apiserver's
+// registry does them: preconditions, the fields the server owns, the status
+// subresource, generation, the kind's update rules, and deletion with grace
+// periods and finalizers.
+#include <chrono>
+
+#include "api_generated.h"
+#include "base/clock.h"
+#include "model/kind_types.h"
+#include "model/objects.h"
+#include "stages/admission/admission.h"
+#include "stages/admission/defaults.h"
+#include "stages/admission/kind_rules.h"
+#include "stages/admission/validation.h"
+
+namespace podflow::admission {
+namespace {
+
+template <typename T>
+concept HasStatus = requires(T t) { t.status; };
+
+template <typename T>
+std::unique_ptr<T> Copy(const std::unique_ptr<T>& p) {
+  return p ? std::make_unique<T>(*p) : nullptr;
+}
+
+// The object without metadata and status, packed: what metadata.generation
+// counts changes of.
+template <typename T>
+std::string SpecBytes(const T& object) {
+  T copy = object;
+  copy.metadata.reset();
+  if constexpr (HasStatus<T>) copy.status.reset();
+  return model::Pack(copy);
+}
+
+ApiStatusInfo Unprocessable(std::string message) {
+  ApiStatusInfo info;
+  info.status = "Failure";
+  info.code = 422;
+  info.reason = "Invalid";
+  info.message = std::move(message);
+  return info;
+}
+
+bool Contains(const std::vector<std::string>& list, const std::string& s) {
+  return std::find(list.begin(), list.end(), s) != list.end();
+}
+
+template <typename T>
+ChangeOutcome UpdateTyped(const model::KindInfo& kind, const model::Object& object, const StoredObject& stored,
+                          std::string_view subresource) {
+  ChangeOutcome out;
+  auto old = model::Unpack<typename T::TableType>(stored.bytes);
+  auto next = model::Unpack<typename T::TableType>(object.bytes);
+  if (std::optional<std::string> bad = DecodeError(*next)) {
+    std::string k(kind.kind);
+    out.status = BadRequestStatus(k + " in version \"" + std::string(kind.api_version) +
+                                  "\" cannot be handled as a " + k + ": " + *bad);
+    return out;
+  }
+  const api::ObjectMetaT& was = Ensure(old->metadata);
+  api::ObjectMetaT& meta = Ensure(next->metadata);
+  // Preconditions: the version the client read, and the object's identity.
+  if (!meta.resource_version.empty() && meta.resource_version != std::to_string(stored.mod_revision)) {
+    out.status = model::ConflictStatus(kind, was.name);
+    return out;
+  }
+  if (!meta.uid.empty() && meta.uid != was.uid) {
+    out.status = model::ConflictStatus(
+        kind, was.name, "Precondition failed: UID in precondition: " + meta.uid + ", UID in object meta: " + was.uid);
+    return out;
+  }
+  if (subresource == "status") {
+    if constexpr (HasStatus<T>) {
+      // Only the status changes; the rest is the stored object's.
+      auto status = std::move(next->status);
+      next = std::make_unique<T>(*old);
+      next->status = std::move(status);
+    } else {
+      out.status = model::NoSuchResourceStatus();
+      return out;
+    }
+  } else {
+    // The server's fields carry over; a finalizer may not be added to an
+    // object being deleted.
+    if (!was.deletion_timestamp.empty()) {
+      std::vector<std::string> added;
+      for (const std::string& f : meta.finalizers) {
+        if (!Contains(was.finalizers, f)) added.push_back(GoQuote(f));
+      }
+      if (!added.empty()) {
+        std::string list;
+        for (const std::string& a : added) list += (list.empty() ? "" : ", ") + a;
+        out.status = InvalidStatus(
+            kind, was.name,
+            {FieldError::Forbidden("metadata.finalizers", "no new finalizers can be added if the object is being "
+                                                          "deleted, found new finalizers []string{" + list + "}")});
+        return out;
+      }
+    }
+    meta.uid = was.uid;
+    meta.name = was.name;
+    meta.namespace_ = was.namespace_;
+    meta.generate_name = was.generate_name;
+    meta.creation_timestamp = was.creation_timestamp;
+    meta.deletion_timestamp = was.deletion_timestamp;
+    meta.deletion_grace_period_seconds = was.deletion_grace_period_seconds;
+    meta.generation = was.generation;
+    if constexpr (HasStatus<T>) next->status = Copy(old->status);
+    DefaultKind(*next);
+    KeepAllocated(*old, *next);
+  }
+  next->metadata->resource_version.clear();
+  next->metadata->self_link.clear();
+
+  Causes causes = ValidateMeta(kind, *next->metadata);
+  ValidateKind(*next, causes);
+  ValidateUpdate(*old, *next, causes);
+  if (!causes.empty()) {
+    out.status = InvalidStatus(kind, was.name, std::move(causes));
+    return out;
+  }
+  if (was.generation > 0 && SpecBytes(*old) != SpecBytes(*next)) next->metadata->generation = was.generation + 1;
+
+  out.bytes = model::Pack(*next);
+  out.status = model::OkStatus(kind, was.name);
+  if (out.bytes == stored.bytes) return out;  // nothing changed: nothing written
+  if (out.bytes.size() > model::kMaxWriteBytes) {
+    out.status = model::RequestEntityTooLargeStatus(static_cast<int64_t>(model::kMaxWriteBytes));
+    return out;
+  }
+  // An object being deleted goes once its last finalizer does (a pod only
+  // once the kubelet has stopped it: its grace period is then 0).
+  const api::ObjectMetaT& now = *next->metadata;
+  const bool graceful = now.deletion_grace_period_seconds.value_or(0) > 0;
+  out.write = !now.deletion_timestamp.empty() && now.finalizers.empty() && !graceful ? ChangeOutcome::Write::kDelete
+                                                                                       : ChangeOutcome::Write::kPut;
+  if (out.write == ChangeOutcome::Write::kDelete) out.bytes = stored.bytes;
+  return out;
+}
+
+// Seconds a pod gets to stop: the request's, else its spec's, else 30; none
+// when no kubelet runs it (not scheduled, or finished).
+int64_t PodGracePeriod(const api::PodT& pod, const DeleteOptions& options) {
+  if (pod.spec == nullptr || pod.spec->node_name.empty()) return 0;
+  if (pod.status != nullptr &&
+      (pod.status->phase == api::PodPhase::Succeeded || pod.status->phase == api::PodPhase::Failed)) {
+    return 0;
+  }
+  int64_t grace = options.grace_period_seconds.value_or(pod.spec->termination_grace_period_seconds.value_or(30));
+  // A negative period is taken as the shortest one (kubectl's --force with
+  // --grace-period=0 sends 0 itself).
+  return grace < 0 ? 1 : grace;
+}
+
+template <typename T>
+int64_t GracePeriod(const T&, const DeleteOptions&) {
+  return 0;
+}
+int64_t GracePeriod(const api::PodT& pod, const DeleteOptions& options) { return PodGracePeriod(pod, options); }
+
+// A namespace being deleted is Terminating until its content is gone.
+template <typename T>
+void MarkTerminating(T&) {}
+void MarkTerminating(api::NamespaceT& ns) { Ensure(ns.status).phase = api::NamespacePhase::Terminating; }
+
+template <typename T>
+bool HasSpecFinalizers(const T&) {
+  return false;
+}
+bool HasSpecFinalizers(const api::NamespaceT& ns) { return ns.spec != nullptr && !ns.spec->finalizers.empty(); }
+
+template <typename T>
+ChangeOutcome DeleteTyped(const model::KindInfo& kind, const StoredObject& stored, const DeleteOptions& options,
+                          std::chrono::system_clock::time_point now) {
+  ChangeOutcome out;
+  auto object = model::Unpack<typename T::TableType>(stored.bytes);
+  api::ObjectMetaT& meta = Ensure(object->metadata);
+  const std::string name = meta.name;
+  // The garbage collector's finalizers record the propagation asked for.
+  auto set_policy = [&](const std::string& add, const std::string& drop) {
+    std::erase(meta.finalizers, drop);
+    if (!Contains(meta.finalizers, add)) meta.finalizers.push_back(add);
+  };
+  if (options.propagation_policy == "Foreground") set_policy("foregroundDeletion", "orphan");
+  if (options.propagation_policy == "Orphan") set_policy("orphan", "foregroundDeletion");
+
+  const int64_t grace = GracePeriod(*object, options);
+  const bool waits = !meta.finalizers.empty() || grace > 0 || HasSpecFinalizers(*object);
+  out.status = model::OkStatus(kind, name);
+  if (!waits) {
+    out.write = ChangeOutcome::Write::kDelete;
+    out.bytes = stored.bytes;
+    return out;
+  }
+  const bool deleting = !meta.deletion_timestamp.empty();
+  // Already being deleted: only a shorter grace period changes anything.
+  if (!deleting || grace < meta.deletion_grace_period_seconds.value_or(0)) {
+    meta.deletion_timestamp = FormatRfc3339(now + std::chrono::seconds(grace));
+    meta.deletion_grace_period_seconds = grace;
+  }
+  MarkTerminating(*object);
+  out.bytes = model::Pack(*object);
+  out.write = out.bytes == stored.bytes ? ChangeOutcome::Write::kNone : ChangeOutcome::Write::kPut;
+  return out;
+}
+
+}  // namespace
+
+ChangeOutcome Admission::Update(const model::KindInfo& kind, std::string_view namespace_, std::string_view name,
+                                std::string_view subresource, std::string_view object_text,
+                                const StoredObject& stored) {
+  ChangeOutcome out;
+  if (object_text.size() > kMaxRequestBytes) {
+    out.status = model::RequestEntityTooLargeStatus(kMaxRequestBytes);
+    return out;
+  }
+  Result<std::vector<model::Decoded>> documents = model::DecodeManifests(object_text);
+  if (!documents.ok()) {
+    out.status = BadRequestStatus(documents.status().message());
+    return out;
+  }
+  if (documents->size() != 1) {
+    out.status = BadRequestStatus("an update takes exactly one object, not " + std::to_string(documents->size()));
+    return out;
+  }
+  return UpdateDecoded(kind, namespace_, name, subresource, (*documents)[0], stored);
+}
+
+ChangeOutcome Admission::Patch(const model::KindInfo& kind, std::string_view namespace_, std::string_view name,
+                               std::string_view subresource, model::PatchType type, std::string_view patch_text,
+                               const StoredObject& stored) {
+  ChangeOutcome out;
+  if (patch_text.size() > kMaxRequestBytes) {
+    out.status = model::RequestEntityTooLargeStatus(kMaxRequestBytes);
+    return out;
+  }
+  Result<std::vector<model::Value>> patch = model::ParseYaml(patch_text);
+  if (!patch.ok() || patch->size() != 1) {
+    out.status = BadRequestStatus("error decoding patch: " +
+                                  (patch.ok() ? "expected one document, found " + std::to_string(patch->size())
+                                              : patch.status().message()));
+    return out;
+  }
+  // The patch sees the object as a client reads it, resourceVersion
+  // included: a patch that names a stale one conflicts.
+  model::Value current = model::ToValue(kind, stored.bytes);
+  if (model::Value* meta = current.Find("metadata")) {
+    meta->Set("resourceVersion", model::Value::String(std::to_string(stored.mod_revision)));
+  }
+  Result<model::Value> patched = model::ApplyPatch(type, kind, current, (*patch)[0]);
+  if (!patched.ok()) {
+    out.status = Unprocessable(patched.status().message());
+    return out;
+  }
+  return UpdateDecoded(kind, namespace_, name, subresource, model::DecodeValue(*patched), stored);
+}
+
+ChangeOutcome Admission::UpdateDecoded(const model::KindInfo& kind, std::string_view namespace_,
+                                       std::string_view name, std::string_view subresource,
+                                       const model::Decoded& decoded, const StoredObject& stored) {
+  ChangeOutcome out;
+  if (!decoded.status.ok()) {
+    out.status = DecodeFailure(decoded);
+    return out;
+  }
+  const model::Object& object = decoded.object;
+  if (object.kind != &kind) {
+    out.status = BadRequestStatus("the kind of the object (" + std::string(object.kind->kind) +
+                                  ") does not match the kind on the URL (" + std::string(kind.kind) + ")");
+    return out;
+  }
+  if (object.name != name) {
+    out.status = BadRequestStatus("the name of the object (" + object.name + ") does not match the name on the URL (" +
+                                  std::string(name) + ")");
+    return out;
+  }
+  if (kind.namespaced && !object.namespace_.empty() && object.namespace_ != namespace_) {
+    out.status = BadRequestStatus("the namespace of the provided object does not match the namespace sent on the request");
+    return out;
+  }
+  if (!subresource.empty() && subresource != "status") {
+    out.status = model::NoSuchResourceStatus();
+    return out;
+  }
+  model::VisitKind(kind, [&]<typename T>() { out = UpdateTyped<typename T::NativeTableType>(kind, object, stored, subresource); });
+  return out;
+}
+
+ChangeOutcome Admission::Delete(const model::KindInfo& kind, const StoredObject& stored, const DeleteOptions& options) {
+  ChangeOutcome out;
+  const std::string& policy = options.propagation_policy;
+  if (!policy.empty() && policy != "Foreground" && policy != "Background" && policy != "Orphan") {
+    out.status = Unprocessable("DeleteOptions.meta.k8s.io \"\" is invalid: propagationPolicy: Unsupported value: " +
+                               GoQuote(policy) + ": supported values: \"Foreground\", \"Background\", \"Orphan\"");
+    return out;
+  }
+  if (options.grace_period_seconds && *options.grace_period_seconds < 0) {
+    out.status = Unprocessable("DeleteOptions.meta.k8s.io \"\" is invalid: gracePeriodSeconds: Invalid value: " +
+                               std::to_string(*options.grace_period_seconds) +
+                               ": must be greater than or equal to 0");
+    return out;
+  }
+  model::VisitKind(kind, [&]<typename T>() { out = DeleteTyped<typename T::NativeTableType>(kind, stored, options, clock_()); });
+  return out;
+}
+
+}  // namespace podflow::admission
