@@ -16,5 +16,6 @@ using CommandAction = std::function<int()>;
 void AddDemoCommand(CLI::App& app, CommandAction& action);
 void AddGetCommands(CLI::App& app, CommandAction& action);     // get, describe
 void AddRunCommands(CLI::App& app, CommandAction& action);     // run, stage
+void AddWriteCommands(CLI::App& app, CommandAction& action);   // apply, create, delete
 
 }  // namespace podflow::cli

@@ -15,6 +15,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "bus/bus.h"
+#include "cli/api_session.h"
 #include "cli/status_text.h"
 #include "model/codec.h"
 #include "model/objects.h"
@@ -27,63 +28,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-Result<std::string> ReadAll(const std::string& path) {
-  if (path == "-") {
-    std::stringstream s;
-    s << std::cin.rdbuf();
-    return s.str();
-  }
-  std::ifstream in(path);
-  if (!in) return Status::NotFound("the path \"" + path + "\" does not exist");
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// -f arguments expanded as kubectl does: a directory means its .yaml, .yml
-// and .json files, in name order.
-Result<std::vector<std::string>> ExpandFiles(const std::vector<std::string>& args) {
-  std::vector<std::string> out;
-  for (const std::string& arg : args) {
-    std::error_code ec;
-    if (arg != "-" && std::filesystem::is_directory(arg, ec)) {
-      std::vector<std::string> found;
-      for (const auto& entry : std::filesystem::directory_iterator(arg)) {
-        std::string ext = entry.path().extension().string();
-        if (entry.is_regular_file() && (ext == ".yaml" || ext == ".yml" || ext == ".json")) {
-          found.push_back(entry.path().string());
-        }
-      }
-      std::sort(found.begin(), found.end());
-      out.insert(out.end(), found.begin(), found.end());
-    } else {
-      out.push_back(arg);
-    }
-  }
-  return out;
-}
-
-struct Endpoints {
-  std::string submit, api, watch, token, data_dir;
-};
-
-Result<Endpoints> Resolve(const PublishOptions& options) {
-  Result<pipeline::ClusterConfig> config = pipeline::LoadConfig(options.config_file);
-  if (!config.ok()) return config.status();
-  if (!options.data_dir.empty()) config->data_dir = options.data_dir;
-  Endpoints e;
-  e.submit = options.server.empty() ? config->Endpoint("submit") : options.server;
-  e.api = options.api_server.empty() ? config->Endpoint("api") : options.api_server;
-  e.watch = options.watch_server.empty() ? config->Endpoint("watch") : options.watch_server;
-  e.data_dir = config->data_dir;
-  // The data dir's admin token, unless one was given.
-  e.token = options.token;
-  if (e.token.empty()) {
-    Result<std::string> admin = pipeline::ReadAdminToken(config->data_dir);
-    if (!admin.ok()) return admin.status();
-    e.token = *admin;
-  }
-  return e;
+Result<ToolEndpoints> Resolve(const PublishOptions& options) {
+  return ResolveEndpoints(options.config_file, options.data_dir, options.server, options.api_server,
+                          options.watch_server, options.token);
 }
 
 // Records when each pod is first seen Running, from a watch read on its
@@ -227,7 +174,7 @@ spec:
 }
 
 int RunPublish(const PublishOptions& options) {
-  Result<Endpoints> endpoints = Resolve(options);
+  Result<ToolEndpoints> endpoints = Resolve(options);
   if (!endpoints.ok()) {
     std::fprintf(stderr, "error: %s\n", endpoints.status().message().c_str());
     return 1;
@@ -280,7 +227,7 @@ int RunPublish(const PublishOptions& options) {
     return 1;
   }
   for (const std::string& file : *files) {
-    Result<std::string> text = ReadAll(file);
+    Result<std::string> text = ReadInput(file);
     if (!text.ok()) {
       std::fprintf(stderr, "error: %s\n", text.status().message().c_str());
       ++failures;
@@ -296,7 +243,7 @@ int RunPublish(const PublishOptions& options) {
   if (options.count > 0) {
     std::string template_text = LoadTemplate("load");
     if (!options.template_file.empty()) {
-      Result<std::string> text = ReadAll(options.template_file);
+      Result<std::string> text = ReadInput(options.template_file);
       if (!text.ok()) {
         std::fprintf(stderr, "error: %s\n", text.status().message().c_str());
         return 1;

@@ -1,5 +1,7 @@
 #include "model/pod_phase.h"
 
+#include <algorithm>
+
 namespace podflow::model {
 namespace {
 
@@ -118,6 +120,15 @@ api::PodPhase KubeletPhase(const api::PodSpecT& spec, const api::PodStatusT& sta
     return api::PodPhase::Running;
   }
   return api::PodPhase::Pending;
+}
+
+bool ContainersStopped(const api::PodStatusT& status) {
+  auto stopped = [](const auto& statuses) {
+    return std::all_of(statuses.begin(), statuses.end(), [](const auto& s) {
+      return s->state != nullptr && s->state->terminated != nullptr;
+    });
+  };
+  return stopped(status.init_container_statuses) && stopped(status.container_statuses);
 }
 
 }  // namespace podflow::model

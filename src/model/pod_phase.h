@@ -16,6 +16,10 @@ bool AppContainersHaveStarted(const api::PodStatusT& status);
 
 api::PodPhase KubeletPhase(const api::PodSpecT& spec, const api::PodStatusT& status);
 
+// Whether no container of the pod runs or waits to run any more: every
+// status recorded is terminated (kubelet has stopped the pod).
+bool ContainersStopped(const api::PodStatusT& status);
+
 // The status of `name` in `statuses`, or nullptr.
 const api::ContainerStatusT* FindStatus(
     const std::vector<std::unique_ptr<api::ContainerStatusT>>& statuses, std::string_view name);

@@ -1,5 +1,6 @@
 // The seeds' story end to end, on a real pipeline: one process, and every
 // stage in its own process.
+#include <algorithm>
 #include <fstream>
 #include <set>
 
@@ -451,6 +452,83 @@ TEST_CASE("Scheduling decisions are explained and re-run to the same nodes", "[e
   const size_t line = out.rfind('\n', summary);
   CHECK(std::stoi(out.substr(line == std::string::npos ? 0 : line + 1)) >= 4);
   CHECK(out.find("skipped") == std::string::npos);
+}
+
+TEST_CASE("podflow apply, a stale update and a graceful delete, as kubectl and kube-apiserver do them", "[e2e]") {
+  Pipeline pipeline(false);
+  pipeline.StartAll();
+  const std::string podflow = Pipeline::Program("podflow");
+  const std::string manifest = pipeline.dir() + "/web.yaml";
+  auto write = [&](const std::string& text) { std::ofstream(manifest) << text; };
+  auto run = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), podflow);
+    args.push_back("--config");
+    args.push_back(pipeline.config());
+    return RunCommand(args, pipeline.dir());
+  };
+  write(std::string(kNginx) + "  - name: side\n    image: nginx:1.14.2\n");
+  {
+    auto [code, out] = run({"apply", "-f", manifest});
+    INFO(out << pipeline.Logs());
+    CHECK(code == 0);
+    CHECK(out == "pod/nginx-pod created\n");
+  }
+  REQUIRE(pipeline.PodReaches("nginx-pod", Running));
+  {
+    auto [code, out] = run({"apply", "-f", manifest});
+    INFO(out);
+    CHECK(code == 0);
+    CHECK(out == "pod/nginx-pod unchanged\n");
+  }
+  // A label set by someone else survives; the image changes; the label the
+  // manifest dropped goes.
+  {
+    auto [code, out] = run({"delete", "pod", "nginx-pod", "--dry-run", "server"});
+    INFO(out);
+    CHECK(out == "pod \"nginx-pod\" deleted (server dry run)\n");
+  }
+  REQUIRE(pipeline.Get(PodKey("nginx-pod")).has_value());
+  write(std::string(kNginx).replace(std::string(kNginx).find("nginx:1.14.2"), 12, "nginx:1.16.1")
+            .replace(std::string(kNginx).find("labels: {app: web}"), 18, "labels: {}") +
+        "  - name: side\n    image: nginx:1.14.2\n");
+  {
+    auto [code, out] = run({"apply", "-f", manifest});
+    INFO(out);
+    CHECK(code == 0);
+    CHECK(out == "pod/nginx-pod configured\n");
+  }
+  std::optional<KeyValue> stored = pipeline.Get(PodKey("nginx-pod"));
+  REQUIRE(stored.has_value());
+  auto pod = model::Unpack<api::Pod>(stored->value);
+  CHECK(pod->spec->containers[0]->image == "nginx:1.16.1");
+  CHECK(pod->metadata->labels.empty());
+  CHECK_FALSE(pod->spec->node_name.empty());
+  // A field the manifest does not allow to change: kube-apiserver's refusal.
+  write(std::string(kNginx).replace(std::string(kNginx).find("containerPort: 80"), 17, "containerPort: 81"));
+  {
+    auto [code, out] = run({"apply", "-f", manifest});
+    INFO(out);
+    CHECK(code == 1);
+    CHECK(out.find("Error from server (Invalid): Pod \"nginx-pod\" is invalid: spec: Forbidden: pod updates may not "
+                   "change fields other than") != std::string::npos);
+  }
+  // A delete: graceful (the pod runs on a node), the kubelet stops it, then
+  // it is gone; --wait returns once it is.
+  {
+    auto [code, out] = run({"delete", "-f", manifest});
+    INFO(out << pipeline.Logs());
+    CHECK(code == 0);
+    CHECK(out == "pod \"nginx-pod\" deleted\n");
+  }
+  CHECK_FALSE(pipeline.Get(PodKey("nginx-pod")).has_value());
+  std::vector<std::string> events = pipeline.EventsFor("default", "nginx-pod");
+  CHECK(std::count(events.begin(), events.end(), "Normal Killing: Stopping container nginx") == 1);
+  {
+    auto [code, out] = run({"delete", "pod", "nginx-pod"});
+    CHECK(code == 1);
+    CHECK(out == "Error from server (NotFound): pods \"nginx-pod\" not found\n");
+  }
+  pipeline.StopAll();
 }
 
 }  // namespace

@@ -26,7 +26,9 @@ const std::vector<Role>& Roles() {
        {{"/registry/pods/", kUpdate},
         {"/registry/events/", kAll},
         {"/registry/scheduling.podflow.io/decisions/", kAll}}},
-      {"status", {{"/registry/pods/", kUpdate}, {"/registry/events/", kAll}}},
+      // Removes a deleted pod once its containers have stopped (kubelet's
+      // final delete).
+      {"status", {{"/registry/pods/", kUpdate | kDelete}, {"/registry/events/", kAll}}},
       {"scheduling",
        {{"/registry/pods/", kUpdate | kDelete},
         {"/registry/events/", kAll},

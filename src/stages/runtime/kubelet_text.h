@@ -17,6 +17,7 @@ inline constexpr char kCreated[] = "Created";
 inline constexpr char kStarted[] = "Started";
 inline constexpr char kFailed[] = "Failed";
 inline constexpr char kBackOff[] = "BackOff";
+inline constexpr char kKilling[] = "Killing";
 inline constexpr char kErrImageNeverPull[] = "ErrImageNeverPull";
 inline constexpr char kFailedCreatePodSandBox[] = "FailedCreatePodSandBox";
 
@@ -28,6 +29,9 @@ inline constexpr char kImagePullBackOff[] = "ImagePullBackOff";
 inline constexpr char kCompleted[] = "Completed";
 
 inline std::string Quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
+
+// The Killing event of a container stopped because its pod is deleted.
+inline std::string StoppingContainer(std::string_view name) { return "Stopping container " + std::string(name); }
 
 inline std::string PullingImage(std::string_view image) { return "Pulling image " + Quoted(image); }
 // Successfully pulled image "nginx:1.14.2" in 500ms (500ms including waiting).

@@ -10,6 +10,7 @@
 #include "client/client.h"
 #include "stages/runtime/adopt.h"
 #include "stages/runtime/report_outbox.h"
+#include "stages/runtime/termination.h"
 
 namespace podflow::runtime {
 namespace {
@@ -130,6 +131,20 @@ class RuntimeLoop {
     const bool deleting = pod->metadata() && pod->metadata()->deletion_timestamp() &&
                           pod->metadata()->deletion_timestamp()->size() > 0;
     unhosted_.erase(kv.key);
+    if (deleting && agents_.HasNode(node)) {
+      // Deleted: its containers are stopped, once; the status stage then
+      // removes it.
+      if (hosted_.erase(kv.key)) agents_.RemovePod(kv.key);
+      const auto now = std::chrono::steady_clock::now();
+      if (terminating_.insert(kv.key).second) {
+        std::unique_ptr<api::PodT> native(pod->UnPack());
+        model::Report report = TerminationReport(*native, node, kv.mod_revision.value(), WallClockNow());
+        report.pod_key = kv.key;
+        outbox_.Send({std::move(report)}, now);
+      }
+      outbox_.Observe(kv.key, pod->status(), now);
+      return;
+    }
     if (node.empty() || !agents_.HasNode(node) || deleting) {
       if (hosted_.erase(kv.key)) {
         agents_.RemovePod(kv.key);
@@ -158,6 +173,7 @@ class RuntimeLoop {
 
   void RemovePod(const std::string& key) {
     unhosted_.erase(key);
+    terminating_.erase(key);
     if (hosted_.erase(key)) agents_.RemovePod(key);
     outbox_.Forget(key);
   }
@@ -224,6 +240,7 @@ class RuntimeLoop {
   // Pods bound to a node not hosted (yet): handed over if it is adopted.
   std::unordered_map<std::string, KeyValue> unhosted_;
   std::unordered_set<std::string> hosted_;  // pod keys handed to `agents_`
+  std::unordered_set<std::string> terminating_;  // deleted pods whose stop was reported
   std::unordered_map<std::string, KeyValue> adopt_retry_;  // node key -> the Node to adopt again
   SimTime adopt_retry_at_{};
 };

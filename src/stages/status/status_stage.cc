@@ -1,5 +1,7 @@
 #include "stages/status/status_stage.h"
 
+#include "model/pod_phase.h"
+
 #include <set>
 #include <string_view>
 #include <unordered_map>
@@ -103,6 +105,12 @@ void StatusStage::Apply(Worker& w, std::vector<model::Report>& reports) {
         return client::Mutation::Skip();
       }
       pod->status = std::make_unique<api::PodStatusT>(std::move(result.status));
+      // A deleted pod whose containers have all stopped goes, as kubelet's
+      // final delete; one still held by finalizers waits for them with
+      // nothing left to wait for on the node.
+      const bool finished = !pod->metadata->deletion_timestamp.empty() && model::ContainersStopped(*pod->status);
+      if (finished) pod->metadata->deletion_grace_period_seconds = 0;
+      const bool remove = finished && pod->metadata->finalizers.empty();
       std::string packed_pod = model::Pack(*pod);
       // The status always goes in; events (best effort, as in Kubernetes)
       // only as far as the write stays under the log's limit.
@@ -128,6 +136,7 @@ void StatusStage::Apply(Worker& w, std::vector<model::Report>& reports) {
         log->warn("{}: dropped {} of {} events: with them the write would pass {} bytes", current->key, dropped,
                   result.events.size(), budget);
       }
+      if (remove) return client::Mutation::Delete(std::move(events));
       return client::Mutation::Put(std::move(packed_pod), std::move(events));
     };
     items.push_back(std::move(item));
@@ -148,6 +157,11 @@ void StatusStage::Apply(Worker& w, std::vector<model::Report>& reports) {
           o.status.code() == Code::kUnavailable) {
         ++given_up;
       }
+      continue;
+    }
+    if (o.value.empty()) {  // the pod was removed
+      w.written.erase(key);
+      w.ledger.Forget(reports[i].pod_uid);
       continue;
     }
     if (w.written.size() >= kMaxRemembered) {

@@ -1,0 +1,125 @@
+#include "cli/api_session.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "messages_generated.h"
+#include "pipeline/config.h"
+#include "pipeline/credentials.h"
+
+namespace podflow::cli {
+
+Result<ToolEndpoints> ResolveEndpoints(const std::string& config_file, const std::string& data_dir,
+                                       const std::string& submit, const std::string& api, const std::string& watch,
+                                       const std::string& token) {
+  Result<pipeline::ClusterConfig> config = pipeline::LoadConfig(config_file);
+  if (!config.ok()) return config.status();
+  if (!data_dir.empty()) config->data_dir = data_dir;
+  ToolEndpoints e;
+  e.submit = submit.empty() ? config->Endpoint("submit") : submit;
+  e.api = api.empty() ? config->Endpoint("api") : api;
+  e.watch = watch.empty() ? config->Endpoint("watch") : watch;
+  e.data_dir = config->data_dir;
+  e.token = token;
+  if (e.token.empty()) {
+    Result<std::string> admin = pipeline::ReadAdminToken(config->data_dir);
+    if (!admin.ok()) return admin.status();
+    e.token = *admin;
+  }
+  return e;
+}
+
+Result<std::string> ReadInput(const std::string& path) {
+  std::stringstream s;
+  if (path == "-") {
+    s << std::cin.rdbuf();
+    return s.str();
+  }
+  std::ifstream in(path);
+  if (!in) return Status::NotFound("the path \"" + path + "\" does not exist");
+  s << in.rdbuf();
+  return s.str();
+}
+
+Result<std::vector<std::string>> ExpandFiles(const std::vector<std::string>& args) {
+  std::vector<std::string> out;
+  for (const std::string& arg : args) {
+    std::error_code ec;
+    if (arg != "-" && std::filesystem::is_directory(arg, ec)) {
+      std::vector<std::string> found;
+      for (const auto& entry : std::filesystem::directory_iterator(arg)) {
+        std::string ext = entry.path().extension().string();
+        if (entry.is_regular_file() && (ext == ".yaml" || ext == ".yml" || ext == ".json")) {
+          found.push_back(entry.path().string());
+        }
+      }
+      std::sort(found.begin(), found.end());
+      out.insert(out.end(), found.begin(), found.end());
+    } else {
+      out.push_back(arg);
+    }
+  }
+  return out;
+}
+
+Result<std::unique_ptr<ApiSession>> ApiSession::Open(const ToolEndpoints& endpoints) {
+  std::unique_ptr<ApiSession> session(new ApiSession);
+  PODFLOW_RETURN_IF_ERROR(pipeline::SecureTool(session->context_, endpoints.data_dir));
+  session->rpc_ = std::make_unique<bus::RpcClient>(session->context_, endpoints.submit);
+  session->token_ = endpoints.token;
+  return session;
+}
+
+Result<ApiResponse> ApiSession::Call(const ApiCall& call) {
+  flatbuffers::FlatBufferBuilder fbb(call.body.size() + 512);
+  auto body = fbb.CreateVector(reinterpret_cast<const uint8_t*>(call.body.data()), call.body.size());
+  auto token = fbb.CreateString(token_);
+  auto verb = fbb.CreateString(call.verb);
+  auto resource = fbb.CreateString(call.resource);
+  auto ns = fbb.CreateString(call.namespace_);
+  auto name = fbb.CreateString(call.name);
+  auto subresource = fbb.CreateString(call.subresource);
+  auto patch_type = fbb.CreateString(call.patch_type);
+  auto policy = fbb.CreateString(call.propagation_policy);
+  auto labels = fbb.CreateString(call.label_selector);
+  auto fields = fbb.CreateString(call.field_selector);
+  msg::ApiRequestBuilder b(fbb);
+  b.add_token(token);
+  b.add_verb(verb);
+  b.add_resource(resource);
+  b.add_namespace_(ns);
+  b.add_name(name);
+  b.add_subresource(subresource);
+  b.add_body(body);
+  b.add_patch_type(patch_type);
+  b.add_dry_run(call.dry_run);
+  if (call.grace_period_seconds) b.add_grace_period_seconds(*call.grace_period_seconds);
+  b.add_propagation_policy(policy);
+  b.add_label_selector(labels);
+  b.add_field_selector(fields);
+  auto offset = b.Finish();
+  Result<bus::Frame> reply = rpc_->Call(fbb, msg::Body::ApiRequest, offset.Union(), std::chrono::seconds(30));
+  if (!reply.ok()) return reply.status();
+  const msg::ApiReply* api = reply->envelope().body_as_ApiReply();
+  if (api == nullptr) return Status::Internal("the API answered with something else than an ApiReply");
+  ApiResponse out;
+  if (api->status()) out.status = model::ReadApiStatus(*api->status());
+  out.revision = api->revision();
+  if (api->objects()) {
+    for (const msg::KeyValue* kv : *api->objects()) {
+      KeyValue o;
+      o.key = kv->key() ? kv->key()->str() : "";
+      if (kv->value()) o.value.assign(reinterpret_cast<const char*>(kv->value()->data()), kv->value()->size());
+      o.create_revision = Revision(kv->create_revision());
+      o.mod_revision = Revision(kv->mod_revision());
+      o.version = kv->version();
+      out.objects.push_back(std::move(o));
+    }
+  }
+  return out;
+}
+
+}  // namespace podflow::cli

@@ -1,0 +1,73 @@
+// A command-line tool's session with the API: the endpoints the pipeline's
+// config names, the data dir's keys and admin token, and one ApiRequest at
+// a time to the admission stage (kube-apiserver's REST verbs). Also the -f
+// inputs kubectl takes: files, directories and stdin.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "bus/bus.h"
+#include "log/log.h"
+#include "model/api_status.h"
+
+namespace podflow::cli {
+
+// Where a tool reaches the pipeline, and as whom.
+struct ToolEndpoints {
+  std::string submit, api, watch, token, data_dir;
+};
+
+// From the config (`config_file`, "" for the embedded default), with the
+// overrides a command line gave ("" keeps the config's). The token defaults
+// to the data dir's admin token.
+Result<ToolEndpoints> ResolveEndpoints(const std::string& config_file, const std::string& data_dir,
+                                       const std::string& submit, const std::string& api, const std::string& watch,
+                                       const std::string& token);
+
+// The text of a -f argument ("-": stdin).
+Result<std::string> ReadInput(const std::string& path);
+// -f arguments expanded as kubectl does: a directory means its .yaml, .yml
+// and .json files, in name order.
+Result<std::vector<std::string>> ExpandFiles(const std::vector<std::string>& args);
+
+// One API request, as ApiRequest carries it.
+struct ApiCall {
+  std::string verb;       // get list create update patch delete deletecollection
+  std::string resource;   // "pods", "deployments.apps"
+  std::string namespace_;
+  std::string name;
+  std::string subresource;
+  std::string body;
+  std::string patch_type;  // "strategic", "merge", "json"
+  bool dry_run = false;
+  std::optional<int64_t> grace_period_seconds;
+  std::string propagation_policy;
+  std::string label_selector;
+  std::string field_selector;
+};
+
+struct ApiResponse {
+  model::ApiStatusInfo status;
+  std::vector<KeyValue> objects;
+  int64_t revision = 0;
+};
+
+// Not copyable (owns a socket); one call at a time.
+class ApiSession {
+ public:
+  static Result<std::unique_ptr<ApiSession>> Open(const ToolEndpoints& endpoints);
+  // The server's answer; a Status only when it could not be asked.
+  Result<ApiResponse> Call(const ApiCall& call);
+
+ private:
+  ApiSession() = default;
+  bus::Context context_;
+  std::unique_ptr<bus::RpcClient> rpc_;
+  std::string token_;
+};
+
+}  // namespace podflow::cli

@@ -1,0 +1,460 @@
+// `podflow apply`, `podflow create` and `podflow delete`: kubectl's writing
+// commands over the API (api_session.h). apply is kubectl's client-side
+// apply: get; absent -> create with the last-applied annotation; present ->
+// the three-way strategic merge patch of the last applied configuration,
+// the manifest and the live object.
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <thread>
+
+#include "cli/api_session.h"
+#include "cli/commands.h"
+#include "cli/print_util.h"
+#include "model/codec.h"
+#include "model/patch.h"
+
+namespace podflow::cli {
+namespace {
+
+constexpr std::string_view kLastApplied = "kubectl.kubernetes.io/last-applied-configuration";
+
+struct WriteOptions {
+  std::vector<std::string> files;  // -f
+  std::vector<std::string> args;   // delete: TYPE [NAME...] or TYPE/NAME...
+  std::string namespace_;          // -n ("" : the object's, else default)
+  std::string dry_run = "none";    // none, server
+  std::string selector;            // delete -l
+  bool all = false;                // delete --all
+  int64_t grace_period = -1;       // delete --grace-period (-1: the object's own)
+  std::string cascade = "background";
+  bool wait = true;                // delete --wait
+  int timeout_seconds = 60;        // delete --timeout
+  std::string config, data_dir, server, token;
+};
+
+// "pod/web", "deployment.apps/web": how kubectl names an object it acted on.
+std::string Ref(const model::KindInfo& kind, std::string_view name) {
+  const std::string group(model::ApiGroup(kind));
+  return Lower(kind.kind) + (group.empty() ? "" : "." + group) + "/" + std::string(name);
+}
+
+// `pod "web"`, `deployment.apps "web"`: how kubectl delete names it.
+std::string Quoted(const model::KindInfo& kind, std::string_view name) {
+  const std::string group(model::ApiGroup(kind));
+  return Lower(kind.kind) + (group.empty() ? "" : "." + group) + " \"" + std::string(name) + "\"";
+}
+
+std::string Resource(const model::KindInfo& kind) {
+  const std::string group(model::ApiGroup(kind));
+  return std::string(kind.resource) + (group.empty() ? "" : "." + group);
+}
+
+// The object with its keys sorted at every depth, as Go's encoding/json
+// writes a map: the form kubectl stores as the last applied configuration.
+model::Value Sorted(const model::Value& v) {
+  if (v.kind() == model::Value::Kind::kArray) {
+    model::Value out = model::Value::Array();
+    for (const model::Value& item : v.items()) out.Append(Sorted(item));
+    return out;
+  }
+  if (v.kind() != model::Value::Kind::kObject) return v;
+  std::vector<std::pair<std::string, model::Value>> members = v.members();
+  std::sort(members.begin(), members.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  model::Value out = model::Value::Object();
+  for (auto& [k, member] : members) out.Set(k, Sorted(member));
+  return out;
+}
+
+// `object` with `value` set at metadata.annotations[key].
+model::Value WithAnnotation(const model::Value& object, const std::string& key, const std::string& value) {
+  model::Value out = model::Value::Object();
+  bool has_metadata = false;
+  for (const auto& [k, member] : object.members()) {
+    if (k != "metadata" || member.kind() != model::Value::Kind::kObject) {
+      out.Set(k, member);
+      continue;
+    }
+    has_metadata = true;
+    model::Value meta = model::Value::Object();
+    bool placed = false;
+    for (const auto& [mk, mv] : member.members()) {
+      if (mk != "annotations" || mv.kind() != model::Value::Kind::kObject) {
+        meta.Set(mk, mv);
+        continue;
+      }
+      model::Value annotations = model::Value::Object();
+      for (const auto& [ak, av] : mv.members()) {
+        if (ak != key) annotations.Set(ak, av);
+      }
+      annotations.Set(key, model::Value::String(value));
+      meta.Set(mk, std::move(annotations));
+      placed = true;
+    }
+    if (!placed) {
+      model::Value annotations = model::Value::Object();
+      annotations.Set(key, model::Value::String(value));
+      meta.Set("annotations", std::move(annotations));
+    }
+    out.Set(k, std::move(meta));
+  }
+  if (!has_metadata) {
+    model::Value meta = model::Value::Object();
+    model::Value annotations = model::Value::Object();
+    annotations.Set(key, model::Value::String(value));
+    meta.Set("annotations", std::move(annotations));
+    out.Set("metadata", std::move(meta));
+  }
+  return out;
+}
+
+std::string StringAt(const model::Value& v, std::initializer_list<std::string_view> path) {
+  const model::Value* at = &v;
+  for (std::string_view p : path) {
+    if (at->kind() != model::Value::Kind::kObject || (at = at->Find(p)) == nullptr) return "";
+  }
+  return at->kind() == model::Value::Kind::kString ? at->string_value() : "";
+}
+
+// One document of a -f input, with what kubectl works out before asking.
+struct Document {
+  const model::KindInfo* kind = nullptr;
+  std::string namespace_, name;
+  model::Value object;
+};
+
+// The documents of one file (`kind: List` items each a document), or the
+// error kubectl prints for the file.
+Result<std::vector<Document>> ReadDocuments(const std::string& file, const WriteOptions& options) {
+  Result<std::string> text = ReadInput(file);
+  if (!text.ok()) return text.status();
+  Result<std::vector<model::Value>> values = model::ParseYaml(*text);
+  if (!values.ok()) return Status::Invalid("error parsing " + file + ": " + values.status().message());
+  std::vector<model::Value> flat;
+  for (model::Value& v : *values) {
+    if (v.kind() == model::Value::Kind::kNull) continue;
+    const model::Value* items = v.kind() == model::Value::Kind::kObject ? v.Find("items") : nullptr;
+    if (StringAt(v, {"kind"}).ends_with("List") && items != nullptr && items->kind() == model::Value::Kind::kArray) {
+      for (const model::Value& item : items->items()) flat.push_back(item);
+    } else {
+      flat.push_back(std::move(v));
+    }
+  }
+  std::vector<Document> docs;
+  for (model::Value& v : flat) {
+    Document d;
+    const std::string api_version = StringAt(v, {"apiVersion"});
+    const std::string kind = StringAt(v, {"kind"});
+    d.kind = model::FindKind(api_version, kind);
+    d.name = StringAt(v, {"metadata", "name"});
+    if (d.kind == nullptr) {
+      return Status::NotFound("resource mapping not found for name: \"" + d.name + "\" namespace: \"" +
+                              StringAt(v, {"metadata", "namespace"}) + "\" from \"" + file + "\": no matches for kind \"" +
+                              kind + "\" in version \"" + api_version + "\"\nensure CRDs are installed first");
+    }
+    if (d.kind->namespaced) {
+      d.namespace_ = StringAt(v, {"metadata", "namespace"});
+      if (!options.namespace_.empty() && !d.namespace_.empty() && d.namespace_ != options.namespace_) {
+        return Status::Invalid("the namespace from the provided object \"" + d.namespace_ +
+                               "\" does not match the namespace \"" + options.namespace_ +
+                               "\". You must pass '--namespace=" + d.namespace_ + "' to perform this operation.");
+      }
+      if (d.namespace_.empty()) d.namespace_ = options.namespace_.empty() ? "default" : options.namespace_;
+    }
+    d.object = std::move(v);
+    docs.push_back(std::move(d));
+  }
+  return docs;
+}
+
+Result<std::unique_ptr<ApiSession>> Connect(const WriteOptions& options) {
+  Result<ToolEndpoints> endpoints =
+      ResolveEndpoints(options.config, options.data_dir, options.server, "", "", options.token);
+  if (!endpoints.ok()) return endpoints.status();
+  return ApiSession::Open(*endpoints);
+}
+
+std::string DryRunSuffix(const WriteOptions& options) {
+  return options.dry_run == "server" ? " (server dry run)" : "";
+}
+
+// apply (or create, when `create_only`) one document; returns whether it
+// went through.
+bool ApplyOne(ApiSession& api, const Document& d, const std::string& file, const WriteOptions& options,
+              bool create_only) {
+  ApiCall call;
+  call.resource = Resource(*d.kind);
+  call.namespace_ = d.namespace_;
+  call.name = d.name;
+  call.dry_run = options.dry_run == "server";
+  // The manifest as applied, keys sorted, minus the annotation itself.
+  const model::Value modified =
+      create_only ? d.object
+                  : WithAnnotation(d.object, std::string(kLastApplied), model::ToJson(Sorted(d.object)) + "\n");
+  auto fail = [&](const model::ApiStatusInfo& status, bool creating) {
+    std::fprintf(stderr, "%s\n", model::KubectlMessage(status, creating ? file : "").c_str());
+    return false;
+  };
+  auto unreachable = [&](const Status& s) {
+    std::fprintf(stderr, "error: %s\n", s.message().c_str());
+    return false;
+  };
+  if (!create_only && !d.name.empty()) {
+    call.verb = "get";
+    Result<ApiResponse> got = api.Call(call);
+    if (!got.ok()) return unreachable(got.status());
+    if (got->status.success() && !got->objects.empty()) {
+      const model::Value current = model::ToValue(*d.kind, got->objects[0].value);
+      model::Value original = model::Value::Object();
+      const std::string last = [&] {
+        const model::Value* meta = current.Find("metadata");
+        const model::Value* annotations = meta ? meta->Find("annotations") : nullptr;
+        const model::Value* v = annotations ? annotations->Find(kLastApplied) : nullptr;
+        return v && v->kind() == model::Value::Kind::kString ? v->string_value() : std::string();
+      }();
+      if (last.empty()) {
+        std::fprintf(stderr,
+                     "Warning: resource %s/%s is missing the %s annotation which is required by podflow apply. "
+                     "podflow apply should only be used on resources created declaratively by either podflow "
+                     "create --save-config or podflow apply. The missing annotation will be patched "
+                     "automatically.\n",
+                     std::string(d.kind->resource).c_str(), d.name.c_str(), std::string(kLastApplied).c_str());
+      } else if (Result<std::vector<model::Value>> parsed = model::ParseYaml(last); parsed.ok() && parsed->size() == 1) {
+        original = (*parsed)[0];
+      }
+      const model::Value patch = model::ThreeWayMergePatch(*d.kind, original, modified, current);
+      if (patch.members().empty()) {
+        std::printf("%s unchanged%s\n", Ref(*d.kind, d.name).c_str(), DryRunSuffix(options).c_str());
+        return true;
+      }
+      call.verb = "patch";
+      call.patch_type = "strategic";
+      call.body = model::ToJson(patch);
+      Result<ApiResponse> patched = api.Call(call);
+      if (!patched.ok()) return unreachable(patched.status());
+      if (!patched->status.success()) return fail(patched->status, false);
+      std::printf("%s configured%s\n", Ref(*d.kind, d.name).c_str(), DryRunSuffix(options).c_str());
+      return true;
+    }
+    if (got->status.code != 404 || got->status.details.kind != d.kind->resource) return fail(got->status, false);
+  }
+  call.verb = "create";
+  call.body = model::ToJson(modified);
+  Result<ApiResponse> created = api.Call(call);
+  if (!created.ok()) return unreachable(created.status());
+  if (!created->status.success()) return fail(created->status, true);
+  std::printf("%s created%s\n", Ref(*d.kind, d.name).c_str(), DryRunSuffix(options).c_str());
+  return true;
+}
+
+int RunApply(const WriteOptions& options, bool create_only) {
+  if (options.files.empty()) {
+    std::fprintf(stderr, "error: must specify one of -f and -k\n");
+    return 1;
+  }
+  if (options.dry_run != "none" && options.dry_run != "server") {
+    std::fprintf(stderr, "error: Invalid dry-run value (%s). Must be \"none\" or \"server\".\n",
+                 options.dry_run.c_str());
+    return 1;
+  }
+  Result<std::vector<std::string>> files = ExpandFiles(options.files);
+  if (!files.ok()) {
+    std::fprintf(stderr, "error: %s\n", files.status().message().c_str());
+    return 1;
+  }
+  Result<std::unique_ptr<ApiSession>> api = Connect(options);
+  if (!api.ok()) {
+    std::fprintf(stderr, "error: %s\n", api.status().message().c_str());
+    return 1;
+  }
+  int failed = 0;
+  for (const std::string& file : *files) {
+    Result<std::vector<Document>> docs = ReadDocuments(file, options);
+    if (!docs.ok()) {
+      std::fprintf(stderr, "error: %s\n", docs.status().message().c_str());
+      ++failed;
+      continue;
+    }
+    for (const Document& d : *docs) {
+      if (!ApplyOne(**api, d, file, options, create_only)) ++failed;
+    }
+  }
+  return failed == 0 ? 0 : 1;
+}
+
+// What a delete names: objects by kind and name.
+struct Target {
+  const model::KindInfo* kind;
+  std::string namespace_, name;
+};
+
+Result<std::vector<Target>> DeleteTargets(ApiSession& api, const WriteOptions& options) {
+  std::vector<Target> targets;
+  const std::string ns = options.namespace_.empty() ? "default" : options.namespace_;
+  if (!options.files.empty()) {
+    Result<std::vector<std::string>> files = ExpandFiles(options.files);
+    if (!files.ok()) return files.status();
+    for (const std::string& file : *files) {
+      Result<std::vector<Document>> docs = ReadDocuments(file, options);
+      if (!docs.ok()) return docs.status();
+      for (const Document& d : *docs) targets.push_back({d.kind, d.namespace_, d.name});
+    }
+    return targets;
+  }
+  if (options.args.empty()) {
+    return Status::Invalid("You must provide one or more resources by argument or filename.");
+  }
+  auto find = [](std::string_view name) -> Result<const model::KindInfo*> {
+    const model::KindInfo* kind = model::FindResource(Lower(name));
+    if (kind == nullptr) {
+      return Status::NotFound("the server doesn't have a resource type \"" + std::string(name) + "\"");
+    }
+    return kind;
+  };
+  if (options.args[0].find('/') != std::string::npos) {
+    for (const std::string& arg : options.args) {
+      const size_t slash = arg.find('/');
+      if (slash == std::string::npos) {
+        return Status::Invalid("there is no need to specify a resource type as a separate argument when passing "
+                               "arguments in resource/name form (e.g. 'podflow delete resource/<resource_name>' "
+                               "instead of 'podflow delete resource resource/<resource_name>'");
+      }
+      Result<const model::KindInfo*> kind = find(arg.substr(0, slash));
+      if (!kind.ok()) return kind.status();
+      targets.push_back({*kind, (*kind)->namespaced ? ns : "", arg.substr(slash + 1)});
+    }
+    return targets;
+  }
+  Result<const model::KindInfo*> kind = find(options.args[0]);
+  if (!kind.ok()) return kind.status();
+  const std::string target_ns = (*kind)->namespaced ? ns : "";
+  if (options.args.size() > 1) {
+    for (size_t i = 1; i < options.args.size(); ++i) targets.push_back({*kind, target_ns, options.args[i]});
+    return targets;
+  }
+  if (options.selector.empty() && !options.all) {
+    return Status::Invalid("resource(s) were provided, but no name was specified");
+  }
+  ApiCall list;
+  list.verb = "list";
+  list.resource = Resource(**kind);
+  list.namespace_ = target_ns;
+  list.label_selector = options.selector;
+  Result<ApiResponse> listed = api.Call(list);
+  if (!listed.ok()) return listed.status();
+  if (!listed->status.success()) return Status::Invalid(model::KubectlMessage(listed->status));
+  for (const KeyValue& kv : listed->objects) targets.push_back({*kind, target_ns, kv.key.substr(kv.key.rfind('/') + 1)});
+  if (targets.empty()) std::printf("No resources found\n");
+  return targets;
+}
+
+int RunDelete(const WriteOptions& options) {
+  if (options.cascade != "background" && options.cascade != "foreground" && options.cascade != "orphan") {
+    std::fprintf(stderr, "error: Invalid cascade value (%s). Must be \"background\", \"foreground\", or \"orphan\".\n",
+                 options.cascade.c_str());
+    return 1;
+  }
+  Result<std::unique_ptr<ApiSession>> api = Connect(options);
+  if (!api.ok()) {
+    std::fprintf(stderr, "error: %s\n", api.status().message().c_str());
+    return 1;
+  }
+  Result<std::vector<Target>> targets = DeleteTargets(**api, options);
+  if (!targets.ok()) {
+    std::fprintf(stderr, "error: %s\n", targets.status().message().c_str());
+    return 1;
+  }
+  int failed = 0;
+  std::vector<Target> deleted;
+  for (const Target& t : *targets) {
+    ApiCall call;
+    call.verb = "delete";
+    call.resource = Resource(*t.kind);
+    call.namespace_ = t.namespace_;
+    call.name = t.name;
+    call.dry_run = options.dry_run == "server";
+    if (options.grace_period >= 0) call.grace_period_seconds = options.grace_period;
+    std::string policy = options.cascade;
+    policy[0] = static_cast<char>(policy[0] - 'a' + 'A');
+    call.propagation_policy = policy;
+    Result<ApiResponse> reply = (*api)->Call(call);
+    if (!reply.ok()) {
+      std::fprintf(stderr, "error: %s\n", reply.status().message().c_str());
+      return 1;
+    }
+    if (!reply->status.success()) {
+      std::fprintf(stderr, "%s\n", model::KubectlMessage(reply->status).c_str());
+      ++failed;
+      continue;
+    }
+    std::printf("%s deleted%s\n", Quoted(*t.kind, t.name).c_str(), DryRunSuffix(options).c_str());
+    deleted.push_back(t);
+  }
+  // --wait: until every deleted object is gone, as kubectl waits.
+  if (options.wait && options.dry_run == "none") {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(options.timeout_seconds);
+    for (const Target& t : deleted) {
+      while (true) {
+        ApiCall get;
+        get.verb = "get";
+        get.resource = Resource(*t.kind);
+        get.namespace_ = t.namespace_;
+        get.name = t.name;
+        Result<ApiResponse> reply = (*api)->Call(get);
+        if (reply.ok() && reply->status.code == 404) break;
+        if (std::chrono::steady_clock::now() > deadline) {
+          std::fprintf(stderr, "error: timed out waiting for the condition on %s\n",
+                       (std::string(t.kind->resource) + "/" + t.name).c_str());
+          return 1;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+    }
+  }
+  return failed == 0 ? 0 : 1;
+}
+
+void AddConnectionOptions(CLI::App* cmd, WriteOptions* options) {
+  cmd->add_option("-n,--namespace", options->namespace_, "The namespace (default: the object's, else default)");
+  cmd->add_option("--config", options->config, "The pipeline config (default: the embedded one)");
+  cmd->add_option("--data-dir", options->data_dir,
+                  "The pipeline's data dir, whose keys and admin token are used (default: the config's storage.dataDir)");
+  cmd->add_option("--server", options->server, "The submit endpoint (default: the config's)");
+  cmd->add_option("--token", options->token, "Bearer token (default: the data dir's admin token)");
+  cmd->add_option("--dry-run", options->dry_run,
+                  "\"server\": the server runs the whole request and writes nothing; \"none\" (default)");
+}
+
+}  // namespace
+
+void AddWriteCommands(CLI::App& app, CommandAction& action) {
+  auto apply = std::make_shared<WriteOptions>();
+  CLI::App* apply_cmd = app.add_subcommand(
+      "apply", "Apply a configuration to a resource by file name or stdin, as kubectl apply (client-side)");
+  apply_cmd->add_option("-f,--filename", apply->files, "Files, directories or - (stdin)");
+  AddConnectionOptions(apply_cmd, apply.get());
+  apply_cmd->callback([&action, apply] { action = [apply] { return RunApply(*apply, false); }; });
+
+  auto create = std::make_shared<WriteOptions>();
+  CLI::App* create_cmd = app.add_subcommand("create", "Create resources from a file or stdin, as kubectl create");
+  create_cmd->add_option("-f,--filename", create->files, "Files, directories or - (stdin)");
+  AddConnectionOptions(create_cmd, create.get());
+  create_cmd->callback([&action, create] { action = [create] { return RunApply(*create, true); }; });
+
+  auto del = std::make_shared<WriteOptions>();
+  CLI::App* delete_cmd = app.add_subcommand(
+      "delete", "Delete resources by file names, stdin, resources and names, or by resources and label selector");
+  delete_cmd->add_option("args", del->args, "TYPE [NAME...] or TYPE/NAME...");
+  delete_cmd->add_option("-f,--filename", del->files, "Files, directories or - (stdin)");
+  delete_cmd->add_option("-l,--selector", del->selector, "Selector (label query) to filter on");
+  delete_cmd->add_flag("--all", del->all, "Delete every resource of the type in the namespace");
+  delete_cmd->add_option("--grace-period", del->grace_period,
+                         "Seconds given to the resource to terminate gracefully (-1: its own; 0: at once)");
+  delete_cmd->add_option("--cascade", del->cascade, "background (default), foreground or orphan");
+  delete_cmd->add_option("--wait", del->wait, "Wait for the resources to be gone before returning (default true)");
+  delete_cmd->add_option("--timeout", del->timeout_seconds, "How long --wait waits, in seconds");
+  AddConnectionOptions(delete_cmd, del.get());
+  delete_cmd->callback([&action, del] { action = [del] { return RunDelete(*del); }; });
+}
+
+}  // namespace podflow::cli

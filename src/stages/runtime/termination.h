@@ -1,0 +1,25 @@
+// Termination on delete, as kubelet does it once a pod has a
+// deletionTimestamp: every container still running or waiting is stopped
+// (a Killing event each, "Stopping container NAME"), and the pod's last
+// status shows them all terminated. The status stage writes that status and
+// then removes the pod, as kubelet's final delete with grace 0 does.
+//
+// Simulated containers stop at once when asked (SIGTERM honoured): exit
+// code 0, reason Completed. preStop hooks and the grace period's SIGKILL
+// come with the kubelet's lifecycle.
+#pragma once
+
+#include <string>
+
+#include "base/clock.h"
+#include "model/report.h"
+#include "pod_generated.h"
+
+namespace podflow::runtime {
+
+// The report that stops `pod` on `node_name` at `now` (its pod_key left for
+// the caller). `mod_revision` is the pod's revision that asked for it.
+model::Report TerminationReport(const api::PodT& pod, const std::string& node_name, int64_t mod_revision,
+                                SimTime now);
+
+}  // namespace podflow::runtime
