@@ -70,6 +70,7 @@ Result<std::unique_ptr<ApiSession>> ApiSession::Open(const ToolEndpoints& endpoi
   PODFLOW_RETURN_IF_ERROR(pipeline::SecureTool(session->context_, endpoints.data_dir));
   session->rpc_ = std::make_unique<bus::RpcClient>(session->context_, endpoints.submit);
   session->token_ = endpoints.token;
+  session->endpoint_ = endpoints.submit;
   return session;
 }
 
@@ -86,6 +87,7 @@ Result<ApiResponse> ApiSession::Call(const ApiCall& call) {
   auto policy = fbb.CreateString(call.propagation_policy);
   auto labels = fbb.CreateString(call.label_selector);
   auto fields = fbb.CreateString(call.field_selector);
+  auto continue_token = fbb.CreateString(call.continue_token);
   msg::ApiRequestBuilder b(fbb);
   b.add_token(token);
   b.add_verb(verb);
@@ -100,6 +102,8 @@ Result<ApiResponse> ApiSession::Call(const ApiCall& call) {
   b.add_propagation_policy(policy);
   b.add_label_selector(labels);
   b.add_field_selector(fields);
+  b.add_limit(call.limit);
+  b.add_continue_token(continue_token);
   auto offset = b.Finish();
   Result<bus::Frame> reply = rpc_->Call(fbb, msg::Body::ApiRequest, offset.Union(), std::chrono::seconds(30));
   if (!reply.ok()) return reply.status();
@@ -108,6 +112,7 @@ Result<ApiResponse> ApiSession::Call(const ApiCall& call) {
   ApiResponse out;
   if (api->status()) out.status = model::ReadApiStatus(*api->status());
   out.revision = api->revision();
+  if (api->continue_token()) out.continue_token = api->continue_token()->str();
   if (api->objects()) {
     for (const msg::KeyValue* kv : *api->objects()) {
       KeyValue o;
@@ -120,6 +125,30 @@ Result<ApiResponse> ApiSession::Call(const ApiCall& call) {
     }
   }
   return out;
+}
+
+Result<ApiResponse> ApiSession::ListAll(ApiCall call, int64_t page) {
+  call.verb = "list";
+  call.limit = page;
+  call.continue_token.clear();
+  ApiResponse all;
+  while (true) {
+    Result<ApiResponse> reply = Call(call);
+    if (!reply.ok()) return reply.status();
+    if (!reply->status.success()) return reply;
+    if (all.objects.empty()) {
+      all.status = reply->status;
+      all.revision = reply->revision;
+    }
+    for (KeyValue& kv : reply->objects) all.objects.push_back(std::move(kv));
+    if (reply->continue_token.empty()) return all;
+    call.continue_token = reply->continue_token;
+  }
+}
+
+std::string ResourceArg(const model::KindInfo& kind) {
+  const std::string group(model::ApiGroup(kind));
+  return std::string(kind.resource) + (group.empty() ? "" : "." + group);
 }
 
 }  // namespace podflow::cli

@@ -48,13 +48,19 @@ struct ApiCall {
   std::string propagation_policy;
   std::string label_selector;
   std::string field_selector;
+  int64_t limit = 0;            // list: a page of at most this many
+  std::string continue_token;   // list: the next page
 };
 
 struct ApiResponse {
   model::ApiStatusInfo status;
   std::vector<KeyValue> objects;
   int64_t revision = 0;
+  std::string continue_token;  // list: more remain
 };
+
+// A kind as an ApiRequest's resource names it: "pods", "deployments.apps".
+std::string ResourceArg(const model::KindInfo& kind);
 
 // Not copyable (owns a socket); one call at a time.
 class ApiSession {
@@ -62,12 +68,16 @@ class ApiSession {
   static Result<std::unique_ptr<ApiSession>> Open(const ToolEndpoints& endpoints);
   // The server's answer; a Status only when it could not be asked.
   Result<ApiResponse> Call(const ApiCall& call);
+  // A list, page after page (`page` objects read each) until the last.
+  Result<ApiResponse> ListAll(ApiCall call, int64_t page = 500);
+  const std::string& endpoint() const { return endpoint_; }
 
  private:
   ApiSession() = default;
   bus::Context context_;
   std::unique_ptr<bus::RpcClient> rpc_;
   std::string token_;
+  std::string endpoint_;
 };
 
 }  // namespace podflow::cli

@@ -1,4 +1,4 @@
-// `podflow apply`, `podflow create` and `podflow delete`: kubectl's writing
+// `podflow apply`, `create`, `delete` and `patch`: kubectl's writing
 // commands over the API (api_session.h). apply is kubectl's client-side
 // apply: get; absent -> create with the last-applied annotation; present ->
 // the three-way strategic merge patch of the last applied configuration,
@@ -27,9 +27,13 @@ struct WriteOptions {
   std::string selector;            // delete -l
   bool all = false;                // delete --all
   int64_t grace_period = -1;       // delete --grace-period (-1: the object's own)
+  bool force = false;              // delete --force: with --grace-period=0, at once
   std::string cascade = "background";
   bool wait = true;                // delete --wait
   int timeout_seconds = 60;        // delete --timeout
+  std::string patch;               // patch -p
+  std::string patch_type = "strategic";  // patch --type
+  std::string subresource;         // patch --subresource
   std::string config, data_dir, server, token;
 };
 
@@ -45,10 +49,6 @@ std::string Quoted(const model::KindInfo& kind, std::string_view name) {
   return Lower(kind.kind) + (group.empty() ? "" : "." + group) + " \"" + std::string(name) + "\"";
 }
 
-std::string Resource(const model::KindInfo& kind) {
-  const std::string group(model::ApiGroup(kind));
-  return std::string(kind.resource) + (group.empty() ? "" : "." + group);
-}
 
 // The object with its keys sorted at every depth, as Go's encoding/json
 // writes a map: the form kubectl stores as the last applied configuration.
@@ -183,7 +183,7 @@ std::string DryRunSuffix(const WriteOptions& options) {
 bool ApplyOne(ApiSession& api, const Document& d, const std::string& file, const WriteOptions& options,
               bool create_only) {
   ApiCall call;
-  call.resource = Resource(*d.kind);
+  call.resource = ResourceArg(*d.kind);
   call.namespace_ = d.namespace_;
   call.name = d.name;
   call.dry_run = options.dry_run == "server";
@@ -336,16 +336,41 @@ Result<std::vector<Target>> DeleteTargets(ApiSession& api, const WriteOptions& o
     return Status::Invalid("resource(s) were provided, but no name was specified");
   }
   ApiCall list;
-  list.verb = "list";
-  list.resource = Resource(**kind);
+  list.resource = ResourceArg(**kind);
   list.namespace_ = target_ns;
   list.label_selector = options.selector;
-  Result<ApiResponse> listed = api.Call(list);
+  Result<ApiResponse> listed = api.ListAll(list);
   if (!listed.ok()) return listed.status();
   if (!listed->status.success()) return Status::Invalid(model::KubectlMessage(listed->status));
   for (const KeyValue& kv : listed->objects) targets.push_back({*kind, target_ns, kv.key.substr(kv.key.rfind('/') + 1)});
   if (targets.empty()) std::printf("No resources found\n");
   return targets;
+}
+
+// A request of `verb` on one named object.
+ApiCall CallOn(const Target& t, std::string verb, const WriteOptions& options) {
+  ApiCall call;
+  call.verb = std::move(verb);
+  call.resource = ResourceArg(*t.kind);
+  call.namespace_ = t.namespace_;
+  call.name = t.name;
+  call.dry_run = options.dry_run == "server";
+  return call;
+}
+
+enum class Outcome { kDone, kRefused, kUnreachable };
+
+// What a call came to; kubectl's line for a failure is printed.
+Outcome Check(const Result<ApiResponse>& reply) {
+  if (!reply.ok()) {
+    std::fprintf(stderr, "error: %s\n", reply.status().message().c_str());
+    return Outcome::kUnreachable;
+  }
+  if (!reply->status.success()) {
+    std::fprintf(stderr, "%s\n", model::KubectlMessage(reply->status).c_str());
+    return Outcome::kRefused;
+  }
+  return Outcome::kDone;
 }
 
 int RunDelete(const WriteOptions& options) {
@@ -364,30 +389,30 @@ int RunDelete(const WriteOptions& options) {
     std::fprintf(stderr, "error: %s\n", targets.status().message().c_str());
     return 1;
   }
+  if (options.force) {
+    std::fprintf(stderr,
+                 "Warning: Immediate deletion does not wait for confirmation that the running resource has been "
+                 "terminated. The resource may continue to run on the cluster indefinitely.\n");
+  }
   int failed = 0;
   std::vector<Target> deleted;
   for (const Target& t : *targets) {
-    ApiCall call;
-    call.verb = "delete";
-    call.resource = Resource(*t.kind);
-    call.namespace_ = t.namespace_;
-    call.name = t.name;
-    call.dry_run = options.dry_run == "server";
+    ApiCall call = CallOn(t, "delete", options);
+    // kubectl: --grace-period=0 means 1 s unless --force asks for at once.
     if (options.grace_period >= 0) call.grace_period_seconds = options.grace_period;
+    if (options.grace_period == 0 && !options.force) call.grace_period_seconds = 1;
+    if (options.force && options.grace_period < 0) call.grace_period_seconds = 0;
     std::string policy = options.cascade;
     policy[0] = static_cast<char>(policy[0] - 'a' + 'A');
     call.propagation_policy = policy;
     Result<ApiResponse> reply = (*api)->Call(call);
-    if (!reply.ok()) {
-      std::fprintf(stderr, "error: %s\n", reply.status().message().c_str());
-      return 1;
-    }
-    if (!reply->status.success()) {
-      std::fprintf(stderr, "%s\n", model::KubectlMessage(reply->status).c_str());
+    if (const Outcome o = Check(reply); o != Outcome::kDone) {
+      if (o == Outcome::kUnreachable) return 1;
       ++failed;
       continue;
     }
-    std::printf("%s deleted%s\n", Quoted(*t.kind, t.name).c_str(), DryRunSuffix(options).c_str());
+    std::printf("%s %sdeleted%s\n", Quoted(*t.kind, t.name).c_str(), options.force ? "force " : "",
+                DryRunSuffix(options).c_str());
     deleted.push_back(t);
   }
   // --wait: until every deleted object is gone, as kubectl waits.
@@ -395,11 +420,8 @@ int RunDelete(const WriteOptions& options) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(options.timeout_seconds);
     for (const Target& t : deleted) {
       while (true) {
-        ApiCall get;
-        get.verb = "get";
-        get.resource = Resource(*t.kind);
-        get.namespace_ = t.namespace_;
-        get.name = t.name;
+        ApiCall get = CallOn(t, "get", options);
+        get.dry_run = false;
         Result<ApiResponse> reply = (*api)->Call(get);
         if (reply.ok() && reply->status.code == 404) break;
         if (std::chrono::steady_clock::now() > deadline) {
@@ -410,6 +432,55 @@ int RunDelete(const WriteOptions& options) {
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
       }
     }
+  }
+  return failed == 0 ? 0 : 1;
+}
+
+// kubectl patch: one object by KIND NAME or KIND/NAME.
+int RunPatch(const WriteOptions& options) {
+  Result<std::unique_ptr<ApiSession>> api = Connect(options);
+  if (!api.ok()) {
+    std::fprintf(stderr, "error: %s\n", api.status().message().c_str());
+    return 1;
+  }
+  if (Result<model::PatchType> type = model::ParsePatchType(options.patch_type); !type.ok()) {
+    std::fprintf(stderr, "error: %s\n", type.status().message().c_str());
+    return 1;
+  }
+  if (options.patch.empty()) {
+    std::fprintf(stderr, "error: must specify -p to patch\n");
+    return 1;
+  }
+  WriteOptions named = options;
+  named.selector.clear();
+  named.all = false;
+  Result<std::vector<Target>> targets = DeleteTargets(**api, named);
+  if (!targets.ok()) {
+    std::fprintf(stderr, "error: %s\n", targets.status().message().c_str());
+    return 1;
+  }
+  int failed = 0;
+  for (const Target& t : *targets) {
+    ApiCall call = CallOn(t, "patch", options);
+    call.subresource = options.subresource;
+    call.body = options.patch;
+    call.patch_type = options.patch_type;
+    // The revision before, as kubectl compares the object before and after
+    // to tell a patch that changed nothing apart.
+    ApiCall get = call;
+    get.verb = "get";
+    get.body.clear();
+    Result<ApiResponse> before = (*api)->Call(get);
+    Result<ApiResponse> reply = before.ok() && before->status.success() ? (*api)->Call(call) : before;
+    if (const Outcome o = Check(reply); o != Outcome::kDone) {
+      if (o == Outcome::kUnreachable) return 1;
+      ++failed;
+      continue;
+    }
+    const bool changed = !call.dry_run && !reply->objects.empty() && !before->objects.empty() &&
+                         reply->objects[0].mod_revision != before->objects[0].mod_revision;
+    std::printf("%s patched%s%s\n", Ref(*t.kind, t.name).c_str(), changed || call.dry_run ? "" : " (no change)",
+                DryRunSuffix(options).c_str());
   }
   return failed == 0 ? 0 : 1;
 }
@@ -450,11 +521,21 @@ void AddWriteCommands(CLI::App& app, CommandAction& action) {
   delete_cmd->add_flag("--all", del->all, "Delete every resource of the type in the namespace");
   delete_cmd->add_option("--grace-period", del->grace_period,
                          "Seconds given to the resource to terminate gracefully (-1: its own; 0: at once)");
+  delete_cmd->add_flag("--force", del->force, "With --grace-period=0: remove at once, without waiting for the kubelet");
   delete_cmd->add_option("--cascade", del->cascade, "background (default), foreground or orphan");
   delete_cmd->add_option("--wait", del->wait, "Wait for the resources to be gone before returning (default true)");
   delete_cmd->add_option("--timeout", del->timeout_seconds, "How long --wait waits, in seconds");
   AddConnectionOptions(delete_cmd, del.get());
   delete_cmd->callback([&action, del] { action = [del] { return RunDelete(*del); }; });
+
+  auto patch = std::make_shared<WriteOptions>();
+  CLI::App* patch_cmd = app.add_subcommand("patch", "Update fields of a resource, as kubectl patch");
+  patch_cmd->add_option("args", patch->args, "TYPE NAME or TYPE/NAME")->required();
+  patch_cmd->add_option("-p,--patch", patch->patch, "The patch, JSON or YAML")->required();
+  patch_cmd->add_option("--type", patch->patch_type, "strategic (default), merge or json");
+  patch_cmd->add_option("--subresource", patch->subresource, "status, to patch the status only");
+  AddConnectionOptions(patch_cmd, patch.get());
+  patch_cmd->callback([&action, patch] { action = [patch] { return RunPatch(*patch); }; });
 }
 
 }  // namespace podflow::cli

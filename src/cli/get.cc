@@ -6,6 +6,7 @@
 #include <memory>
 
 
+#include "cli/api_session.h"
 #include "cli/commands.h"
 #include "cli/describe.h"
 #include "cli/print_util.h"
@@ -34,6 +35,7 @@ struct ReadOptions {
   std::string config;
   std::string server;
   std::string data_dir;
+  std::string token;  // bearer token (default: the data dir's admin token)
 };
 
 // A resource and the names asked for, from `pods a b` or `pod/a pod/b`.
@@ -92,17 +94,28 @@ class ApiReader {
     std::unique_ptr<ApiReader> reader(new ApiReader);
     PODFLOW_RETURN_IF_ERROR(pipeline::SecureTool(reader->context_, config->data_dir));
     reader->client_ = std::make_unique<client::ApiClient>(reader->context_, endpoint);
+    // Objects are read through the API, so that its authorization covers
+    // them; the scheduler's decision records (not an API kind) from the log.
+    Result<ToolEndpoints> api = ResolveEndpoints(options.config, options.data_dir, "", "", "", options.token);
+    if (!api.ok()) return api.status();
+    Result<std::unique_ptr<ApiSession>> session = ApiSession::Open(*api);
+    if (!session.ok()) return session.status();
+    reader->session_ = std::move(*session);
     return reader;
   }
 
-  // The objects of `kind` in `namespace_` ("": every namespace), following
-  // continue tokens. A stored value that is not a valid object of `kind`
-  // is reported on stderr with its key and skipped.
+  // The objects of `kind` in `namespace_` ("": every namespace), page by
+  // page. A stored value that is not a valid object of `kind` is reported
+  // on stderr with its key and skipped.
   Result<std::vector<KeyValue>> List(const model::KindInfo& kind, const std::string& namespace_) {
-    Result<RangeResult> all = client_->List(model::KindPrefix(kind, namespace_), 500, kReadTimeout);
+    ApiCall call;
+    call.resource = ResourceArg(kind);
+    call.namespace_ = namespace_;
+    Result<ApiResponse> all = session_->ListAll(call);
     if (!all.ok()) return Unreachable(all.status());
+    if (!all->status.success()) return Refused(all->status);
     std::vector<KeyValue> valid;
-    for (KeyValue& kv : all->kvs) {
+    for (KeyValue& kv : all->objects) {
       if (Status s = Verify(kind, kv); !s.ok()) {
         std::fprintf(stderr, "error: %s\n", s.message().c_str());
         continue;
@@ -122,11 +135,17 @@ class ApiReader {
   // One object, NotFound in kubectl's words, or Corruption naming the key
   // when the stored value is not a valid object of `kind`.
   Result<KeyValue> Get(const model::KindInfo& kind, const std::string& ns, const std::string& name) {
-    Result<std::optional<KeyValue>> kv = GetKey(model::ObjectKey(kind, ns, name));
-    if (!kv.ok()) return kv.status();
-    if (!kv->has_value()) return Status::NotFound(std::string(kind.resource) + " \"" + name + "\" not found");
-    if (Status s = Verify(kind, **kv); !s.ok()) return s;
-    return std::move(**kv);
+    ApiCall call;
+    call.verb = "get";
+    call.resource = ResourceArg(kind);
+    call.namespace_ = kind.namespaced ? ns : "";
+    call.name = name;
+    Result<ApiResponse> got = session_->Call(call);
+    if (!got.ok()) return Unreachable(got.status());
+    if (got->status.code == 404) return Status::NotFound(got->status.message);
+    if (!got->status.success() || got->objects.empty()) return Refused(got->status);
+    if (Status s = Verify(kind, got->objects[0]); !s.ok()) return s;
+    return std::move(got->objects[0]);
   }
 
  private:
@@ -141,14 +160,21 @@ class ApiReader {
   Status Unreachable(const Status& s) const {
     return Status(s.code(), "Unable to connect to the server at " + client_->endpoint() + ": " + s.ToString());
   }
+  // The server said no: kubectl's line for it.
+  static Status Refused(const model::ApiStatusInfo& status) {
+    return Status::Forbidden(model::KubectlMessage(status));
+  }
 
   bus::Context context_;
   std::unique_ptr<client::ApiClient> client_;
+  std::unique_ptr<ApiSession> session_;
 };
 
 // kubectl's error line for a failed request.
 void PrintError(const Status& s) {
-  if (s.code() == Code::kNotFound && s.message().find("not found") != std::string::npos &&
+  if (s.message().starts_with("Error from server") || s.message().starts_with("error: ")) {
+    std::fprintf(stderr, "%s\n", s.message().c_str());
+  } else if (s.code() == Code::kNotFound && s.message().find("not found") != std::string::npos &&
       s.message().find("resource type") == std::string::npos) {
     std::fprintf(stderr, "Error from server (NotFound): %s\n", s.message().c_str());
   } else {
@@ -470,6 +496,7 @@ void AddReadOptions(CLI::App* cmd, ReadOptions* options) {
                   "The pipeline's data dir, whose keys are used (default: the config's storage.dataDir)");
   cmd->add_option("--server", options->server,
                   "The api channel endpoint (default: the config's pipeline, tcp://127.0.0.1:7711)");
+  cmd->add_option("--token", options->token, "Bearer token (default: the data dir's admin token)");
 }
 
 }  // namespace

@@ -43,10 +43,11 @@ void Store::Loop() {
       [this](const KeyValue& kv) {
         std::lock_guard<std::mutex> lock(mu_);
         values_[kv.key] = kv.value;
+        ++version_;
       },
       [this](const std::string& key) {
         std::lock_guard<std::mutex> lock(mu_);
-        values_.erase(key);
+        if (values_.erase(key) > 0) ++version_;
       }};
   while (!stopping_) {
     Status polled = informer_.Poll(std::chrono::milliseconds(100), handlers);

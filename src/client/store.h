@@ -26,12 +26,17 @@ class Store {
 
   // Starts following the log; what is there arrives with the first list.
   void Start();
+  // Asks the thread to end after the read in flight, without waiting:
+  // several stores stop in the time of one (then Stop each).
+  void RequestStop() { stopping_ = true; }
   void Stop();
 
   // The value stored at `key` as far as this copy knows, or nullopt.
   std::optional<std::string> Get(const std::string& key) const;
   // The values under `prefix` (within the store's), in key order.
   std::vector<KeyValue> List(const std::string& prefix) const;
+  // Grows with every change the copy takes: equal versions, equal content.
+  uint64_t version() const { return version_.load(); }
 
  private:
   void Loop();
@@ -39,6 +44,7 @@ class Store {
   Informer informer_;
   mutable std::mutex mu_;
   std::map<std::string, std::string> values_;  // GUARDED_BY(mu_)
+  std::atomic<uint64_t> version_{0};
   std::atomic<bool> stopping_{false};
   std::thread thread_;
 };

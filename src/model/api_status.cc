@@ -108,10 +108,14 @@ ApiStatusInfo UnauthorizedStatus() { return Failure(401, "Unauthorized", "Unauth
 
 ApiStatusInfo ForbiddenStatus(std::string_view user, std::string_view verb,
                               const KindInfo& kind, std::string_view namespace_,
-                              std::string_view name) {
+                              std::string_view name, std::string_view subresource) {
+  const std::string resource =
+      std::string(kind.resource) + (subresource.empty() ? "" : "/" + std::string(subresource));
   std::string reason = "User " + GoQuote(user) + " cannot " + std::string(verb) + " resource " +
-                       GoQuote(kind.resource) + " in API group " + GoQuote(Group(kind));
-  reason += kind.namespaced ? " in the namespace " + GoQuote(namespace_) : " at the cluster scope";
+                       GoQuote(resource) + " in API group " + GoQuote(Group(kind));
+  // A list of every namespace is asked at the cluster scope.
+  reason += kind.namespaced && !namespace_.empty() ? " in the namespace " + GoQuote(namespace_)
+                                                   : " at the cluster scope";
   return AdmissionForbiddenStatus(kind, name, reason);
 }
 

@@ -66,10 +66,12 @@ ApiStatusInfo NoSuchResourceStatus();
 ApiStatusInfo UnauthorizedStatus();
 // 403 Forbidden: `pods is forbidden: User "alice" cannot create resource
 // "pods" in API group "" in the namespace "default"` (`at the cluster scope`
-// for cluster-scoped kinds; `pods "x" is forbidden` when a name is given).
+// for cluster-scoped kinds and lists of every namespace; `pods "x" is
+// forbidden` when a name is given; `resource "pods/status"` for a
+// subresource).
 ApiStatusInfo ForbiddenStatus(std::string_view user, std::string_view verb,
                               const KindInfo& kind, std::string_view namespace_,
-                              std::string_view name = {});
+                              std::string_view name = {}, std::string_view subresource = {});
 // 403 Forbidden from an admission plugin: `pods "x" is forbidden: <reason>`
 // (`priorityclasses.scheduling.k8s.io "x" is forbidden: ...` for group kinds).
 ApiStatusInfo AdmissionForbiddenStatus(const KindInfo& kind, std::string_view name,

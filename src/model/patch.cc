@@ -42,6 +42,33 @@ Value ArrayOf(std::vector<Value> items) {
   return out;
 }
 
+// JSON's equality (RFC 6902 4.6): objects whatever their member order,
+// numbers by value.
+bool Same(const Value& a, const Value& b) {
+  const bool a_number = a.kind() == Value::Kind::kInt || a.kind() == Value::Kind::kNumber;
+  const bool b_number = b.kind() == Value::Kind::kInt || b.kind() == Value::Kind::kNumber;
+  if (a_number && b_number) {
+    if (a.kind() == Value::Kind::kInt && b.kind() == Value::Kind::kInt) return a.int_value() == b.int_value();
+    auto as_double = [](const Value& v) {
+      return v.kind() == Value::Kind::kInt ? static_cast<double>(v.int_value()) : v.number_value();
+    };
+    return as_double(a) == as_double(b);
+  }
+  if (a.kind() != b.kind()) return false;
+  switch (a.kind()) {
+    case Value::Kind::kArray:
+      return std::equal(a.items().begin(), a.items().end(), b.items().begin(), b.items().end(), Same);
+    case Value::Kind::kObject:
+      if (a.members().size() != b.members().size()) return false;
+      return std::all_of(a.members().begin(), a.members().end(), [&](const auto& m) {
+        const Value* other = b.Find(m.first);
+        return other != nullptr && Same(m.second, *other);
+      });
+    default:
+      return a == b;
+  }
+}
+
 // ---- The schema beside the tree: which lists merge and on what key ----
 
 // Where a strategic merge is in the object's schema; null table: a map or
@@ -223,6 +250,9 @@ Result<Value> JsonPatch(const Value& target, const Value& patch) {
     };
     const std::string name = text("op");
     const std::string path = text("path");
+    if (op.kind() != Value::Kind::kObject || op.Find("path") == nullptr) {
+      return Status::Invalid("operation missing path field");
+    }
     Result<std::vector<std::string>> tokens = ParsePointer(path);
     if (!tokens.ok()) return tokens.status();
     const Value* value = op.kind() == Value::Kind::kObject ? op.Find("value") : nullptr;
@@ -259,7 +289,7 @@ Result<Value> JsonPatch(const Value& target, const Value& patch) {
     } else if (name == "test") {
       PODFLOW_RETURN_IF_ERROR(need_value());
       const Value* found = Resolve(doc, *tokens);
-      if (found == nullptr || !(*found == *value)) {
+      if (found == nullptr || !Same(*found, *value)) {
         return Status::Invalid("testing value " + path + " failed: test failed");
       }
     } else {
@@ -466,7 +496,7 @@ Value ListChanges(const Value& from, const Value& to, const FieldInfo* field, co
     }
     return added;
   }
-  if (field == nullptr || field->merge_key.empty()) return to == from ? Value::Array() : to;
+  if (field == nullptr || field->merge_key.empty()) return Same(to, from) ? Value::Array() : to;
   const std::string& key = field->merge_key;
   Value changed = Value::Array();
   for (const Value& item : to.items()) {
@@ -492,7 +522,7 @@ Value Changes(const Value& from, const Value& to, const Schema& schema) {
   if (to.kind() != Value::Kind::kObject) return out;
   for (const auto& [key, value] : to.members()) {
     const Value* old = from.kind() == Value::Kind::kObject ? from.Find(key) : nullptr;
-    if (old == nullptr || old->kind() != value.kind()) {
+    if (old == nullptr || (old->kind() != value.kind() && !Same(*old, value))) {
       out.Set(key, value);
     } else if (value.kind() == Value::Kind::kObject) {
       Value diff = Changes(*old, value, schema.Child(key));
@@ -501,8 +531,8 @@ Value Changes(const Value& from, const Value& to, const Schema& schema) {
       Value diff = ListChanges(*old, value, schema.Field(key), schema.Child(key));
       const FieldInfo* f = schema.Field(key);
       const bool merged = f != nullptr && (f->merge_set || !f->merge_key.empty());
-      if (merged ? !diff.items().empty() : !(*old == value)) out.Set(key, std::move(diff));
-    } else if (!(*old == value)) {
+      if (merged ? !diff.items().empty() : !Same(*old, value)) out.Set(key, std::move(diff));
+    } else if (!Same(*old, value)) {
       out.Set(key, value);
     }
   }

@@ -35,6 +35,9 @@ std::string_view PatchMediaType(PatchType type);
 // the type's shape (Invalid too: the caller decides the code).
 Result<Value> ApplyPatch(PatchType type, const KindInfo& kind, const Value& target, const Value& patch);
 
+// The most operations a JSON patch may hold, as kube-apiserver allows.
+inline constexpr size_t kMaxJsonPatchOperations = 10000;
+
 // The strategic merge patch `kubectl apply` computes: what `modified` (the
 // new manifest) changes or adds relative to `current` (the live object),
 // plus the deletion of what `original` (the last applied manifest) had and

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <fstream>
 #include <set>
+#include <thread>
+#include <tuple>
 
 #include <catch2/catch.hpp>
 #include <yaml-cpp/yaml.h>
@@ -528,6 +530,115 @@ TEST_CASE("podflow apply, a stale update and a graceful delete, as kubectl and k
     CHECK(code == 1);
     CHECK(out == "Error from server (NotFound): pods \"nginx-pod\" not found\n");
   }
+  pipeline.StopAll();
+}
+
+TEST_CASE("A gated pod waits for its gates; a deleted namespace takes its objects with it", "[e2e]") {
+  Pipeline pipeline(false);
+  pipeline.StartAll();
+  const std::string podflow = Pipeline::Program("podflow");
+  auto run = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), podflow);
+    args.push_back("--config");
+    args.push_back(pipeline.config());
+    return RunCommand(args, pipeline.dir());
+  };
+  const std::string manifest = pipeline.dir() + "/objects.yaml";
+  std::ofstream(manifest) << R"(apiVersion: v1
+kind: Pod
+metadata: {name: gated}
+spec:
+  schedulingGates: [{name: example.com/quota}]
+  containers: [{name: c, image: "nginx:1.14.2"}]
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: team-x}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings, namespace: team-x}
+data: {mode: fast}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: worker, namespace: team-x}
+spec:
+  containers: [{name: c, image: "nginx:1.14.2"}]
+)";
+  {
+    auto [code, out] = run({"apply", "-f", manifest});
+    INFO(out << pipeline.Logs());
+    REQUIRE(code == 0);
+  }
+  std::string bytes;
+  REQUIRE(pipeline.WaitFor<api::Pod>(model::ObjectKey(model::Kind("Pod"), "team-x", "worker"), Running, &bytes) !=
+          nullptr);
+  // Still gated: never bound, and kubectl's STATUS says why.
+  std::optional<KeyValue> gated = pipeline.Get(PodKey("gated"));
+  REQUIRE(gated.has_value());
+  CHECK(model::Unpack<api::Pod>(gated->value)->spec->node_name.empty());
+  {
+    auto [code, out] = run({"get", "pod", "gated"});
+    INFO(out);
+    CHECK(out.find("SchedulingGated") != std::string::npos);
+  }
+  // Adding a gate is refused; removing the last one lets it be scheduled.
+  {
+    auto [code, out] = run({"patch", "pod", "gated", "-p", R"({"spec":{"schedulingGates":[{"name":"b"}]}})"});
+    CHECK(code == 1);
+    CHECK(out.find("only deletion is allowed, but found new scheduling gate 'b'") != std::string::npos);
+  }
+  {
+    auto [code, out] = run({"patch", "pod", "gated", "--type", "json", "-p",
+                            R"([{"op":"remove","path":"/spec/schedulingGates"}])"});
+    INFO(out);
+    CHECK(code == 0);
+    CHECK(out == "pod/gated patched\n");
+  }
+  CHECK(pipeline.PodReaches("gated", Running));
+  // RBAC: the example read-only user may do nothing until the shipped
+  // binding gives it the view ClusterRole; then it reads, and still may not
+  // delete.
+  {
+    auto [code, out] = run({"get", "pods", "--token", "viewer-token"});
+    CHECK(code == 1);
+    CHECK(out == "Error from server (Forbidden): pods is forbidden: User \"viewer\" cannot list resource \"pods\" in "
+                 "API group \"\" in the namespace \"default\"\n");
+  }
+  {
+    auto [code, out] = run({"apply", "-f", std::string(PODFLOW_SOURCE_DIR) + "/config/manifests/read-only-user.yaml"});
+    INFO(out);
+    CHECK(out == "clusterrolebinding.rbac.authorization.k8s.io/viewers-read-only created\n");
+  }
+  {
+    int code = 1;
+    std::string out;
+    for (int i = 0; i < 50 && code != 0; ++i) {  // the binding reaches admission's copy by watch
+      std::tie(code, out) = run({"get", "pods", "-o", "name", "--token", "viewer-token"});
+      if (code != 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    INFO(out);
+    CHECK(code == 0);
+    CHECK(out == "pod/gated\n");
+  }
+  {
+    auto [code, out] = run({"delete", "pod", "gated", "--token", "viewer-token"});
+    CHECK(code == 1);
+    CHECK(out == "Error from server (Forbidden): pods \"gated\" is forbidden: User \"viewer\" cannot delete resource "
+                 "\"pods\" in API group \"\" in the namespace \"default\"\n");
+  }
+  // The namespace goes Terminating, its objects are deleted (the pod
+  // gracefully), then it goes; delete waits for that.
+  {
+    auto [code, out] = run({"delete", "namespace", "team-x"});
+    INFO(out << pipeline.Logs());
+    CHECK(code == 0);
+    CHECK(out == "namespace \"team-x\" deleted\n");
+  }
+  CHECK_FALSE(pipeline.Get(model::ObjectKey(model::Kind("Pod"), "team-x", "worker")).has_value());
+  CHECK_FALSE(pipeline.Get(model::ObjectKey(model::Kind("ConfigMap"), "team-x", "settings")).has_value());
+  CHECK_FALSE(pipeline.Get(model::ObjectKey(model::Kind("Namespace"), "", "team-x")).has_value());
   pipeline.StopAll();
 }
 

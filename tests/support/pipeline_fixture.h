@@ -295,6 +295,7 @@ class Pipeline {
     config << "pipeline: pipeline.yaml\n"
            << "storage: {dataDir: " << data_dir() << ", sync: true}\n"
            << "admission:\n  tokens:\n    - {token: e2e-token, user: tester, uid: \"7\", groups: [\"system:masters\"]}\n"
+           << "    - {token: viewer-token, user: viewer, uid: \"8\", groups: [viewers]}\n"
            << "  serviceClusterIPRange: 10.96.0.0/12\n"
            << "scheduler: {seed: 7}\n"
            << "runtime:\n  clusterCIDR: 10.244.0.0/16\n  nodes:\n"

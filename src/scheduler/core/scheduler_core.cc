@@ -126,7 +126,10 @@ void SchedulerCore::UpsertPod(const StoredObject& object, Clock::time_point now)
   Result<PodInfo> info = PodInfoFromPod(*pod);
   if (!info.ok()) return;
   const bool deleting = pod->metadata()->deletion_timestamp() && pod->metadata()->deletion_timestamp()->size() > 0;
-  if (deleting || state.terminal || ProfileFor(*info) == nullptr) {
+  // SchedulingGates (PreEnqueue): a gated pod is not queued until an update
+  // removes its last gate; that update brings it here again.
+  const bool gated = pod->spec()->scheduling_gates() && pod->spec()->scheduling_gates()->size() > 0;
+  if (deleting || gated || state.terminal || ProfileFor(*info) == nullptr) {
     Uncount(state);
     cache_.RemoveNominatedPod(uid);
     queue_.Remove(object.key);

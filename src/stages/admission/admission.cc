@@ -210,7 +210,9 @@ AdmitReply Admission::AdmitAs(const UserInfo& user, std::string_view manifest_te
                        : d.object.namespace_.empty() ? "default"
                                                      : d.object.namespace_;
       // Authorization comes before the body is looked at, as in kube-apiserver.
-      if (!config_.authorizer.Allows(user, "create", kind->resource, out.namespace_)) {
+      const RequestAttributes create{"create", std::string(model::ApiGroup(*kind)), std::string(kind->resource), "",
+                                     out.namespace_, ""};
+      if (!config_.authorizer.Allows(user, create)) {
         out.status = ForbiddenStatus(user.name, "create", *kind, out.namespace_);
         reply.results.push_back(std::move(out));
         continue;

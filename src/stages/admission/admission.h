@@ -98,34 +98,38 @@ class TokenAuthenticator {
   std::unordered_map<std::string, UserInfo> users_;  // by token
 };
 
-// ---- Authorization: a small rule policy ----
+// ---- Authorization ----
 
-// Allows `verbs` on `resources` in `namespaces` to a user (by name) or a
-// group. "*" matches anything in each list; an empty namespaces list means
-// every namespace. Cluster-scoped kinds only match namespaces "*".
-struct PolicyRule {
-  std::string user;                     // a user name, "*", or empty when `group` is set
-  std::string group;                    // a group name, "*", or empty when `user` is set
-  std::vector<std::string> verbs;       // create get list watch update patch delete *
-  std::vector<std::string> namespaces;  // names or "*"
-  std::vector<std::string> resources;   // pods services nodes ... or "*"
+struct RbacPolicy;  // rbac.h
+
+// What one request asks, as kube-apiserver's authorizer.Attributes.
+struct RequestAttributes {
+  std::string verb;         // get list watch create update patch delete deletecollection
+  std::string api_group;    // "" for core/v1, "apps", ...
+  std::string resource;     // "pods"
+  std::string subresource;  // "status", or empty
+  std::string namespace_;   // empty for cluster-scoped requests (and lists of every namespace)
+  std::string name;         // empty for list, create and deletecollection
 };
 
+// Decides whether a user may make a request: AlwaysAllow (every
+// authenticated user may do anything), or RBAC over the stored Roles,
+// ClusterRoles and their bindings (rbac.h), as kube-apiserver's
+// --authorization-mode. Members of system:masters are never denied.
 class Authorizer {
  public:
-  // No policy: every authenticated user may do anything.
-  Authorizer() = default;
-  // Checks the rules (subject set, known verbs and resources).
-  static Result<Authorizer> Create(std::vector<PolicyRule> rules);
+  using PolicySource = std::function<std::shared_ptr<const RbacPolicy>()>;
 
-  // Whether `user` may `verb` `resource` (plural, "pods") in `namespace_`
-  // (empty for cluster-scoped kinds). Members of "system:masters" may do
-  // anything, as with kube-apiserver's privileged group.
-  bool Allows(const UserInfo& user, std::string_view verb, std::string_view resource,
-              std::string_view namespace_) const;
+  // AlwaysAllow.
+  Authorizer() = default;
+  // RBAC over the policy `source` answers with at each request.
+  static Authorizer Rbac(PolicySource source);
+
+  bool Allows(const UserInfo& user, const RequestAttributes& request) const;
+  bool rbac() const { return static_cast<bool>(source_); }
 
  private:
-  std::optional<std::vector<PolicyRule>> rules_;  // nullopt: allow all
+  PolicySource source_;
 };
 
 // ---- Service cluster IPs ----
@@ -200,6 +204,9 @@ class AdmissionChain {
 struct AdmissionConfig {
   TokenAuthenticator authenticator;
   Authorizer authorizer;
+  // --authorization-mode: "RBAC" (the stage builds `authorizer` over the
+  // stored RBAC objects) or "AlwaysAllow".
+  std::string authorization_mode = "RBAC";
   ClusterIpAllocator cluster_ips;
   AdmissionChain plugins;
 };
@@ -208,7 +215,7 @@ struct AdmissionConfig {
 //   tokens: [{token, user, uid, groups: [..]}]   # inline token table
 //   tokenFile: PATH                              # and/or a --token-auth-file
 //   serviceClusterIPRange: 10.96.0.0/12          # default 10.96.0.0/12
-//   policy: [{user|group, verbs, namespaces, resources}]  # absent: allow all
+//   authorizationMode: RBAC                      # or AlwaysAllow
 // A relative tokenFile is read from `base_dir`. Unknown keys are errors.
 // `tokens` are known beside the section's (the data dir's admin token).
 Result<AdmissionConfig> ParseAdmissionConfig(const YAML::Node& section, std::string_view base_dir = {},

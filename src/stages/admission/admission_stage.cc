@@ -173,6 +173,8 @@ void AdmissionStage::Bootstrap() {
   static auto log = Logger("stage.admission");
   std::string manifest;
   for (std::string_view ns : kBootstrapNamespaces) manifest += "---\n" + NamespaceManifest(ns);
+  // And the default roles, as kube-apiserver's RBAC bootstrap makes them.
+  manifest += BootstrapRbacManifest();
   std::unique_ptr<Worker> worker = Borrow();
   while (!stopping_) {
     AdmitReply namespaces = worker->admission.AdmitAs(kApiServer, manifest);
@@ -223,7 +225,11 @@ Result<std::unique_ptr<AdmissionStage>> AdmissionStage::Create(pipeline::StageCo
   Result<AdmissionConfig> config =
       ParseAdmissionConfig(context.config.Section("admission"), base_dir, std::move(generated));
   if (!config.ok()) return config.status();
-  return std::unique_ptr<AdmissionStage>(new AdmissionStage(context, std::move(*config)));
+  auto rbac = std::make_shared<RbacStores>();
+  if (config->authorization_mode == "RBAC") {
+    config->authorizer = Authorizer::Rbac([rbac] { return rbac->Current(); });
+  }
+  return std::unique_ptr<AdmissionStage>(new AdmissionStage(context, std::move(*config), std::move(rbac)));
 }
 
 Status AdmissionStage::Start() {
@@ -233,8 +239,10 @@ Status AdmissionStage::Start() {
   limit_ranges_ = std::make_unique<client::Store>(context_.bus, context_.Endpoint("api"), context_.Endpoint("watch"),
                                                   model::KindPrefix(model::Kind("LimitRange")));
   limit_ranges_->Start();
+  rbac_->Start(context_.bus, context_.Endpoint("api"), context_.Endpoint("watch"));
   stopping_ = false;
   bootstrap_ = std::thread([this] { Bootstrap(); });
+  namespace_finalizer_ = std::thread([this] { FinalizeNamespaces(); });
   server_ = std::make_unique<bus::RpcServer>(
       context_.bus, context_.Endpoint("submit"), kWorkers,
       [this](const msg::Envelope& request, std::string_view, flatbuffers::FlatBufferBuilder& fbb) {
@@ -250,10 +258,17 @@ void AdmissionStage::Stop() {
   // Bootstrap first, so that no request waits for it while the server stops.
   stopping_ = true;
   bootstrap_cv_.notify_all();
+  // Every follower is told at once, so that their reads in flight end
+  // together rather than one after the other.
+  if (namespaces_) namespaces_->RequestStop();
+  if (limit_ranges_) limit_ranges_->RequestStop();
+  rbac_->RequestStop();
   if (bootstrap_.joinable()) bootstrap_.join();
+  if (namespace_finalizer_.joinable()) namespace_finalizer_.join();
   if (server_) server_->Stop();
   if (namespaces_) namespaces_->Stop();
   if (limit_ranges_) limit_ranges_->Stop();
+  rbac_->Stop();
   std::lock_guard<std::mutex> lock(pool_mu_);
   pool_.clear();
 }

@@ -18,6 +18,7 @@
 #include "bus/bus.h"
 #include "pipeline/stage.h"
 #include "stages/admission/admission.h"
+#include "stages/admission/rbac_stores.h"
 #include "client/client.h"
 #include "client/store.h"
 
@@ -41,8 +42,8 @@ class AdmissionStage {
     client::ApiClient client;
   };
 
-  AdmissionStage(pipeline::StageContext& context, AdmissionConfig config)
-      : context_(context), config_(std::move(config)) {}
+  AdmissionStage(pipeline::StageContext& context, AdmissionConfig config, std::shared_ptr<RbacStores> rbac)
+      : context_(context), config_(std::move(config)), rbac_(std::move(rbac)) {}
   bus::ReplyBody Handle(const msg::Envelope& request, flatbuffers::FlatBufferBuilder& fbb);
 
   // What creating a manifest's documents came to.
@@ -64,6 +65,13 @@ class AdmissionStage {
   // kube-system, kube-public, kube-node-lease) and their default
   // ServiceAccounts, retrying until the log takes them.
   void Bootstrap();
+  // The namespace controller's deletion, until the controllers stage
+  // takes it (namespace_deletion.cc): every kNamespaceScan, each
+  // Terminating namespace has its objects deleted and, once empty, its
+  // `kubernetes` finalizer removed and then itself.
+  void FinalizeNamespaces();
+  // Deletes what `ns` holds; whether it held nothing.
+  bool EmptyNamespace(Worker& worker, const std::string& ns);
   // Waits up to kBootstrapWait for Bootstrap; whether it finished.
   bool AwaitBootstrap();
   std::unique_ptr<Worker> Borrow();
@@ -71,6 +79,7 @@ class AdmissionStage {
 
   pipeline::StageContext& context_;
   const AdmissionConfig config_;
+  const std::shared_ptr<RbacStores> rbac_;  // what the RBAC authorizer reads
   std::unique_ptr<bus::RpcServer> server_;
 
   std::mutex pool_mu_;
@@ -84,6 +93,8 @@ class AdmissionStage {
   static constexpr std::chrono::seconds kBootstrapWait{10};
   std::atomic<bool> stopping_{false};
   std::thread bootstrap_;
+  static constexpr std::chrono::milliseconds kNamespaceScan{500};
+  std::thread namespace_finalizer_;
   std::mutex bootstrap_mu_;
   std::condition_variable bootstrap_cv_;
   bool bootstrapped_ = false;  // GUARDED_BY(bootstrap_mu_)

@@ -22,7 +22,8 @@ std::string_view Bytes(const flatbuffers::Vector<uint8_t>* v) {
 
 // A reply: the status, the objects it carries, the revision it reflects.
 bus::ReplyBody Reply(flatbuffers::FlatBufferBuilder& fbb, const ApiStatusInfo& status,
-                     const std::vector<KeyValue>& objects = {}, int64_t revision = 0) {
+                     const std::vector<KeyValue>& objects = {}, int64_t revision = 0,
+                     const std::string& continue_token = {}) {
   std::vector<flatbuffers::Offset<msg::KeyValue>> kvs;
   for (const KeyValue& kv : objects) {
     kvs.push_back(msg::CreateKeyValue(fbb, fbb.CreateString(kv.key),
@@ -30,7 +31,8 @@ bus::ReplyBody Reply(flatbuffers::FlatBufferBuilder& fbb, const ApiStatusInfo& s
                                       kv.create_revision.value(), kv.mod_revision.value(), kv.version));
   }
   auto written = WriteApiStatus(fbb, status);
-  auto reply = msg::CreateApiReply(fbb, written, fbb.CreateVector(kvs), revision);
+  auto reply = msg::CreateApiReply(fbb, written, fbb.CreateVector(kvs), revision,
+                                   continue_token.empty() ? 0 : fbb.CreateString(continue_token));
   return {msg::Body::ApiReply, reply.Union()};
 }
 
@@ -38,8 +40,9 @@ bus::ReplyBody Failed(flatbuffers::FlatBufferBuilder& fbb, const ApiStatusInfo& 
 
 ApiStatusInfo Unavailable(const Status& s) { return InternalErrorStatus(s.ToString()); }
 
-// The objects of a list that its selectors select; a stored value that is
-// not a valid object of the kind is logged and left out.
+// The objects of a list that its selectors select. A stored value that is
+// not a valid object of the kind is logged and passed on as it is: the
+// client verifies what it reads, and names the key it could not use.
 struct Selection {
   model::LabelSelector labels;
   model::FieldSelector fields;
@@ -47,8 +50,8 @@ struct Selection {
   bool Selects(const model::KindInfo& kind, const KeyValue& kv) const {
     static auto log = Logger("stage.admission");
     if (!model::VerifyObject(kind, kv.value).ok()) {
-      log->warn("ignoring {}: not a valid {}", kv.key, kind.kind);
-      return false;
+      log->warn("{} is not a valid {}", kv.key, kind.kind);
+      return true;
     }
     if (labels.MatchesEverything() && fields.empty()) return true;
     const model::Value object = model::ToValue(kind, kv.value);
@@ -65,6 +68,42 @@ Result<Selection> ParseSelection(const model::KindInfo& kind, const msg::ApiRequ
   s.labels = std::move(*labels);
   s.fields = std::move(*fields);
   return s;
+}
+
+// The body of a create as the URL places it: exactly one object, of the
+// URL's kind, in the URL's namespace (given it when it names none). Checked
+// before anything is admitted or written.
+Result<std::string> CreateBody(const model::KindInfo& kind, const std::string& ns, std::string_view text) {
+  if (text.size() > Admission::kMaxRequestBytes) return std::string(text);  // refused as too large by admission
+  Result<std::vector<model::Value>> docs = model::ParseYaml(text);
+  if (!docs.ok()) return docs.status();
+  std::erase_if(*docs, [](const model::Value& v) { return v.kind() == model::Value::Kind::kNull; });
+  if (docs->size() != 1 || (*docs)[0].kind() != model::Value::Kind::kObject) {
+    return Status::Invalid("a create takes exactly one object, not " + std::to_string(docs->size()));
+  }
+  model::Value& object = (*docs)[0];
+  auto text_of = [&](const model::Value* v) {
+    return v != nullptr && v->kind() == model::Value::Kind::kString ? v->string_value() : std::string();
+  };
+  const std::string body_kind = text_of(object.Find("kind"));
+  if (model::FindKind(text_of(object.Find("apiVersion")), body_kind) != &kind) {
+    return Status::Invalid("the kind of the object (" + body_kind + ") does not match the kind on the URL (" +
+                           std::string(kind.kind) + ")");
+  }
+  if (!kind.namespaced) return std::string(text);
+  model::Value* meta = object.Find("metadata");
+  if (meta == nullptr || meta->kind() != model::Value::Kind::kObject) return std::string(text);  // refused later
+  const std::string body_ns = text_of(meta->Find("namespace"));
+  if (!body_ns.empty() && body_ns != ns) {
+    return Status::Invalid("the namespace of the provided object does not match the namespace sent on the request");
+  }
+  if (!body_ns.empty()) return std::string(text);
+  if (model::Value* empty = meta->Find("namespace")) {
+    *empty = model::Value::String(ns);
+  } else {
+    meta->Set("namespace", model::Value::String(ns));
+  }
+  return model::ToJson(object);
 }
 
 }  // namespace
@@ -87,8 +126,10 @@ bus::ReplyBody AdmissionStage::HandleApi(Worker& worker, const msg::ApiRequest& 
   std::string ns = kind->namespaced ? Text(request.namespace_()) : "";
   // A namespaced request names its namespace; only a list may span them all.
   if (kind->namespaced && ns.empty() && verb != "list") ns = "default";
-  if (!config_.authorizer.Allows(*user, verb, kind->resource, ns)) {
-    return Failed(fbb, ForbiddenStatus(user->name, verb, *kind, ns, name));
+  const RequestAttributes asked{verb, std::string(model::ApiGroup(*kind)), std::string(kind->resource), subresource,
+                                ns, verb == "list" || verb == "deletecollection" ? "" : name};
+  if (!config_.authorizer.Allows(*user, asked)) {
+    return Failed(fbb, ForbiddenStatus(user->name, verb, *kind, ns, asked.name, subresource));
   }
   const bool named = verb != "list" && verb != "create" && verb != "deletecollection";
   if (named && name.empty()) return Failed(fbb, BadRequestStatus("resource name may not be empty"));
@@ -96,7 +137,9 @@ bus::ReplyBody AdmissionStage::HandleApi(Worker& worker, const msg::ApiRequest& 
   const bool dry_run = request.dry_run();
 
   if (verb == "create") {
-    Created created = CreateObjects(worker, Text(request.token()), Bytes(request.body()), dry_run);
+    Result<std::string> body = CreateBody(*kind, ns, Bytes(request.body()));
+    if (!body.ok()) return Failed(fbb, BadRequestStatus(body.status().message()));
+    Created created = CreateObjects(worker, Text(request.token()), *body, dry_run);
     if (created.failure) return Failed(fbb, *created.failure);
     if (created.results.size() != 1) {
       return Failed(fbb, BadRequestStatus("a create takes exactly one object, not " +
@@ -111,22 +154,39 @@ bus::ReplyBody AdmissionStage::HandleApi(Worker& worker, const msg::ApiRequest& 
   if (verb == "get") {
     Result<std::optional<KeyValue>> stored = worker.client.Get(key);
     if (!stored.ok()) return Failed(fbb, Unavailable(stored.status()));
-    if (!stored->has_value() || !model::VerifyObject(*kind, (*stored)->value).ok()) {
-      return Failed(fbb, NotFoundStatus(*kind, name));
-    }
+    // A value that is not a valid object goes out as it is, for the client
+    // (which verifies what it reads) to name.
+    if (!stored->has_value()) return Failed(fbb, NotFoundStatus(*kind, name));
     return Reply(fbb, model::OkStatus(*kind, name), {**stored}, (*stored)->mod_revision.value());
   }
 
   if (verb == "list" || verb == "deletecollection") {
     Result<Selection> selection = ParseSelection(*kind, request);
     if (!selection.ok()) return Failed(fbb, BadRequestStatus(selection.status().message()));
-    Result<RangeResult> all = worker.client.List(model::KindPrefix(*kind, ns));
-    if (!all.ok()) return Failed(fbb, Unavailable(all.status()));
+    // A page when asked for one (?limit=, ?continue=), else everything.
+    const bool paged = verb == "list" && request.limit() > 0;
+    RangeRequest page = RangeRequest::Prefix(model::KindPrefix(*kind, ns));
+    page.limit = request.limit();
+    page.continue_token = Text(request.continue_token());
+    Result<RangeResult> all = paged ? worker.client.Read(page) : worker.client.List(page.key);
+    if (!all.ok()) {
+      if (all.status().code() == Code::kCompacted) {
+        return Failed(fbb, model::ApiStatusInfo{"Failure", 410, "Expired",
+                                                "The provided continue parameter is too old to display a consistent "
+                                                "list result. You can start a new list without the continue parameter.",
+                                                {}});
+      }
+      if (all.status().code() == Code::kInvalid) return Failed(fbb, BadRequestStatus(all.status().message()));
+      return Failed(fbb, Unavailable(all.status()));
+    }
     std::vector<KeyValue> selected;
     for (KeyValue& kv : all->kvs) {
       if (selection->Selects(*kind, kv)) selected.push_back(std::move(kv));
     }
-    if (verb == "list") return Reply(fbb, model::OkStatus(*kind, ""), selected, all->revision.value());
+    if (verb == "list") {
+      return Reply(fbb, model::OkStatus(*kind, ""), selected, all->revision.value(),
+                   all->more ? all->continue_token : std::string());
+    }
     // deletecollection: each selected object as a delete of its own.
     DeleteOptions options;
     if (request.grace_period_seconds()) options.grace_period_seconds = *request.grace_period_seconds();
@@ -169,8 +229,7 @@ bus::ReplyBody AdmissionStage::HandleApi(Worker& worker, const msg::ApiRequest& 
       return Failed(fbb, model::ApiStatusInfo{"Failure", 415, "UnsupportedMediaType",
                                               "the body of the request was in an unknown format - accepted media "
                                               "types include: application/json-patch+json, "
-                                              "application/merge-patch+json, application/apply-patch+yaml, "
-                                              "application/strategic-merge-patch+json",
+                                              "application/merge-patch+json, application/strategic-merge-patch+json",
                                               {}});
     }
     patch_type = *type;
@@ -181,6 +240,7 @@ bus::ReplyBody AdmissionStage::HandleApi(Worker& worker, const msg::ApiRequest& 
   const std::string_view body = Bytes(request.body());
 
   ChangeOutcome decided;
+  bool decided_once = false;  // the stored object was read and decided on
   bool found = true;
   int64_t seen = 0;  // the revision the change was decided on
   client::UpdateItem item;
@@ -191,6 +251,7 @@ bus::ReplyBody AdmissionStage::HandleApi(Worker& worker, const msg::ApiRequest& 
       return client::Mutation::Skip();
     }
     found = true;
+    decided_once = true;
     seen = current->mod_revision.value();
     const StoredObject stored{current->key, current->value, current->mod_revision.value()};
     if (verb == "update") {
@@ -208,6 +269,7 @@ bus::ReplyBody AdmissionStage::HandleApi(Worker& worker, const msg::ApiRequest& 
   policy.max_attempts = 4;
   client::UpdateOutcome outcome = client::Update(worker.client, std::move(item), policy);
   if (!found) return Failed(fbb, NotFoundStatus(*kind, name));
+  if (!decided_once) return Failed(fbb, Unavailable(outcome.status));  // the read failed
   if (!decided.ok()) return Failed(fbb, decided.status);
   if (!outcome.status.ok()) {
     if (outcome.status.code() == Code::kConflict) return Failed(fbb, model::ConflictStatus(*kind, name));

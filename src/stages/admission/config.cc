@@ -68,8 +68,12 @@ Result<AdmissionConfig> Parse(const YAML::Node& section, std::string_view base_d
     return config;
   }
   if (!section.IsMap()) return Status::Invalid("admission: must be a map");
+  if (section["policy"]) {
+    return Status::Invalid("admission.policy: replaced by RBAC; store Roles, ClusterRoles and their bindings "
+                           "instead (config/README.md, Authorization)");
+  }
   PODFLOW_RETURN_IF_ERROR(
-      CheckKeys(section, {"tokens", "tokenFile", "serviceClusterIPRange", "policy", "enablePlugins", "disablePlugins"},
+      CheckKeys(section, {"tokens", "tokenFile", "serviceClusterIPRange", "authorizationMode", "enablePlugins", "disablePlugins"},
                 "admission"));
   if (const YAML::Node list = section["tokens"]) {
     for (size_t i = 0; i < list.size(); ++i) {
@@ -110,27 +114,13 @@ Result<AdmissionConfig> Parse(const YAML::Node& section, std::string_view base_d
     config.cluster_ips = std::move(*ips);
   }
 
-  if (const YAML::Node policy = section["policy"]) {
-    std::vector<PolicyRule> rules;
-    for (size_t i = 0; i < policy.size(); ++i) {
-      const YAML::Node r = policy[i];
-      std::string where = "admission.policy[" + std::to_string(i) + "]";
-      PODFLOW_RETURN_IF_ERROR(
-          CheckKeys(r, {"user", "group", "verbs", "namespaces", "resources"}, where));
-      PolicyRule rule;
-      rule.user = yaml::As<std::string>(r["user"]).value_or("");
-      rule.group = yaml::As<std::string>(r["group"]).value_or("");
-      for (auto [key, list] : {std::pair{"verbs", &rule.verbs}, std::pair{"namespaces", &rule.namespaces},
-                               std::pair{"resources", &rule.resources}}) {
-        Result<std::vector<std::string>> values = StringList(r[key], where + "." + key);
-        if (!values.ok()) return values.status();
-        *list = std::move(values).value();
-      }
-      rules.push_back(std::move(rule));
+  if (const YAML::Node mode = section["authorizationMode"]) {
+    Result<std::string> name = String(mode);
+    if (!name.ok()) return name.status();
+    if (*name != "RBAC" && *name != "AlwaysAllow") {
+      return Status::Invalid("admission.authorizationMode: \"" + *name + "\" is not RBAC or AlwaysAllow");
     }
-    Result<Authorizer> authz = Authorizer::Create(std::move(rules));
-    if (!authz.ok()) return Status::Invalid("admission." + authz.status().message());
-    config.authorizer = std::move(*authz);
+    config.authorization_mode = *name;
   }
 
   // --enable-admission-plugins / --disable-admission-plugins.

@@ -2,6 +2,8 @@
 // plugins do it.
 #include "stages/admission/defaults.h"
 
+#include "model/conditions.h"
+
 #include <algorithm>
 #include <map>
 
@@ -217,6 +219,13 @@ void PreparePodForCreate(api::PodT& pod) {
   pod.status = std::make_unique<api::PodStatusT>();
   pod.status->phase = api::PodPhase::Pending;
   pod.status->qos_class = QosClass(*pod.spec);
+  // A gated pod says why it waits, as kube-apiserver marks it on create.
+  if (!pod.spec->scheduling_gates.empty()) {
+    model::SetCondition(*pod.status,
+                        {"PodScheduled", api::ConditionStatus::False, "SchedulingGated",
+                         "Scheduling is blocked due to non-empty scheduling gates"},
+                        pod.metadata ? pod.metadata->creation_timestamp : std::string());
+  }
 }
 
 void DefaultPriorityClass(api::PriorityClassT& pc) {

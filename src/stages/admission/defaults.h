@@ -65,7 +65,8 @@ void DefaultPodTemplate(std::unique_ptr<api::PodTemplateSpecT>& tmpl);
 // are plugins' (plugins/). Priority and
 // preemptionPolicy are left to the Priority plugin (priority.h).
 void DefaultPod(api::PodT& pod);
-// A pod's status on create, after the plugins: Pending, its QoS class.
+// A pod's status on create, after the plugins: Pending, its QoS class,
+// and PodScheduled=False (SchedulingGated) while it has scheduling gates.
 void PreparePodForCreate(api::PodT& pod);
 // PriorityClass defaults: preemptionPolicy PreemptLowerPriority.
 void DefaultPriorityClass(api::PriorityClassT& pc);

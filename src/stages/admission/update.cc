@@ -47,6 +47,13 @@ bool Contains(const std::vector<std::string>& list, const std::string& s) {
   return std::find(list.begin(), list.end(), s) != list.end();
 }
 
+// A namespace's own finalizers (spec.finalizers: `kubernetes`) hold it too.
+template <typename T>
+bool HasSpecFinalizers(const T&) {
+  return false;
+}
+bool HasSpecFinalizers(const api::NamespaceT& ns) { return ns.spec != nullptr && !ns.spec->finalizers.empty(); }
+
 template <typename T>
 ChangeOutcome UpdateTyped(const model::KindInfo& kind, const model::Object& object, const StoredObject& stored,
                           std::string_view subresource) {
@@ -110,6 +117,8 @@ ChangeOutcome UpdateTyped(const model::KindInfo& kind, const model::Object& obje
     if constexpr (HasStatus<T>) next->status = Copy(old->status);
     DefaultKind(*next);
     KeepAllocated(*old, *next);
+    // Defaulting stamps a new object's generation; an update keeps it.
+    next->metadata->generation = was.generation;
   }
   next->metadata->resource_version.clear();
   next->metadata->self_link.clear();
@@ -134,8 +143,9 @@ ChangeOutcome UpdateTyped(const model::KindInfo& kind, const model::Object& obje
   // once the kubelet has stopped it: its grace period is then 0).
   const api::ObjectMetaT& now = *next->metadata;
   const bool graceful = now.deletion_grace_period_seconds.value_or(0) > 0;
-  out.write = !now.deletion_timestamp.empty() && now.finalizers.empty() && !graceful ? ChangeOutcome::Write::kDelete
-                                                                                       : ChangeOutcome::Write::kPut;
+  const bool held = !now.finalizers.empty() || HasSpecFinalizers(*next);
+  out.write = !now.deletion_timestamp.empty() && !held && !graceful ? ChangeOutcome::Write::kDelete
+                                                                    : ChangeOutcome::Write::kPut;
   if (out.write == ChangeOutcome::Write::kDelete) out.bytes = stored.bytes;
   return out;
 }
@@ -149,8 +159,7 @@ int64_t PodGracePeriod(const api::PodT& pod, const DeleteOptions& options) {
     return 0;
   }
   int64_t grace = options.grace_period_seconds.value_or(pod.spec->termination_grace_period_seconds.value_or(30));
-  // A negative period is taken as the shortest one (kubectl's --force with
-  // --grace-period=0 sends 0 itself).
+  // A negative period is taken as the shortest one.
   return grace < 0 ? 1 : grace;
 }
 
@@ -166,25 +175,20 @@ void MarkTerminating(T&) {}
 void MarkTerminating(api::NamespaceT& ns) { Ensure(ns.status).phase = api::NamespacePhase::Terminating; }
 
 template <typename T>
-bool HasSpecFinalizers(const T&) {
-  return false;
-}
-bool HasSpecFinalizers(const api::NamespaceT& ns) { return ns.spec != nullptr && !ns.spec->finalizers.empty(); }
-
-template <typename T>
 ChangeOutcome DeleteTyped(const model::KindInfo& kind, const StoredObject& stored, const DeleteOptions& options,
                           std::chrono::system_clock::time_point now) {
   ChangeOutcome out;
   auto object = model::Unpack<typename T::TableType>(stored.bytes);
   api::ObjectMetaT& meta = Ensure(object->metadata);
   const std::string name = meta.name;
-  // The garbage collector's finalizers record the propagation asked for.
-  auto set_policy = [&](const std::string& add, const std::string& drop) {
-    std::erase(meta.finalizers, drop);
-    if (!Contains(meta.finalizers, add)) meta.finalizers.push_back(add);
-  };
-  if (options.propagation_policy == "Foreground") set_policy("foregroundDeletion", "orphan");
-  if (options.propagation_policy == "Orphan") set_policy("orphan", "foregroundDeletion");
+  // Background drops what an earlier Foreground or Orphan asked of the
+  // garbage collector. Foreground and Orphan record nothing yet: with no
+  // garbage collector to act on the finalizers they would hold the object
+  // for ever; until one comes they delete as Background does.
+  if (options.propagation_policy == "Background") {
+    std::erase(meta.finalizers, std::string("foregroundDeletion"));
+    std::erase(meta.finalizers, std::string("orphan"));
+  }
 
   const int64_t grace = GracePeriod(*object, options);
   const bool waits = !meta.finalizers.empty() || grace > 0 || HasSpecFinalizers(*object);
@@ -243,6 +247,14 @@ ChangeOutcome Admission::Patch(const model::KindInfo& kind, std::string_view nam
                                               : patch.status().message()));
     return out;
   }
+  if (type == model::PatchType::kJson && (*patch)[0].kind() == model::Value::Kind::kArray &&
+      (*patch)[0].items().size() > model::kMaxJsonPatchOperations) {
+    out.status = model::RequestEntityTooLargeStatus(static_cast<int64_t>(model::kMaxJsonPatchOperations));
+    out.status.message = "Request entity too large: The allowed count of operations in a JSON patch is " +
+                         std::to_string(model::kMaxJsonPatchOperations) + ", while the request has " +
+                         std::to_string((*patch)[0].items().size());
+    return out;
+  }
   // The patch sees the object as a client reads it, resourceVersion
   // included: a patch that names a stale one conflicts.
   model::Value current = model::ToValue(kind, stored.bytes);
@@ -294,12 +306,6 @@ ChangeOutcome Admission::Delete(const model::KindInfo& kind, const StoredObject&
   if (!policy.empty() && policy != "Foreground" && policy != "Background" && policy != "Orphan") {
     out.status = Unprocessable("DeleteOptions.meta.k8s.io \"\" is invalid: propagationPolicy: Unsupported value: " +
                                GoQuote(policy) + ": supported values: \"Foreground\", \"Background\", \"Orphan\"");
-    return out;
-  }
-  if (options.grace_period_seconds && *options.grace_period_seconds < 0) {
-    out.status = Unprocessable("DeleteOptions.meta.k8s.io \"\" is invalid: gracePeriodSeconds: Invalid value: " +
-                               std::to_string(*options.grace_period_seconds) +
-                               ": must be greater than or equal to 0");
     return out;
   }
   model::VisitKind(kind, [&]<typename T>() { out = DeleteTyped<typename T::NativeTableType>(kind, stored, options, clock_()); });

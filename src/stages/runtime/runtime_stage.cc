@@ -131,6 +131,7 @@ class RuntimeLoop {
     const bool deleting = pod->metadata() && pod->metadata()->deletion_timestamp() &&
                           pod->metadata()->deletion_timestamp()->size() > 0;
     unhosted_.erase(kv.key);
+    if (!deleting) terminating_.erase(kv.key);  // a pod made again under the name
     if (deleting && agents_.HasNode(node)) {
       // Deleted: its containers are stopped, once; the status stage then
       // removes it.
@@ -150,7 +151,9 @@ class RuntimeLoop {
         agents_.RemovePod(kv.key);
         outbox_.Forget(kv.key);
       }
-      if (!node.empty() && !deleting) unhosted_[kv.key] = kv;
+      // Bound to a node not adopted yet: handed over when it is (a
+      // deleted one then to be stopped).
+      if (!node.empty()) unhosted_[kv.key] = kv;
       return;
     }
     const std::string uid = pod->metadata() && pod->metadata()->uid() ? pod->metadata()->uid()->str() : "";

@@ -73,6 +73,10 @@ TEST_CASE("JSON patch applies RFC 6902's operations in order") {
   CHECK(Apply(PatchType::kJson, "Pod", target, R"([{"op":"add","path":"/baz/5","value":1}])") ==
         "error: add operation does not apply: index out of range: /baz/5");
   CHECK(Apply(PatchType::kJson, "Pod", target, R"([{"op":"frob","path":"/foo"}])") == "error: Unexpected kind: frob");
+  CHECK(Apply(PatchType::kJson, "Pod", target, R"([{"op":"remove"}])") == "error: operation missing path field");
+  // "test" compares as JSON does: members in any order, numbers by value.
+  CHECK(Apply(PatchType::kJson, "Pod", R"({"o":{"a":1,"b":2.0}})", R"([{"op":"test","path":"/o","value":{"b":2,"a":1.0}}])") ==
+        R"({"o":{"a":1,"b":2}})");
   CHECK(Apply(PatchType::kJson, "Pod", target, R"({"op":"add"})").starts_with("error: json: cannot unmarshal object"));
 }
 

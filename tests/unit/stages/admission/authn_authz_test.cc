@@ -1,7 +1,8 @@
-// Token file parsing, authentication and the authorization policy.
+// Token file parsing, authentication and RBAC authorization.
 #include <yaml-cpp/yaml.h>
 
 #include "admission_fixture.h"
+#include "stages/admission/rbac.h"
 
 namespace podflow::admission {
 namespace {
@@ -103,77 +104,107 @@ TEST_CASE("authentication outcomes", "[admission][authn]") {
   }
 }
 
-TEST_CASE("authorization: allow and deny", "[admission][authz]") {
-  auto authz = Authorizer::Create({
-      {"alice", "", {"create", "get"}, {"default"}, {"pods"}},
-      {"", "viewers", {"get", "list", "watch"}, {"*"}, {"*"}},
-      {"bob", "", {"*"}, {"*"}, {"nodes", "svc"}},
-  });
-  REQUIRE(authz.ok());
+// The RBAC objects of `manifests`, admitted and unpacked as the stage's
+// stores hold them.
+std::shared_ptr<const RbacPolicy> PolicyOf(const std::string& manifests) {
+  auto policy = std::make_shared<RbacPolicy>();
+  Admission admission = testing::TestAdmission();
+  AdmitReply reply = admission.Admit(testing::kAdminToken, manifests);
+  REQUIRE_FALSE(reply.failure.has_value());
+  for (const AdmissionOutcome& o : reply.results) {
+    INFO(o.status.message);
+    REQUIRE(o.admitted());
+    const std::string_view kind = o.kind->kind;
+    if (kind == "Role") policy->roles.push_back(model::Unpack<api::Role>(o.bytes));
+    if (kind == "ClusterRole") policy->cluster_roles.push_back(model::Unpack<api::ClusterRole>(o.bytes));
+    if (kind == "RoleBinding") policy->role_bindings.push_back(model::Unpack<api::RoleBinding>(o.bytes));
+    if (kind == "ClusterRoleBinding") {
+      policy->cluster_role_bindings.push_back(model::Unpack<api::ClusterRoleBinding>(o.bytes));
+    }
+  }
+  return policy;
+}
+
+constexpr std::string_view kRbacObjects = R"(
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: pod-reader, namespace: default}
+rules:
+- {apiGroups: [""], resources: [pods], verbs: [get, list, watch]}
+- {apiGroups: [""], resources: [pods/status], verbs: [patch]}
+- {apiGroups: [""], resources: [configmaps], resourceNames: [settings], verbs: [get, update]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: alice-reads-pods, namespace: default}
+subjects: [{kind: User, name: alice, apiGroup: rbac.authorization.k8s.io}]
+roleRef: {kind: Role, name: pod-reader, apiGroup: rbac.authorization.k8s.io}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: viewers}
+subjects: [{kind: Group, name: viewers, apiGroup: rbac.authorization.k8s.io}]
+roleRef: {kind: ClusterRole, name: view, apiGroup: rbac.authorization.k8s.io}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: robot-edits, namespace: default}
+subjects: [{kind: ServiceAccount, name: robot}]
+roleRef: {kind: ClusterRole, name: edit, apiGroup: rbac.authorization.k8s.io}
+)";
+
+TEST_CASE("RBAC: an allow and deny matrix per verb, resource, namespace and subject", "[admission][authz]") {
+  const std::shared_ptr<const RbacPolicy> policy = PolicyOf(BootstrapRbacManifest() + "---" + std::string(kRbacObjects));
+  const Authorizer authz = Authorizer::Rbac([policy] { return policy; });
   const UserInfo alice{"alice", "1", {"system:authenticated"}};
-  const UserInfo bob{"bob", "2", {"system:authenticated"}};
   const UserInfo viewer{"carol", "3", {"viewers", "system:authenticated"}};
+  const UserInfo robot{"system:serviceaccount:default:robot", "4", {"system:serviceaccounts", "system:authenticated"}};
+  const UserInfo nobody{"mallory", "5", {"system:authenticated"}};
   const UserInfo master{"root", "0", {"system:masters"}};
   struct Case {
     const UserInfo* user;
-    std::string verb, resource, namespace_;
+    RequestAttributes request;
     bool allowed;
   };
   const std::vector<Case> cases = {
-      {&alice, "create", "pods", "default", true},
-      {&alice, "create", "pods", "prod", false},
-      {&alice, "delete", "pods", "default", false},
-      {&alice, "create", "services", "default", false},
-      {&viewer, "list", "pods", "prod", true},
-      {&viewer, "watch", "nodes", "", true},
-      {&viewer, "create", "pods", "default", false},
-      {&bob, "create", "nodes", "", true},
-      {&bob, "delete", "services", "prod", true},  // "svc" means services
-      {&bob, "create", "pods", "default", false},
-      {&master, "delete", "nodes", "", true},
+      {&alice, {"get", "", "pods", "", "default", "web"}, true},
+      {&alice, {"list", "", "pods", "", "default", ""}, true},
+      {&alice, {"list", "", "pods", "", "prod", ""}, false},        // a RoleBinding is its namespace's only
+      {&alice, {"list", "", "pods", "", "", ""}, false},            // every namespace: the cluster scope
+      {&alice, {"delete", "", "pods", "", "default", "web"}, false},
+      {&alice, {"patch", "", "pods", "status", "default", "web"}, true},  // pods/status
+      {&alice, {"patch", "", "pods", "", "default", "web"}, false},
+      {&alice, {"get", "", "configmaps", "", "default", "settings"}, true},  // resourceNames
+      {&alice, {"get", "", "configmaps", "", "default", "other"}, false},
+      {&alice, {"list", "", "configmaps", "", "default", ""}, false},      // a list names nothing
+      {&viewer, {"list", "apps", "deployments", "", "prod", ""}, true},
+      {&viewer, {"list", "", "pods", "", "", ""}, true},
+      {&viewer, {"get", "", "secrets", "", "default", "token"}, false},    // view does not read secrets
+      {&viewer, {"create", "", "pods", "", "default", ""}, false},
+      {&viewer, {"get", "apps", "pods", "", "default", "web"}, false},     // the API group counts
+      {&robot, {"create", "", "pods", "", "default", ""}, true},
+      {&robot, {"get", "", "secrets", "", "default", "token"}, true},
+      {&robot, {"create", "", "pods", "", "prod", ""}, false},
+      {&robot, {"create", "rbac.authorization.k8s.io", "roles", "", "default", ""}, false},
+      {&nobody, {"get", "", "pods", "", "default", "web"}, false},
+      {&master, {"delete", "", "nodes", "", "", "node-1"}, true},
   };
   for (const Case& c : cases) {
-    SECTION(c.user->name + " " + c.verb + " " + c.resource + " in '" + c.namespace_ + "'") {
-      CHECK(authz->Allows(*c.user, c.verb, c.resource, c.namespace_) == c.allowed);
+    const RequestAttributes& r = c.request;
+    SECTION(c.user->name + " " + r.verb + " " + r.api_group + "/" + r.resource + "/" + r.subresource + " " +
+            r.name + " in '" + r.namespace_ + "'") {
+      CHECK(authz.Allows(*c.user, r) == c.allowed);
     }
   }
-  SECTION("a rule for some namespaces does not cover cluster-scoped kinds") {
-    auto only_default = Authorizer::Create({{"alice", "", {"*"}, {"default"}, {"*"}}});
-    REQUIRE(only_default.ok());
-    CHECK_FALSE(only_default->Allows(alice, "create", "nodes", ""));
-    CHECK(only_default->Allows(alice, "create", "pods", "default"));
-  }
-  SECTION("no policy: every authenticated user may do anything") {
-    CHECK(Authorizer().Allows(alice, "delete", "nodes", ""));
-  }
-}
-
-TEST_CASE("authorization: bad policies", "[admission][authz]") {
-  struct Case {
-    PolicyRule rule;
-    std::string error;
-  };
-  const std::vector<Case> cases = {
-      {{"", "", {"get"}, {}, {"pods"}}, "policy rule 0: set exactly one of user and group"},
-      {{"a", "g", {"get"}, {}, {"pods"}}, "policy rule 0: set exactly one of user and group"},
-      {{"a", "", {}, {}, {"pods"}}, "policy rule 0: verbs is empty"},
-      {{"a", "", {"run"}, {}, {"pods"}},
-       "policy rule 0: unknown verb \"run\" (create, get, list, watch, update, patch, delete, *)"},
-      {{"a", "", {"get"}, {}, {}}, "policy rule 0: resources is empty"},
-      {{"a", "", {"get"}, {}, {"widgets"}}, "policy rule 0: unknown resource \"widgets\""},
-  };
-  for (const Case& c : cases) {
-    SECTION(c.error) {
-      auto got = Authorizer::Create({c.rule});
-      REQUIRE_FALSE(got.ok());
-      CHECK(got.status().message() == c.error);
-    }
+  SECTION("AlwaysAllow: every authenticated user may do anything") {
+    CHECK(Authorizer().Allows(nobody, {"delete", "", "nodes", "", "", "node-1"}));
   }
 }
 
 TEST_CASE("Admit: a denied create is Forbidden, worded as Kubernetes", "[admission][authz]") {
   AdmissionConfig config = testing::TestConfig();
-  config.authorizer = *Authorizer::Create({{"alice", "", {"get"}, {"*"}, {"*"}}});
+  const std::shared_ptr<const RbacPolicy> policy = PolicyOf(std::string(kRbacObjects));
+  config.authorizer = Authorizer::Rbac([policy] { return policy; });
   Admission admission = testing::TestAdmission(std::move(config));
   SECTION("namespaced") {
     AdmitReply reply = admission.Admit(kAliceToken, testing::ReadManifest("nginx-pod.yaml"));
@@ -205,13 +236,12 @@ TEST_CASE("Admit: a denied create is Forbidden, worded as Kubernetes", "[admissi
 }
 
 TEST_CASE("admission config from YAML", "[admission][config]") {
-  SECTION("a section with tokens, a cluster IP range and a policy") {
+  SECTION("a section with tokens, a cluster IP range and an authorization mode") {
     YAML::Node node = YAML::Load(R"(
 tokens:
   - {token: podflow-admin-token, user: admin, uid: "1", groups: ["system:masters"]}
 serviceClusterIPRange: 10.96.0.0/12
-policy:
-  - {user: alice, verbs: [create], namespaces: [default], resources: [pods]}
+authorizationMode: AlwaysAllow
 )");
     auto config = ParseAdmissionConfig(node);
     INFO(config.status().ToString());
@@ -220,8 +250,8 @@ policy:
     REQUIRE(admin.ok());
     CHECK(admin->name == "admin");
     CHECK(config->cluster_ips.cidr() == "10.96.0.0/12");
-    CHECK(config->authorizer.Allows({"alice", "", {}}, "create", "pods", "default"));
-    CHECK_FALSE(config->authorizer.Allows({"alice", "", {}}, "create", "pods", "prod"));
+    CHECK(config->authorization_mode == "AlwaysAllow");
+    CHECK(ParseAdmissionConfig(YAML::Load("tokens: []"))->authorization_mode == "RBAC");
   }
   SECTION("errors") {
     struct Case {
@@ -234,9 +264,10 @@ policy:
          "admission.serviceClusterIPRange: service cluster IP range \"10.96.0.0\": not a CIDR "
          "(e.g. "
          "10.96.0.0/12)"},
-        {"policy: [{user: a, verbs: [fly], resources: [pods]}]",
-         "admission.policy rule 0: unknown verb \"fly\" (create, get, list, watch, update, patch, "
-         "delete, *)"},
+        {"policy: [{user: a, verbs: [get], resources: [pods]}]",
+         "admission.policy: replaced by RBAC; store Roles, ClusterRoles and their bindings instead "
+         "(config/README.md, Authorization)"},
+        {"authorizationMode: Webhook", "admission.authorizationMode: \"Webhook\" is not RBAC or AlwaysAllow"},
         {"tokenFile: /nonexistent/tokens.csv", "cannot read token file /nonexistent/tokens.csv"},
     };
     for (const Case& c : cases) {

@@ -137,10 +137,11 @@ TEST_CASE("generation counts spec changes of the kinds that have it") {
   INFO(out.status.message);
   REQUIRE(out.ok());
   CHECK(model::Unpack<api::Deployment>(out.bytes)->metadata->generation == 2);
+  const StoredObject second{stored.key, out.bytes, 12};
   out = admission.Patch(model::Kind("Deployment"), "default", was->metadata->name, "", model::PatchType::kMerge,
-                        R"({"metadata":{"labels":{"x":"y"}}})", stored);
+                        R"({"metadata":{"labels":{"x":"y"}}})", second);
   REQUIRE(out.ok());
-  CHECK(model::Unpack<api::Deployment>(out.bytes)->metadata->generation == 1);
+  CHECK(model::Unpack<api::Deployment>(out.bytes)->metadata->generation == 2);
   // The selector is fixed once created.
   out = admission.Patch(model::Kind("Deployment"), "default", was->metadata->name, "", model::PatchType::kMerge,
                         R"({"spec":{"selector":{"matchLabels":{"app":"other"}},"template":{"metadata":{"labels":{"app":"other"}}}}})",
@@ -224,6 +225,9 @@ TEST_CASE("Deleting a pod on a node is graceful; an unscheduled one goes at once
   // --grace-period=0 removes it at once.
   out = admission.Delete(model::Kind("Pod"), bound, DeleteOptions{0, ""});
   CHECK(out.write == ChangeOutcome::Write::kDelete);
+  // A negative period is the shortest one.
+  out = admission.Delete(model::Kind("Pod"), bound, DeleteOptions{-5, ""});
+  CHECK(PodOf(out)->metadata->deletion_grace_period_seconds == 1);
   out = admission.Delete(model::Kind("Pod"), bound, DeleteOptions{std::nullopt, "Sideways"});
   CHECK(out.status.message ==
         "DeleteOptions.meta.k8s.io \"\" is invalid: propagationPolicy: Unsupported value: \"Sideways\": supported "
@@ -243,7 +247,8 @@ data: {a: "1"}
   CHECK(out.write == ChangeOutcome::Write::kPut);
   auto cm = model::Unpack<api::ConfigMap>(out.bytes);
   CHECK(cm->metadata->deletion_timestamp == "2026-11-21T14:00:00Z");
-  CHECK(cm->metadata->finalizers == std::vector<std::string>{"example.com/hold", "foregroundDeletion"});
+  // No garbage collector yet to act on foregroundDeletion: nothing recorded.
+  CHECK(cm->metadata->finalizers == std::vector<std::string>{"example.com/hold"});
   const StoredObject deleting{stored.key, out.bytes, 8};
   // No finalizer may be added now.
   out = admission.Patch(model::Kind("ConfigMap"), "default", "held", "", model::PatchType::kStrategic,
@@ -252,12 +257,40 @@ data: {a: "1"}
         "ConfigMap \"held\" is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the object "
         "is being deleted, found new finalizers []string{\"example.com/more\"}");
   // Removing one keeps it; removing the last deletes it.
-  out = admission.Patch(model::Kind("ConfigMap"), "default", "held", "", model::PatchType::kJson,
-                        R"([{"op":"remove","path":"/metadata/finalizers/1"}])", deleting);
+  out = admission.Patch(model::Kind("ConfigMap"), "default", "held", "", model::PatchType::kStrategic,
+                        R"({"metadata":{"labels":{"a":"b"}}})", deleting);
   CHECK(out.write == ChangeOutcome::Write::kPut);
   out = admission.Patch(model::Kind("ConfigMap"), "default", "held", "", model::PatchType::kMerge,
                         R"({"metadata":{"finalizers":null}})", deleting);
   CHECK(out.write == ChangeOutcome::Write::kDelete);
+}
+
+TEST_CASE("A deleted namespace is Terminating until its own finalizer goes; updates keep it") {
+  Admission admission = TestAdmission();
+  const StoredObject stored = Stored("apiVersion: v1\nkind: Namespace\nmetadata: {name: team}\n");
+  ChangeOutcome out = admission.Delete(model::Kind("Namespace"), stored, {});
+  INFO(out.status.message);
+  REQUIRE(out.ok());
+  CHECK(out.write == ChangeOutcome::Write::kPut);
+  auto ns = model::Unpack<api::Namespace>(out.bytes);
+  CHECK(ns->status->phase == api::NamespacePhase::Terminating);
+  CHECK_FALSE(ns->metadata->deletion_timestamp.empty());
+  const StoredObject terminating{stored.key, out.bytes, 9};
+  out = admission.Patch(model::Kind("Namespace"), "", "team", "", model::PatchType::kMerge,
+                        R"({"metadata":{"labels":{"x":"y"}}})", terminating);
+  CHECK(out.write == ChangeOutcome::Write::kPut);
+}
+
+TEST_CASE("A JSON patch of more than 10000 operations is refused whole") {
+  const StoredObject stored = Stored(kPod);
+  std::string ops = "[";
+  for (int i = 0; i <= 10000; ++i) ops += std::string(i ? "," : "") + R"({"op":"test","path":"/kind","value":"Pod"})";
+  ops += "]";
+  ChangeOutcome out = PatchPod(stored, "json", ops);
+  CHECK(out.status.code == 413);
+  CHECK(out.status.message ==
+        "Request entity too large: The allowed count of operations in a JSON patch is 10000, while the request has "
+        "10001");
 }
 
 }  // namespace

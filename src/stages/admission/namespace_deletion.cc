@@ -1,0 +1,81 @@
+// The namespace controller's deletion work, run beside the API until the
+// controllers stage takes it: a Terminating namespace has every object in
+// it deleted (pods gracefully, as any delete), and once none is left its
+// `kubernetes` finalizer is removed and the namespace goes.
+#include "base/logging.h"
+#include "client/update.h"
+#include "model/objects.h"
+#include "policy_generated.h"
+#include "stages/admission/admission_stage.h"
+
+namespace podflow::admission {
+
+bool AdmissionStage::EmptyNamespace(Worker& worker, const std::string& ns) {
+  static auto log = Logger("stage.admission");
+  bool empty = true;
+  for (const model::KindInfo& kind : model::Kinds()) {
+    if (!kind.namespaced) continue;
+    Result<RangeResult> objects = worker.client.List(model::KindPrefix(kind, ns));
+    if (!objects.ok()) return false;
+    for (const KeyValue& kv : objects->kvs) {
+      empty = false;
+      client::UpdateItem item;
+      item.key = kv.key;
+      item.known = kv;
+      item.mutate = [&](const KeyValue* current, bool) -> client::Mutation {
+        if (current == nullptr) return client::Mutation::Skip();
+        if (!model::VerifyObject(kind, current->value).ok()) return client::Mutation::Delete();
+        ChangeOutcome decided =
+            worker.admission.Delete(kind, {current->key, current->value, current->mod_revision.value()}, {});
+        if (!decided.ok() || decided.write == ChangeOutcome::Write::kNone) return client::Mutation::Skip();
+        return decided.write == ChangeOutcome::Write::kDelete ? client::Mutation::Delete()
+                                                              : client::Mutation::Put(decided.bytes);
+      };
+      client::UpdateOutcome outcome = client::Update(worker.client, std::move(item));
+      if (!outcome.status.ok()) log->warn("deleting {} of namespace {}: {}", kv.key, ns, outcome.status.ToString());
+    }
+  }
+  return empty;
+}
+
+void AdmissionStage::FinalizeNamespaces() {
+  static auto log = Logger("stage.admission");
+  while (!stopping_) {
+    {
+      std::unique_lock<std::mutex> lock(bootstrap_mu_);
+      bootstrap_cv_.wait_for(lock, kNamespaceScan, [this] { return stopping_.load(); });
+    }
+    if (stopping_) break;
+    std::vector<std::string> terminating;
+    for (const KeyValue& kv : namespaces_->List(model::KindPrefix(model::Kind("Namespace")))) {
+      if (!model::VerifyObject(model::Kind("Namespace"), kv.value).ok()) continue;
+      const api::Namespace* ns = flatbuffers::GetRoot<api::Namespace>(kv.value.data());
+      if (ns->status() && ns->status()->phase() == api::NamespacePhase::Terminating && ns->metadata() &&
+          ns->metadata()->name()) {
+        terminating.push_back(ns->metadata()->name()->str());
+      }
+    }
+    if (terminating.empty()) continue;
+    std::unique_ptr<Worker> worker = Borrow();
+    for (const std::string& name : terminating) {
+      if (stopping_ || !EmptyNamespace(*worker, name)) continue;
+      // Empty: its finalizer goes, and with no other the namespace.
+      client::UpdateItem item;
+      item.key = model::ObjectKey(model::Kind("Namespace"), "", name);
+      item.mutate = [](const KeyValue* current, bool) -> client::Mutation {
+        if (current == nullptr || !model::VerifyObject(model::Kind("Namespace"), current->value).ok()) {
+          return client::Mutation::Skip();
+        }
+        std::unique_ptr<api::NamespaceT> ns = model::Unpack<api::Namespace>(current->value);
+        if (ns->spec) std::erase(ns->spec->finalizers, std::string("kubernetes"));
+        const bool held = (ns->spec && !ns->spec->finalizers.empty()) || (ns->metadata && !ns->metadata->finalizers.empty());
+        return held ? client::Mutation::Put(model::Pack(*ns)) : client::Mutation::Delete();
+      };
+      client::UpdateOutcome outcome = client::Update(worker->client, std::move(item));
+      if (outcome.written) log->info("namespace {} finalized", name);
+    }
+    Return(std::move(worker));
+  }
+}
+
+}  // namespace podflow::admission
