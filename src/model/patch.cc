@@ -4,6 +4,8 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "model/codec_internal.h"
@@ -97,18 +99,58 @@ Schema RootSchema(const KindInfo& kind) { return {ApiSchema().FindTable(kind.tab
 
 // ---- JSON merge patch (RFC 7386) ----
 
+// Merges `patch`'s members into `target`'s in one pass, in the target's
+// order with new members after: `merge(current or null, change)` gives
+// each member's new value, nullopt drops it. Linear in both sizes, so that
+// a patch of many members costs what its size does.
+template <typename Merge>
+Result<Value> MergeMembers(const Value& target, const std::vector<std::pair<std::string, const Value*>>& changes,
+                           const Merge& merge) {
+  std::unordered_map<std::string_view, const Value*> by_key;
+  for (const auto& [key, value] : changes) by_key[key] = value;  // the last one of a key counts
+  Value out = Value::Object();
+  std::unordered_set<std::string_view> done;
+  auto place = [&](const std::string& key, const Value* current, const Value& change) -> Status {
+    done.insert(key);
+    Result<std::optional<Value>> merged = merge(current, change, key);
+    if (!merged.ok()) return merged.status();
+    if (*merged) out.Set(key, std::move(**merged));
+    return Status::Ok();
+  };
+  if (target.kind() == Value::Kind::kObject) {
+    for (const auto& [key, value] : target.members()) {
+      auto it = by_key.find(key);
+      if (it == by_key.end()) {
+        out.Set(key, value);
+      } else {
+        PODFLOW_RETURN_IF_ERROR(place(key, &value, *it->second));
+      }
+    }
+  }
+  for (const auto& [key, value] : changes) {
+    if (done.contains(key)) continue;
+    PODFLOW_RETURN_IF_ERROR(place(key, nullptr, *by_key[key]));
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, const Value*>> MembersOf(const Value& object, bool skip_directives) {
+  std::vector<std::pair<std::string, const Value*>> out;
+  for (const auto& [key, value] : object.members()) {
+    if (!skip_directives || !key.starts_with("$")) out.emplace_back(key, &value);
+  }
+  return out;
+}
+
 Value MergePatch(const Value& target, const Value& patch) {
   if (patch.kind() != Value::Kind::kObject) return patch;
-  Value result = target.kind() == Value::Kind::kObject ? target : Value::Object();
-  for (const auto& [key, value] : patch.members()) {
-    if (value.kind() == Value::Kind::kNull) {
-      result = WithoutMember(result, key);
-      continue;
-    }
-    const Value* current = result.Find(key);
-    result = WithMember(result, key, MergePatch(current ? *current : Value(), value));
-  }
-  return result;
+  Result<Value> out = MergeMembers(
+      target, MembersOf(patch, false),
+      [](const Value* current, const Value& change, const std::string&) -> Result<std::optional<Value>> {
+        if (change.kind() == Value::Kind::kNull) return std::optional<Value>();
+        return std::optional<Value>(MergePatch(current ? *current : Value(), change));
+      });
+  return std::move(*out);  // merge patches never fail
 }
 
 // ---- JSON patch (RFC 6902) ----
@@ -384,35 +426,41 @@ Result<Value> StrategicList(const Value& target, const Value& patch, const Field
   for (const Value& item : patch.items()) {
     if (DirectiveOf(item) == "replace") return StripDirectives(patch);
   }
+  // Elements by the JSON text of their key, so that each patch element
+  // finds its match at once; deleted ones are marked, then left out.
   std::vector<Value> items = target.kind() == Value::Kind::kArray ? target.items() : std::vector<Value>();
+  std::vector<bool> deleted(items.size(), false);
+  std::unordered_map<std::string, std::vector<size_t>> by_key;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (const Value* k = KeyOf(items[i], key)) by_key[ToJson(*k)].push_back(i);
+  }
   for (const Value& item : patch.items()) {
     const Value* k = KeyOf(item, key);
     if (k == nullptr) {
       return Status::Invalid("map: " + ToJson(item) + " does not contain declared merge key: " + key);
     }
-    auto match = std::find_if(items.begin(), items.end(), [&](const Value& v) {
-      const Value* vk = KeyOf(v, key);
-      return vk != nullptr && *vk == *k;
-    });
-    const std::string d = DirectiveOf(item);
-    if (d == "delete") {
-      items.erase(std::remove_if(items.begin(), items.end(),
-                                 [&](const Value& v) {
-                                   const Value* vk = KeyOf(v, key);
-                                   return vk != nullptr && *vk == *k;
-                                 }),
-                  items.end());
+    std::vector<size_t>& matches = by_key[ToJson(*k)];
+    std::erase_if(matches, [&](size_t i) { return deleted[i]; });
+    if (DirectiveOf(item) == "delete") {
+      for (size_t i : matches) deleted[i] = true;
+      matches.clear();
       continue;
     }
-    if (match == items.end()) {
+    if (matches.empty()) {
+      matches.push_back(items.size());
       items.push_back(StripDirectives(item));
+      deleted.push_back(false);
       continue;
     }
-    Result<Value> merged = StrategicMap(*match, item, element);
+    Result<Value> merged = StrategicMap(items[matches.front()], item, element);
     if (!merged.ok()) return merged.status();
-    *match = std::move(*merged);
+    items[matches.front()] = std::move(*merged);
   }
-  return ArrayOf(std::move(items));
+  std::vector<Value> kept;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (!deleted[i]) kept.push_back(std::move(items[i]));
+  }
+  return ArrayOf(std::move(kept));
 }
 
 Result<Value> StrategicMap(const Value& target, const Value& patch, const Schema& schema) {
@@ -443,28 +491,22 @@ Result<Value> StrategicMap(const Value& target, const Value& patch, const Schema
       result = WithMember(result, field, std::move(kept));
     }
   }
-  for (const auto& [key, value] : patch.members()) {
-    if (IsDirectiveKey(key)) continue;
-    if (value.kind() == Value::Kind::kNull) {
-      result = WithoutMember(result, key);
-      continue;
-    }
-    const Value* current = result.Find(key);
-    Result<Value> merged = Value();
-    if (value.kind() == Value::Kind::kObject) {
-      if (DirectiveOf(value) == "delete") {
-        result = WithoutMember(result, key);
-        continue;
-      }
-      merged = StrategicMap(current ? *current : Value(), value, schema.Child(key));
-    } else if (value.kind() == Value::Kind::kArray) {
-      merged = StrategicList(current ? *current : Value(), value, schema.Field(key), schema.Child(key), key);
-    } else {
-      merged = value;
-    }
-    if (!merged.ok()) return merged.status();
-    result = WithMember(result, key, std::move(*merged));
-  }
+  Result<Value> merged = MergeMembers(
+      result, MembersOf(patch, true),
+      [&](const Value* current, const Value& change, const std::string& key) -> Result<std::optional<Value>> {
+        if (change.kind() == Value::Kind::kNull) return std::optional<Value>();
+        Result<Value> value = change;
+        if (change.kind() == Value::Kind::kObject) {
+          if (DirectiveOf(change) == "delete") return std::optional<Value>();
+          value = StrategicMap(current ? *current : Value(), change, schema.Child(key));
+        } else if (change.kind() == Value::Kind::kArray) {
+          value = StrategicList(current ? *current : Value(), change, schema.Field(key), schema.Child(key), key);
+        }
+        if (!value.ok()) return value.status();
+        return std::optional<Value>(std::move(*value));
+      });
+  if (!merged.ok()) return merged.status();
+  result = std::move(*merged);
   for (const auto& [key, value] : patch.members()) {
     if (!key.starts_with(kSetElementOrder) || value.kind() != Value::Kind::kArray) continue;
     const std::string field = key.substr(kSetElementOrder.size());

@@ -158,6 +158,37 @@ TEST_CASE("Strategic merge patch merges keyed lists element by element") {
   }
 }
 
+TEST_CASE("A patch of many members merges every one of them, and keyed lists of many elements too") {
+  Value labels = Value::Object();
+  Value containers = Value::Array();
+  for (int i = 0; i < 20000; ++i) {
+    labels.Set("k" + std::to_string(i), Value::String(std::to_string(i)));
+    Value c = Value::Object();
+    c.Set("name", Value::String("c" + std::to_string(i)));
+    containers.Append(std::move(c));
+  }
+  Value meta = Value::Object();
+  meta.Set("labels", std::move(labels));
+  Value spec = Value::Object();
+  spec.Set("containers", std::move(containers));
+  Value patch = Value::Object();
+  patch.Set("metadata", std::move(meta));
+  patch.Set("spec", std::move(spec));
+  const Value target = Json(R"({"metadata":{"labels":{"k5":"old","keep":"me"}},"spec":{"containers":[{"name":"c7","image":"x"}]}})");
+  for (PatchType type : {PatchType::kMerge, PatchType::kStrategic}) {
+    Result<Value> out = ApplyPatch(type, Kind("Pod"), target, patch);
+    REQUIRE(out.ok());
+    const Value& merged = *out->Find("metadata")->Find("labels");
+    CHECK(merged.members().size() == 20001);
+    CHECK(merged.Find("k5")->string_value() == "5");
+    CHECK(merged.Find("keep")->string_value() == "me");
+  }
+  Result<Value> strategic = ApplyPatch(PatchType::kStrategic, Kind("Pod"), target, patch);
+  const Value& list = *strategic->Find("spec")->Find("containers");
+  CHECK(list.items().size() == 20000);
+  CHECK(list.items()[0].Find("image")->string_value() == "x");  // c7 merged in place, first as it was
+}
+
 TEST_CASE("kubectl apply's three-way patch keeps others' fields and drops what the manifest dropped") {
   const Value original = Json(R"({"metadata":{"name":"web","labels":{"app":"web","old":"yes"}},
       "spec":{"containers":[{"name":"web","image":"nginx:1.25","env":[{"name":"A","value":"1"}]},{"name":"gone","image":"x"}]}})");
