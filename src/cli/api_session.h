@@ -80,4 +80,10 @@ class ApiSession {
   std::string endpoint_;
 };
 
+// kubectl apply of every document of `files` (already expanded), printing
+// each outcome as kubectl does (apply.cc); how many failed. `applied`, when
+// given, gets "namespace/name" of every pod it created (those a --wait
+// can see start).
+int ApplyFiles(ApiSession& api, const std::vector<std::string>& files, std::vector<std::string>* applied);
+
 }  // namespace podflow::cli

@@ -181,7 +181,7 @@ std::string DryRunSuffix(const WriteOptions& options) {
 // apply (or create, when `create_only`) one document; returns whether it
 // went through.
 bool ApplyOne(ApiSession& api, const Document& d, const std::string& file, const WriteOptions& options,
-              bool create_only) {
+              bool create_only, bool* created_it = nullptr) {
   ApiCall call;
   call.resource = ResourceArg(*d.kind);
   call.namespace_ = d.namespace_;
@@ -244,7 +244,32 @@ bool ApplyOne(ApiSession& api, const Document& d, const std::string& file, const
   if (!created.ok()) return unreachable(created.status());
   if (!created->status.success()) return fail(created->status, true);
   std::printf("%s created%s\n", Ref(*d.kind, d.name).c_str(), DryRunSuffix(options).c_str());
+  if (created_it != nullptr) *created_it = !call.dry_run;
   return true;
+}
+
+// Applies (or creates) every document of `files`, printing each outcome;
+// how many failed. `applied` gets "namespace/name" of each pod created.
+int ApplyDocuments(ApiSession& api, const std::vector<std::string>& files, const WriteOptions& options,
+                   bool create_only, std::vector<std::string>* applied) {
+  int failed = 0;
+  for (const std::string& file : files) {
+    Result<std::vector<Document>> docs = ReadDocuments(file, options);
+    if (!docs.ok()) {
+      std::fprintf(stderr, "error: %s\n", docs.status().message().c_str());
+      ++failed;
+      continue;
+    }
+    for (const Document& d : *docs) {
+      bool created = false;
+      if (!ApplyOne(api, d, file, options, create_only, &created)) {
+        ++failed;
+      } else if (created && applied != nullptr && d.kind->kind == "Pod") {
+        applied->push_back(d.namespace_ + "/" + d.name);
+      }
+    }
+  }
+  return failed;
 }
 
 int RunApply(const WriteOptions& options, bool create_only) {
@@ -267,19 +292,7 @@ int RunApply(const WriteOptions& options, bool create_only) {
     std::fprintf(stderr, "error: %s\n", api.status().message().c_str());
     return 1;
   }
-  int failed = 0;
-  for (const std::string& file : *files) {
-    Result<std::vector<Document>> docs = ReadDocuments(file, options);
-    if (!docs.ok()) {
-      std::fprintf(stderr, "error: %s\n", docs.status().message().c_str());
-      ++failed;
-      continue;
-    }
-    for (const Document& d : *docs) {
-      if (!ApplyOne(**api, d, file, options, create_only)) ++failed;
-    }
-  }
-  return failed == 0 ? 0 : 1;
+  return ApplyDocuments(**api, *files, options, create_only, nullptr) == 0 ? 0 : 1;
 }
 
 // What a delete names: objects by kind and name.
@@ -536,6 +549,11 @@ void AddWriteCommands(CLI::App& app, CommandAction& action) {
   patch_cmd->add_option("--subresource", patch->subresource, "status, to patch the status only");
   AddConnectionOptions(patch_cmd, patch.get());
   patch_cmd->callback([&action, patch] { action = [patch] { return RunPatch(*patch); }; });
+}
+
+int ApplyFiles(ApiSession& api, const std::vector<std::string>& files, std::vector<std::string>* applied) {
+  WriteOptions options;
+  return ApplyDocuments(api, files, options, false, applied);
 }
 
 }  // namespace podflow::cli

@@ -226,7 +226,23 @@ int RunPublish(const PublishOptions& options) {
     std::fprintf(stderr, "error: %s\n", files.status().message().c_str());
     return 1;
   }
+  std::unique_ptr<ApiSession> applier;
+  if (options.apply) {
+    Result<std::unique_ptr<ApiSession>> opened = ApiSession::Open(*endpoints);
+    if (!opened.ok()) {
+      std::fprintf(stderr, "error: %s\n", opened.status().message().c_str());
+      return 1;
+    }
+    applier = std::move(*opened);
+  }
   for (const std::string& file : *files) {
+    if (applier) {
+      size_t before = created.size();
+      const auto sent_at = Clock::now();
+      if (ApplyFiles(*applier, {file}, &created) != 0) ++failures;
+      for (size_t i = before; i < created.size(); ++i) submitted_at[created[i]] = sent_at;
+      continue;
+    }
     Result<std::string> text = ReadInput(file);
     if (!text.ok()) {
       std::fprintf(stderr, "error: %s\n", text.status().message().c_str());

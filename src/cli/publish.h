@@ -27,6 +27,7 @@ struct PublishOptions {
   int64_t count = 0;               // --count: generate this many pods
   double rate = 0;                 // --rate: pods per second (0: as fast as admission takes them)
   std::string template_file;       // --template: the pod to copy (default: a small nginx pod)
+  bool apply = false;              // --apply: -f documents as `podflow apply` (kubectl apply) instead of create
   bool wait = false;               // --wait: until every published pod is Running
   int batch = 100;                 // pods per submit request under --count
   int timeout_seconds = 300;       // --wait gives up after this long

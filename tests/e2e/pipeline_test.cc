@@ -482,6 +482,15 @@ TEST_CASE("podflow apply, a stale update and a graceful delete, as kubectl and k
     CHECK(code == 0);
     CHECK(out == "pod/nginx-pod unchanged\n");
   }
+  {
+    // The publisher applies as podflow apply does.
+    auto [code, out] = RunCommand({Pipeline::Program("podflow-publish"), "--apply", "-f", manifest, "--config",
+                                   pipeline.config()},
+                                  pipeline.dir());
+    INFO(out);
+    CHECK(code == 0);
+    CHECK(out == "pod/nginx-pod unchanged\n");
+  }
   // A label set by someone else survives; the image changes; the label the
   // manifest dropped goes.
   {

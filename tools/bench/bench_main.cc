@@ -22,6 +22,8 @@ constexpr Entry kBenchmarks[] = {
      "the pipeline on 1,000 simulated nodes: pods/s submit->Running and latency percentiles"},
     {"scheduler", podflow::bench::RunSchedulerBench,
      "the scheduler core: 10,000 pods onto 5,000 nodes, basic and per-plugin variants"},
+    {"admission", podflow::bench::RunAdmissionBench,
+     "admission on one core: pods decoded, defaulted, validated per second (nginx, 30 containers), patches"},
     {"chaos", podflow::bench::RunChaosBench,
      "kill -9 of the pipeline and of each stage under load: lost, stuck, bound twice, recovery"},
 };

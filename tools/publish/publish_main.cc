@@ -16,6 +16,8 @@ int main(int argc, char** argv) {
   app.add_option("--rate", options.rate, "Pods per second for --count (default: as fast as accepted)");
   app.add_option("--template", options.template_file, "Pod manifest to copy for --count (names get -N)");
   app.add_option("--batch", options.batch, "Pods per submit request for --count")->capture_default_str();
+  app.add_flag("--apply", options.apply,
+               "Apply the -f documents as `podflow apply` does (create, or patch what changed) instead of creating them");
   app.add_flag("--wait", options.wait, "Wait until every published pod is Running; print pods/s and latency");
   app.add_option("--timeout", options.timeout_seconds, "Seconds --wait waits")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
