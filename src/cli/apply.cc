@@ -402,7 +402,10 @@ int RunDelete(const WriteOptions& options) {
     std::fprintf(stderr, "error: %s\n", targets.status().message().c_str());
     return 1;
   }
-  if (options.force) {
+  // kubectl: --force only with --grace-period=0 (or none) removes at once.
+  const bool force = options.force && options.grace_period <= 0;
+  if (options.force && !force) std::fprintf(stderr, "warning: --force is ignored because --grace-period is not 0.\n");
+  if (force) {
     std::fprintf(stderr,
                  "Warning: Immediate deletion does not wait for confirmation that the running resource has been "
                  "terminated. The resource may continue to run on the cluster indefinitely.\n");
@@ -413,8 +416,8 @@ int RunDelete(const WriteOptions& options) {
     ApiCall call = CallOn(t, "delete", options);
     // kubectl: --grace-period=0 means 1 s unless --force asks for at once.
     if (options.grace_period >= 0) call.grace_period_seconds = options.grace_period;
-    if (options.grace_period == 0 && !options.force) call.grace_period_seconds = 1;
-    if (options.force && options.grace_period < 0) call.grace_period_seconds = 0;
+    if (options.grace_period == 0 && !force) call.grace_period_seconds = 1;
+    if (force) call.grace_period_seconds = 0;
     std::string policy = options.cascade;
     policy[0] = static_cast<char>(policy[0] - 'a' + 'A');
     call.propagation_policy = policy;
@@ -424,7 +427,7 @@ int RunDelete(const WriteOptions& options) {
       ++failed;
       continue;
     }
-    std::printf("%s %sdeleted%s\n", Quoted(*t.kind, t.name).c_str(), options.force ? "force " : "",
+    std::printf("%s %sdeleted%s\n", Quoted(*t.kind, t.name).c_str(), force ? "force " : "",
                 DryRunSuffix(options).c_str());
     deleted.push_back(t);
   }

@@ -16,6 +16,7 @@ constexpr ReasonName kReasons[] = {
     {FieldError::Type::kNotSupported, "FieldValueNotSupported"},
     {FieldError::Type::kTooLong, "FieldValueTooLong"},
     {FieldError::Type::kForbidden, "FieldValueForbidden"},
+    {FieldError::Type::kNotFound, "FieldValueNotFound"},
 };
 
 FieldError Make(FieldError::Type type, std::string field, std::string_view value,
@@ -113,6 +114,10 @@ FieldError FieldError::InvalidRendered(std::string field, std::string_view rende
   std::string message = "Invalid value: " + std::string(rendered);
   if (!detail.empty()) message += ": " + std::string(detail);
   return Make(Type::kInvalid, std::move(field), rendered, detail, std::move(message));
+}
+
+FieldError FieldError::NotFound(std::string field, std::string_view value) {
+  return Make(Type::kNotFound, std::move(field), value, "", "Not found: " + GoQuote(value));
 }
 
 FieldError FieldError::Duplicate(std::string field, std::string_view value) {

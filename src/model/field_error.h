@@ -26,6 +26,7 @@ struct FieldError {
     kDuplicate,
     kTooLong,
     kForbidden,
+    kNotFound,
   };
   Type type = Type::kInvalid;
   std::string field;    // "spec.containers[0].image"
@@ -61,6 +62,8 @@ struct FieldError {
   static FieldError TooLong(std::string field, int64_t max);
   // `Forbidden: <detail>`.
   static FieldError Forbidden(std::string field, std::string_view detail);
+  // `Not found: "<value>"`.
+  static FieldError NotFound(std::string field, std::string_view value);
 
   // The codec's wording of what it found, from the value as written and
   // the detail: "unknown field", `Invalid value: "<value>": <detail>` (the

@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include "bad_manifests.h"
 #include "pipeline_fixture.h"
 
 namespace podflow::e2e {
@@ -648,6 +649,29 @@ spec:
   CHECK_FALSE(pipeline.Get(model::ObjectKey(model::Kind("Pod"), "team-x", "worker")).has_value());
   CHECK_FALSE(pipeline.Get(model::ObjectKey(model::Kind("ConfigMap"), "team-x", "settings")).has_value());
   CHECK_FALSE(pipeline.Get(model::ObjectKey(model::Kind("Namespace"), "", "team-x")).has_value());
+  pipeline.StopAll();
+}
+
+TEST_CASE("Every manifest of the bad-manifest table is refused with its Status, and nothing of it is written",
+          "[e2e]") {
+  Pipeline pipeline(false);
+  pipeline.StartAll();
+  const std::vector<admission::testing::BadManifest> table = admission::testing::BadManifests();
+  REQUIRE(table.size() >= 60);
+  for (const admission::testing::BadManifest& c : table) {
+    INFO(c.name);
+    auto results = pipeline.Submit(c.manifest);
+    REQUIRE(results.size() == 1);
+    CHECK(results[0].first == c.reason);
+    CHECK(results[0].second == c.message);
+    // Nothing was written: the object's key holds nothing.
+    Result<std::vector<model::Decoded>> docs = model::DecodeManifests(c.manifest);
+    REQUIRE(docs.ok());
+    const model::Object& o = (*docs)[0].object;
+    if (o.kind != nullptr && !o.name.empty()) {
+      CHECK_FALSE(pipeline.Get(model::ObjectKey(*o.kind, o.namespace_, o.name)).has_value());
+    }
+  }
   pipeline.StopAll();
 }
 

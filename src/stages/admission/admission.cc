@@ -26,6 +26,7 @@ struct Context {
   std::set<std::string>& taken_ips;  // grows as this request hands addresses out
   const AdmissionChain& plugins;
   RequestState& state;
+  const Authorizer& authorizer;
 };
 
 // After validation, services get their cluster IP (kube-apiserver
@@ -110,6 +111,10 @@ void AdmitTyped(const model::Object& object, Context& ctx, AdmissionOutcome& out
     out.status = std::move(*refused);
     return;
   }
+  if (std::optional<std::string> why = ctx.authorizer.Escalation(ctx.user, ctx.kind, model::Pack(*native))) {
+    out.status = AdmissionForbiddenStatus(ctx.kind, meta.name, *why);
+    return;
+  }
   if (std::optional<ApiStatusInfo> failure = AfterValidation(*native, ctx)) {
     out.status = std::move(*failure);
     return;
@@ -154,6 +159,10 @@ void DefaultKind(api::ServiceT& service) { DefaultService(service); }
 void DefaultKind(api::PriorityClassT& pc) { DefaultPriorityClass(pc); }
 void ValidateKind(const api::PodT& pod, Causes& out) {
   for (FieldError& c : ValidatePodSpec(*pod.spec)) out.push_back(std::move(c));
+  // A pod is bound only once it is no longer gated.
+  if (!pod.spec->scheduling_gates.empty() && !pod.spec->node_name.empty()) {
+    out.push_back(FieldError::Forbidden("spec.nodeName", "cannot be set until all schedulingGates have been cleared"));
+  }
 }
 void ValidateKind(const api::ServiceT& service, Causes& out) {
   for (FieldError& c : ValidateServiceSpec(*service.spec)) out.push_back(std::move(c));
@@ -224,7 +233,7 @@ AdmitReply Admission::AdmitAs(const UserInfo& user, std::string_view manifest_te
       continue;
     }
     CreateStamp stamp{NewUuid(rng_), FormatRfc3339(clock_())};
-    Context ctx{*kind, user, stamp, rng_, config_.cluster_ips, taken, config_.plugins, state};
+    Context ctx{*kind, user, stamp, rng_, config_.cluster_ips, taken, config_.plugins, state, config_.authorizer};
     model::VisitKind(*kind, [&]<typename T>() { AdmitTyped<T>(d.object, ctx, out); });
     if (out.admitted() && kind->kind == "LimitRange") state.request_limit_ranges.push_back(out.bytes);
     // A namespace made by this request exists for the documents after it;

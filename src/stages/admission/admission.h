@@ -127,6 +127,10 @@ class Authorizer {
 
   bool Allows(const UserInfo& user, const RequestAttributes& request) const;
   bool rbac() const { return static_cast<bool>(source_); }
+  // RBAC's escalation check on writing `object` (packed, of `kind`): why
+  // `user` may not, or nullopt (rbac.h, EscalationRefusal).
+  std::optional<std::string> Escalation(const UserInfo& user, const model::KindInfo& kind,
+                                        std::string_view object) const;
 
  private:
   PolicySource source_;

@@ -7,6 +7,7 @@
 #include "base/logging.h"
 #include "client/update.h"
 #include "model/fields.h"
+#include "model/kind_types.h"
 #include "model/labels.h"
 #include "model/objects.h"
 #include "stages/admission/admission_stage.h"
@@ -49,11 +50,12 @@ struct Selection {
 
   bool Selects(const model::KindInfo& kind, const KeyValue& kv) const {
     static auto log = Logger("stage.admission");
+    const bool everything = labels.MatchesEverything() && fields.empty();
     if (!model::VerifyObject(kind, kv.value).ok()) {
       log->warn("{} is not a valid {}", kv.key, kind.kind);
-      return true;
+      return everything;  // no selector can say it is selected
     }
-    if (labels.MatchesEverything() && fields.empty()) return true;
+    if (everything) return true;
     const model::Value object = model::ToValue(kind, kv.value);
     return labels.Matches(model::LabelsOf(object)) && fields.Matches(object);
   }
@@ -106,6 +108,16 @@ Result<std::string> CreateBody(const model::KindInfo& kind, const std::string& n
   return model::ToJson(object);
 }
 
+// The namespaces kube-apiserver never lets go.
+bool Immortal(std::string_view ns) { return ns == "default" || ns == "kube-system" || ns == "kube-public"; }
+
+// Whether the kind has a status (and so a status subresource).
+bool HasStatus(const model::KindInfo& kind) {
+  bool has = false;
+  model::VisitKind(kind, [&]<typename T>() { has = requires(typename T::NativeTableType t) { t.status; }; });
+  return has;
+}
+
 }  // namespace
 
 bus::ReplyBody AdmissionStage::HandleApi(Worker& worker, const msg::ApiRequest& request,
@@ -123,13 +135,26 @@ bus::ReplyBody AdmissionStage::HandleApi(Worker& worker, const msg::ApiRequest& 
   }
   const std::string name = Text(request.name());
   const std::string subresource = Text(request.subresource());
+  // The one subresource served is a status, read or written; any other
+  // names nothing here.
+  if (!subresource.empty() &&
+      (subresource != "status" || (verb != "get" && verb != "update" && verb != "patch") || !HasStatus(*kind))) {
+    return Failed(fbb, model::NoSuchResourceStatus());
+  }
   std::string ns = kind->namespaced ? Text(request.namespace_()) : "";
   // A namespaced request names its namespace; only a list may span them all.
   if (kind->namespaced && ns.empty() && verb != "list") ns = "default";
+  // A request on one Namespace is asked in that namespace, so that a
+  // RoleBinding there can grant it.
+  const std::string asked_ns = kind->kind == "Namespace" && !name.empty() ? name : ns;
   const RequestAttributes asked{verb, std::string(model::ApiGroup(*kind)), std::string(kind->resource), subresource,
-                                ns, verb == "list" || verb == "deletecollection" ? "" : name};
+                                asked_ns, verb == "list" || verb == "deletecollection" ? "" : name};
   if (!config_.authorizer.Allows(*user, asked)) {
-    return Failed(fbb, ForbiddenStatus(user->name, verb, *kind, ns, asked.name, subresource));
+    return Failed(fbb, ForbiddenStatus(user->name, verb, *kind, asked_ns, asked.name, subresource));
+  }
+  // The namespaces the cluster needs may not be deleted (NamespaceLifecycle).
+  if (kind->kind == "Namespace" && verb == "delete" && Immortal(name)) {
+    return Failed(fbb, model::AdmissionForbiddenStatus(*kind, name, "this namespace may not be deleted"));
   }
   const bool named = verb != "list" && verb != "create" && verb != "deletecollection";
   if (named && name.empty()) return Failed(fbb, BadRequestStatus("resource name may not be empty"));
@@ -164,7 +189,7 @@ bus::ReplyBody AdmissionStage::HandleApi(Worker& worker, const msg::ApiRequest& 
     Result<Selection> selection = ParseSelection(*kind, request);
     if (!selection.ok()) return Failed(fbb, BadRequestStatus(selection.status().message()));
     // A page when asked for one (?limit=, ?continue=), else everything.
-    const bool paged = verb == "list" && request.limit() > 0;
+    const bool paged = verb == "list" && (request.limit() > 0 || !Text(request.continue_token()).empty());
     RangeRequest page = RangeRequest::Prefix(model::KindPrefix(*kind, ns));
     page.limit = request.limit();
     page.continue_token = Text(request.continue_token());
@@ -194,6 +219,7 @@ bus::ReplyBody AdmissionStage::HandleApi(Worker& worker, const msg::ApiRequest& 
     std::vector<KeyValue> deleted;
     int64_t revision = all->revision.value();
     for (const KeyValue& kv : selected) {
+      if (kind->kind == "Namespace" && Immortal(kv.key.substr(kv.key.rfind('/') + 1))) continue;
       ChangeOutcome decided;
       client::UpdateItem item;
       item.key = kv.key;
@@ -229,7 +255,8 @@ bus::ReplyBody AdmissionStage::HandleApi(Worker& worker, const msg::ApiRequest& 
       return Failed(fbb, model::ApiStatusInfo{"Failure", 415, "UnsupportedMediaType",
                                               "the body of the request was in an unknown format - accepted media "
                                               "types include: application/json-patch+json, "
-                                              "application/merge-patch+json, application/strategic-merge-patch+json",
+                                              "application/merge-patch+json, application/strategic-merge-patch+json, "
+                                              "application/apply-patch+yaml",
                                               {}});
     }
     patch_type = *type;
@@ -260,6 +287,11 @@ bus::ReplyBody AdmissionStage::HandleApi(Worker& worker, const msg::ApiRequest& 
       decided = worker.admission.Patch(*kind, ns, name, subresource, *patch_type, body, stored);
     } else {
       decided = worker.admission.Delete(*kind, stored, options);
+    }
+    if (decided.ok() && decided.write == ChangeOutcome::Write::kPut) {
+      if (std::optional<std::string> why = config_.authorizer.Escalation(*user, *kind, decided.bytes)) {
+        decided.status = model::AdmissionForbiddenStatus(*kind, name, *why);
+      }
     }
     if (!decided.ok() || dry_run || decided.write == ChangeOutcome::Write::kNone) return client::Mutation::Skip();
     return decided.write == ChangeOutcome::Write::kDelete ? client::Mutation::Delete()

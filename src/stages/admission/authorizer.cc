@@ -19,4 +19,13 @@ bool Authorizer::Allows(const UserInfo& user, const RequestAttributes& request) 
   return policy != nullptr && RbacAllows(*policy, user, request);
 }
 
+std::optional<std::string> Authorizer::Escalation(const UserInfo& user, const model::KindInfo& kind,
+                                                  std::string_view object) const {
+  if (!source_ || model::ApiGroup(kind) != "rbac.authorization.k8s.io") return std::nullopt;
+  if (std::find(user.groups.begin(), user.groups.end(), "system:masters") != user.groups.end()) return std::nullopt;
+  std::shared_ptr<const RbacPolicy> policy = source_();
+  if (policy == nullptr) return std::nullopt;
+  return EscalationRefusal(*policy, user, kind, object);
+}
+
 }  // namespace podflow::admission

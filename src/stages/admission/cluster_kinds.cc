@@ -97,4 +97,26 @@ void ValidateKind(const api::PodDisruptionBudgetT& pdb, Causes& out) {
   if (spec.selector) ValidateLabelSelector(out, "spec.selector", *spec.selector);
 }
 
+void KeepAllocated(const api::NamespaceT& old, api::NamespaceT& ns) {
+  ns.status = old.status ? std::make_unique<api::NamespaceStatusT>(*old.status) : nullptr;
+  if (old.spec) {
+    Ensure(ns.spec).finalizers = old.spec->finalizers;
+  } else {
+    ns.spec.reset();
+  }
+}
+
+void ValidateUpdate(const api::NamespaceT&, const api::NamespaceT& ns, Causes& out) {
+  const api::NamespacePhase phase = ns.status ? ns.status->phase : api::NamespacePhase::Unset;
+  const std::string name = phase == api::NamespacePhase::Unset ? "" : api::EnumNameNamespacePhase(phase);
+  const bool deleting = ns.metadata && !ns.metadata->deletion_timestamp.empty();
+  if (!deleting && phase != api::NamespacePhase::Active) {
+    out.push_back(FieldError::Invalid("status.phase", name, "may only be 'Active' if `deletionTimestamp` is empty"));
+  }
+  if (deleting && phase != api::NamespacePhase::Terminating) {
+    out.push_back(
+        FieldError::Invalid("status.phase", name, "may only be 'Terminating' if `deletionTimestamp` is not empty"));
+  }
+}
+
 }  // namespace podflow::admission

@@ -94,6 +94,8 @@ void ValidateKind(const api::RoleT& role, Causes& out);
 void ValidateKind(const api::ClusterRoleT& role, Causes& out);
 void ValidateKind(const api::RoleBindingT& rb, Causes& out);
 void ValidateKind(const api::ClusterRoleBindingT& crb, Causes& out);
+void ValidateUpdate(const api::RoleBindingT& old, const api::RoleBindingT& rb, Causes& out);
+void ValidateUpdate(const api::ClusterRoleBindingT& old, const api::ClusterRoleBindingT& crb, Causes& out);
 
 // policy, storage, discovery (cluster_kinds.cc).
 void DefaultKind(api::StorageClassT& sc);
@@ -101,6 +103,10 @@ void DefaultKind(api::CSIDriverT& driver);
 void DefaultKind(api::EndpointSliceT& slice);
 void DefaultKind(api::PodDisruptionBudgetT& pdb);
 void ValidateKind(const api::PodDisruptionBudgetT& pdb, Causes& out);
+// A namespace's phase and finalizers are the server's: an update keeps
+// them; a status write may set the phase its deletion calls for only.
+void KeepAllocated(const api::NamespaceT& old, api::NamespaceT& ns);
+void ValidateUpdate(const api::NamespaceT& old, const api::NamespaceT& ns, Causes& out);
 void ValidateKind(const api::EndpointSliceT& slice, Causes& out);
 
 }  // namespace podflow::admission

@@ -18,6 +18,7 @@ bool AdmissionStage::EmptyNamespace(Worker& worker, const std::string& ns) {
     Result<RangeResult> objects = worker.client.List(model::KindPrefix(kind, ns));
     if (!objects.ok()) return false;
     for (const KeyValue& kv : objects->kvs) {
+      if (stopping_) return false;
       empty = false;
       client::UpdateItem item;
       item.key = kv.key;
@@ -46,30 +47,40 @@ void AdmissionStage::FinalizeNamespaces() {
       bootstrap_cv_.wait_for(lock, kNamespaceScan, [this] { return stopping_.load(); });
     }
     if (stopping_) break;
-    std::vector<std::string> terminating;
+    std::vector<std::pair<std::string, std::string>> terminating;  // name, uid
     for (const KeyValue& kv : namespaces_->List(model::KindPrefix(model::Kind("Namespace")))) {
       if (!model::VerifyObject(model::Kind("Namespace"), kv.value).ok()) continue;
       const api::Namespace* ns = flatbuffers::GetRoot<api::Namespace>(kv.value.data());
-      if (ns->status() && ns->status()->phase() == api::NamespacePhase::Terminating && ns->metadata() &&
-          ns->metadata()->name()) {
-        terminating.push_back(ns->metadata()->name()->str());
+      // Deleted, as the namespace controller tells it: by its
+      // deletionTimestamp, which only a delete sets.
+      if (ns->metadata() && ns->metadata()->name() && ns->metadata()->deletion_timestamp() &&
+          ns->metadata()->deletion_timestamp()->size() > 0) {
+        terminating.push_back({ns->metadata()->name()->str(), ns->metadata()->uid() ? ns->metadata()->uid()->str() : ""});
       }
     }
     if (terminating.empty()) continue;
     std::unique_ptr<Worker> worker = Borrow();
-    for (const std::string& name : terminating) {
+    for (const auto& [name, uid] : terminating) {
       if (stopping_ || !EmptyNamespace(*worker, name)) continue;
-      // Empty: its finalizer goes, and with no other the namespace.
+      // Empty: its finalizer goes, and with no other the namespace. The
+      // copy the scan saw may lag: the namespace as stored decides.
       client::UpdateItem item;
       item.key = model::ObjectKey(model::Kind("Namespace"), "", name);
-      item.mutate = [](const KeyValue* current, bool) -> client::Mutation {
+      item.mutate = [&uid](const KeyValue* current, bool) -> client::Mutation {
         if (current == nullptr || !model::VerifyObject(model::Kind("Namespace"), current->value).ok()) {
           return client::Mutation::Skip();
         }
         std::unique_ptr<api::NamespaceT> ns = model::Unpack<api::Namespace>(current->value);
+        if (!ns->metadata || ns->metadata->uid != uid || ns->metadata->deletion_timestamp.empty()) {
+          return client::Mutation::Skip();  // another namespace by now, or not deleted
+        }
+        const size_t had = ns->spec ? ns->spec->finalizers.size() : 0;
         if (ns->spec) std::erase(ns->spec->finalizers, std::string("kubernetes"));
         const bool held = (ns->spec && !ns->spec->finalizers.empty()) || (ns->metadata && !ns->metadata->finalizers.empty());
-        return held ? client::Mutation::Put(model::Pack(*ns)) : client::Mutation::Delete();
+        if (!held) return client::Mutation::Delete();
+        // Held by other finalizers: written once, when ours goes.
+        return ns->spec && ns->spec->finalizers.size() < had ? client::Mutation::Put(model::Pack(*ns))
+                                                              : client::Mutation::Skip();
       };
       client::UpdateOutcome outcome = client::Update(worker->client, std::move(item));
       if (outcome.written) log->info("namespace {} finalized", name);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "model/objects.h"
+
 namespace podflow::admission {
 namespace {
 
@@ -84,9 +86,120 @@ bool RbacAllows(const RbacPolicy& p, const UserInfo& user, const RequestAttribut
   return false;
 }
 
+namespace {
+
+constexpr std::string_view kRbacGroup = "rbac.authorization.k8s.io";
+
+std::string GoList(const std::vector<std::string>& list) {
+  std::string out = "[";
+  for (size_t i = 0; i < list.size(); ++i) out += (i ? " " : "") + GoQuote(list[i]);
+  return out + "]";
+}
+
+// The rules of `rules` that `user` does not hold in `ns`: a rule is held
+// when every verb, group, resource (and name) it lists is allowed, "*" only
+// by "*".
+std::vector<const api::PolicyRuleT*> NotHeld(const RbacPolicy& p, const UserInfo& user, const std::string& ns,
+                                             const std::vector<std::unique_ptr<api::PolicyRuleT>>& rules) {
+  std::vector<const api::PolicyRuleT*> missing;
+  for (const auto& rule : rules) {
+    bool held = rule->non_resource_urls.empty();  // non-resource URLs are not served: never held
+    const std::vector<std::string> names = rule->resource_names.empty() ? std::vector<std::string>{""}
+                                                                        : rule->resource_names;
+    for (const std::string& verb : rule->verbs) {
+      for (const std::string& group : rule->api_groups) {
+        for (const std::string& resource : rule->resources) {
+          const size_t slash = resource.find('/');
+          for (const std::string& name : names) {
+            RequestAttributes r{verb, group, resource.substr(0, slash),
+                                slash == std::string::npos ? "" : resource.substr(slash + 1), ns, name};
+            if (held && !RbacAllows(p, user, r)) held = false;
+          }
+        }
+      }
+    }
+    if (!held) missing.push_back(rule.get());
+  }
+  return missing;
+}
+
+std::string Attempting(const UserInfo& user, const std::vector<const api::PolicyRuleT*>& missing) {
+  std::string out = "user " + GoQuote(user.name) + " (groups=" + GoList(user.groups) +
+                    ") is attempting to grant RBAC permissions not currently held:";
+  for (const api::PolicyRuleT* r : missing) {
+    out += "\n{";
+    std::string fields;
+    auto add = [&](std::string_view name, const std::vector<std::string>& list) {
+      if (!list.empty()) fields += std::string(fields.empty() ? "" : ", ") + std::string(name) + ":" + GoList(list);
+    };
+    add("APIGroups", r->api_groups);
+    add("Resources", r->resources);
+    add("ResourceNames", r->resource_names);
+    add("NonResourceURLs", r->non_resource_urls);
+    add("Verbs", r->verbs);
+    out += fields + "}";
+  }
+  return out;
+}
+
+// The rules of the role a binding refers to; null when there is none.
+const std::vector<std::unique_ptr<api::PolicyRuleT>>* RulesOf(const RbacPolicy& p, const api::RoleRefT& ref,
+                                                             const std::string& ns) {
+  if (ref.kind == "ClusterRole") {
+    for (const auto& r : p.cluster_roles) {
+      if (r->metadata && r->metadata->name == ref.name) return &r->rules;
+    }
+  } else {
+    for (const auto& r : p.roles) {
+      if (r->metadata && r->metadata->name == ref.name && r->metadata->namespace_ == ns) return &r->rules;
+    }
+  }
+  return nullptr;
+}
+
+template <typename Role>
+std::optional<std::string> RoleRefusal(const RbacPolicy& p, const UserInfo& user, const Role& role,
+                                       std::string_view resource) {
+  const std::string ns = role.metadata ? role.metadata->namespace_ : "";
+  const std::string name = role.metadata ? role.metadata->name : "";
+  if (RbacAllows(p, user, {"escalate", std::string(kRbacGroup), std::string(resource), "", ns, name})) return std::nullopt;
+  std::vector<const api::PolicyRuleT*> missing = NotHeld(p, user, ns, role.rules);
+  if (missing.empty()) return std::nullopt;
+  return Attempting(user, missing);
+}
+
+template <typename Binding>
+std::optional<std::string> BindingRefusal(const RbacPolicy& p, const UserInfo& user, const Binding& binding) {
+  if (!binding.role_ref) return std::nullopt;  // refused by validation
+  const std::string ns = binding.metadata ? binding.metadata->namespace_ : "";
+  const api::RoleRefT& ref = *binding.role_ref;
+  const std::string resource = ref.kind == "ClusterRole" ? "clusterroles" : "roles";
+  if (RbacAllows(p, user, {"bind", std::string(kRbacGroup), resource, "", ref.kind == "ClusterRole" ? ns : ns, ref.name})) {
+    return std::nullopt;
+  }
+  const std::vector<std::unique_ptr<api::PolicyRuleT>>* rules = RulesOf(p, ref, ns);
+  if (rules == nullptr) return std::nullopt;  // binds nothing yet; checked when it would
+  std::vector<const api::PolicyRuleT*> missing = NotHeld(p, user, ns, *rules);
+  if (missing.empty()) return std::nullopt;
+  return Attempting(user, missing);
+}
+
+}  // namespace
+
+std::optional<std::string> EscalationRefusal(const RbacPolicy& p, const UserInfo& user, const model::KindInfo& kind,
+                                             std::string_view object) {
+  if (kind.kind == "Role") return RoleRefusal(p, user, *model::Unpack<api::Role>(object), "roles");
+  if (kind.kind == "ClusterRole") return RoleRefusal(p, user, *model::Unpack<api::ClusterRole>(object), "clusterroles");
+  if (kind.kind == "RoleBinding") return BindingRefusal(p, user, *model::Unpack<api::RoleBinding>(object));
+  if (kind.kind == "ClusterRoleBinding") return BindingRefusal(p, user, *model::Unpack<api::ClusterRoleBinding>(object));
+  return std::nullopt;
+}
+
 std::string BootstrapRbacManifest() {
   // The resources the namespaced roles cover, by API group, as the
-  // default view / edit roles list them (secrets only from edit up).
+  // default view / edit roles list them (secrets only from edit up;
+  // Endpoints and EndpointSlices read, never written, as since
+  // CVE-2021-25740).
   constexpr std::string_view kReadable = R"(
   - apiGroups: [""]
     resources: [pods, pods/log, pods/status, configmaps, endpoints, persistentvolumeclaims,
@@ -112,7 +225,7 @@ std::string BootstrapRbacManifest() {
     verbs: [get, list, watch])";
   constexpr std::string_view kWritable = R"(
   - apiGroups: [""]
-    resources: [pods, pods/attach, pods/exec, pods/portforward, pods/proxy, configmaps, endpoints,
+    resources: [pods, pods/attach, pods/exec, pods/portforward, pods/proxy, configmaps,
                 persistentvolumeclaims, replicationcontrollers, services, serviceaccounts, secrets]
     verbs: [create, delete, deletecollection, patch, update]
   - apiGroups: [""]
@@ -128,9 +241,7 @@ std::string BootstrapRbacManifest() {
   - apiGroups: [policy]
     resources: [poddisruptionbudgets]
     verbs: [create, delete, deletecollection, patch, update]
-  - apiGroups: [discovery.k8s.io]
-    resources: [endpointslices]
-    verbs: [create, delete, deletecollection, patch, update])";
+)";
   constexpr std::string_view kAdmin = R"(
   - apiGroups: [rbac.authorization.k8s.io]
     resources: [roles, rolebindings]

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,15 @@ struct RbacPolicy {
 };
 
 bool RbacAllows(const RbacPolicy& policy, const UserInfo& user, const RequestAttributes& request);
+
+// kube-apiserver's escalation check on RBAC writes, for `object` (packed, of
+// `kind`): a Role or ClusterRole may grant only what `user` already holds
+// where it applies, unless the user may `escalate` it; a binding may bind
+// only a role whose rules the user holds there, unless it may `bind` that
+// role. Why it may not (the reason of a 403), or nullopt. Other kinds:
+// nullopt.
+std::optional<std::string> EscalationRefusal(const RbacPolicy& policy, const UserInfo& user,
+                                             const model::KindInfo& kind, std::string_view object);
 
 // The roles kube-apiserver makes at its start, as manifests: the
 // cluster-admin, admin, edit and view ClusterRoles, and cluster-admin bound

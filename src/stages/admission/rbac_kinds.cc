@@ -99,4 +99,27 @@ void ValidateKind(const api::ClusterRoleBindingT& crb, Causes& out) {
   ValidateBinding(out, crb.subjects, crb.role_ref.get(), false);
 }
 
+namespace {
+
+// A binding's roleRef is fixed once created.
+void RoleRefFixed(const std::unique_ptr<api::RoleRefT>& old, const std::unique_ptr<api::RoleRefT>& now, Causes& out) {
+  static const api::RoleRefT kNone;
+  const api::RoleRefT& a = old ? *old : kNone;
+  const api::RoleRefT& b = now ? *now : kNone;
+  if (a.api_group == b.api_group && a.kind == b.kind && a.name == b.name) return;
+  out.push_back(FieldError::InvalidRendered("roleRef",
+                                            "rbac.RoleRef{APIGroup:" + GoQuote(b.api_group) + ", Kind:" + GoQuote(b.kind) +
+                                                ", Name:" + GoQuote(b.name) + "}",
+                                            "cannot change roleRef"));
+}
+
+}  // namespace
+
+void ValidateUpdate(const api::RoleBindingT& old, const api::RoleBindingT& rb, Causes& out) {
+  RoleRefFixed(old.role_ref, rb.role_ref, out);
+}
+void ValidateUpdate(const api::ClusterRoleBindingT& old, const api::ClusterRoleBindingT& crb, Causes& out) {
+  RoleRefFixed(old.role_ref, crb.role_ref, out);
+}
+
 }  // namespace podflow::admission

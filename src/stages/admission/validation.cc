@@ -80,9 +80,43 @@ void ValidateResources(Causes& out, const std::string& path, const api::Resource
 
 // Containers of one list; `names` holds every container name seen so far in
 // the pod (a name may appear once across containers and init containers).
+// Each mount names a volume of the pod, at a path of its own.
+void ValidateVolumeMounts(Causes& out, const std::string& path,
+                          const std::vector<std::unique_ptr<api::VolumeMountT>>& mounts,
+                          const std::set<std::string>& volumes) {
+  std::set<std::string> paths;
+  for (size_t i = 0; i < mounts.size(); ++i) {
+    const api::VolumeMountT& m = *mounts[i];
+    const std::string at = Index(path, i);
+    if (m.name.empty()) out.push_back(FieldError::Required(at + ".name"));
+    if (!volumes.contains(m.name)) out.push_back(FieldError::NotFound(at + ".name", m.name));
+    if (m.mount_path.empty()) out.push_back(FieldError::Required(at + ".mountPath"));
+    if (!paths.insert(m.mount_path).second) {
+      out.push_back(FieldError::Invalid(at + ".mountPath", m.mount_path, "must be unique"));
+    }
+  }
+}
+
+// A probe has exactly one handler: the second one set is refused.
+void ValidateProbe(Causes& out, const std::string& path, const api::ProbeT* probe) {
+  if (probe == nullptr) return;
+  int handlers = 0;
+  for (auto [name, set] : {std::pair{"exec", probe->exec != nullptr}, std::pair{"httpGet", probe->http_get != nullptr},
+                           std::pair{"tcpSocket", probe->tcp_socket != nullptr},
+                           std::pair{"grpc", probe->grpc != nullptr}}) {
+    if (!set) continue;
+    if (handlers > 0) {
+      out.push_back(FieldError::Forbidden(path + "." + name, "may not specify more than 1 handler type"));
+    } else {
+      ++handlers;
+    }
+  }
+  if (handlers == 0) out.push_back(FieldError::Required(path, "must specify a handler type"));
+}
+
 void ValidateContainers(Causes& out, const std::string& path,
                         const std::vector<std::unique_ptr<api::ContainerT>>& containers,
-                        std::set<std::string>& names) {
+                        std::set<std::string>& names, const std::set<std::string>& volumes) {
   for (size_t i = 0; i < containers.size(); ++i) {
     const api::ContainerT& c = *containers[i];
     std::string at = Index(path, i);
@@ -104,7 +138,108 @@ void ValidateContainers(Causes& out, const std::string& path,
           FieldError::Invalid(at + ".image", c.image, "must not have leading or trailing whitespace"));
     }
     ValidatePorts(out, at + ".ports", c.ports);
+    ValidateVolumeMounts(out, at + ".volumeMounts", c.volume_mounts, volumes);
     if (c.resources) ValidateResources(out, at + ".resources", *c.resources);
+    ValidateProbe(out, at + ".livenessProbe", c.liveness_probe.get());
+    ValidateProbe(out, at + ".readinessProbe", c.readiness_probe.get());
+    ValidateProbe(out, at + ".startupProbe", c.startup_probe.get());
+  }
+}
+
+// A node selector requirement's values, as its operator wants them.
+void ValidateNodeSelectorTerm(Causes& out, const std::string& path, const api::NodeSelectorTermT& term) {
+  for (auto [name, list] : {std::pair{".matchExpressions", &term.match_expressions},
+                            std::pair{".matchFields", &term.match_fields}}) {
+    for (size_t i = 0; i < list->size(); ++i) {
+      const api::NodeSelectorRequirementT& r = *(*list)[i];
+      const std::string at = Index(path + name, i);
+      switch (r.operator_) {
+        case api::NodeSelectorOperator::In:
+        case api::NodeSelectorOperator::NotIn:
+          if (r.values.empty()) {
+            out.push_back(FieldError::Required(at + ".values", "must be specified when `operator` is 'In' or 'NotIn'"));
+          }
+          break;
+        case api::NodeSelectorOperator::Exists:
+        case api::NodeSelectorOperator::DoesNotExist:
+          if (!r.values.empty()) {
+            out.push_back(FieldError::Forbidden(
+                at + ".values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
+          }
+          break;
+        case api::NodeSelectorOperator::Gt:
+        case api::NodeSelectorOperator::Lt:
+          if (r.values.size() != 1) {
+            out.push_back(FieldError::Required(at + ".values",
+                                               "must be specified single value when `operator` is 'Lt' or 'Gt'"));
+          }
+          break;
+        default:
+          out.push_back(FieldError::NotSupported(at + ".operator", "", {"DoesNotExist", "Exists", "Gt", "In", "Lt", "NotIn"}));
+      }
+      if (name == std::string_view(".matchExpressions")) AddInvalid(out, at + ".key", r.key, IsQualifiedName(r.key));
+    }
+  }
+}
+
+void ValidateAffinity(Causes& out, const std::string& path, const api::AffinityT* affinity) {
+  if (affinity == nullptr || affinity->node_affinity == nullptr) return;
+  const api::NodeAffinityT& node = *affinity->node_affinity;
+  const std::string at = path + ".nodeAffinity";
+  if (const auto& required = node.required_during_scheduling_ignored_during_execution) {
+    const std::string terms = at + ".requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms";
+    if (required->node_selector_terms.empty()) out.push_back(FieldError::Required(terms, "must have at least one node selector term"));
+    for (size_t i = 0; i < required->node_selector_terms.size(); ++i) {
+      ValidateNodeSelectorTerm(out, Index(terms, i), *required->node_selector_terms[i]);
+    }
+  }
+  const auto& preferred = node.preferred_during_scheduling_ignored_during_execution;
+  for (size_t i = 0; i < preferred.size(); ++i) {
+    const std::string term = Index(at + ".preferredDuringSchedulingIgnoredDuringExecution", i);
+    if (preferred[i]->weight < 1 || preferred[i]->weight > 100) {
+      out.push_back(FieldError::InvalidInt(term + ".weight", preferred[i]->weight, "must be in the range 1-100"));
+    }
+    if (preferred[i]->preference) ValidateNodeSelectorTerm(out, term + ".preference", *preferred[i]->preference);
+  }
+}
+
+// Go's %#v of a toleration, as the Exists-with-a-value message prints it.
+std::string GoToleration(const api::TolerationT& t) {
+  const std::string op =
+      t.operator_ == api::TolerationOperator::Unset ? "" : api::EnumNameTolerationOperator(t.operator_);
+  const std::string effect = t.effect == api::TaintEffect::Unset ? "" : api::EnumNameTaintEffect(t.effect);
+  return "core.Toleration{Key:" + GoQuote(t.key) + ", Operator:" + GoQuote(op) + ", Value:" + GoQuote(t.value) +
+         ", Effect:" + GoQuote(effect) + ", TolerationSeconds:" +
+         (t.toleration_seconds ? "&" + std::to_string(*t.toleration_seconds) : std::string("(*int64)(nil)")) + "}";
+}
+
+void ValidateTolerations(Causes& out, const std::string& path,
+                         const std::vector<std::unique_ptr<api::TolerationT>>& tolerations) {
+  for (size_t i = 0; i < tolerations.size(); ++i) {
+    const api::TolerationT& t = *tolerations[i];
+    const std::string at = Index(path, i);
+    if (!t.key.empty()) AddInvalid(out, at + ".key", t.key, IsQualifiedName(t.key));
+    const std::string op = t.operator_ == api::TolerationOperator::Unset ? "" : api::EnumNameTolerationOperator(t.operator_);
+    if (t.key.empty() && t.operator_ != api::TolerationOperator::Exists) {
+      out.push_back(FieldError::Invalid(at + ".operator", op,
+                                        "operator must be Exists when `key` is empty, which means \"match all values "
+                                        "and all keys\""));
+    }
+    if (t.toleration_seconds && t.effect != api::TaintEffect::NoExecute) {
+      out.push_back(FieldError::Invalid(
+          at + ".effect", t.effect == api::TaintEffect::Unset ? "" : api::EnumNameTaintEffect(t.effect),
+          "effect must be 'NoExecute' when `tolerationSeconds` is set"));
+    }
+    if (t.operator_ == api::TolerationOperator::Exists) {
+      if (!t.value.empty()) {
+        out.push_back(FieldError::InvalidRendered(at + ".operator", GoToleration(t),
+                                                  "value must be empty when `operator` is 'Exists'"));
+      }
+    } else if (std::vector<std::string> errs = IsValidLabelValue(t.value); !errs.empty()) {
+      std::string joined;
+      for (const std::string& e : errs) joined += (joined.empty() ? "" : ";") + e;
+      out.push_back(FieldError::Invalid(at + ".operator", t.value, joined));
+    }
   }
 }
 
@@ -173,13 +308,15 @@ Causes ValidateMeta(const model::KindInfo& kind, const api::ObjectMetaT& meta) {
   return out;
 }
 
-Causes ValidatePodSpec(const api::PodSpecT& spec, std::string_view path) {
+Causes ValidatePodSpec(const api::PodSpecT& spec, std::string_view path, const std::set<std::string>& claim_volumes) {
   Causes out;
   const std::string at(path);
   std::set<std::string> names;
+  std::set<std::string> volumes = claim_volumes;
+  for (const auto& v : spec.volumes) volumes.insert(v->name);
   if (spec.containers.empty()) out.push_back(FieldError::Required(at + ".containers"));
-  ValidateContainers(out, at + ".containers", spec.containers, names);
-  ValidateContainers(out, at + ".initContainers", spec.init_containers, names);
+  ValidateContainers(out, at + ".containers", spec.containers, names, volumes);
+  ValidateContainers(out, at + ".initContainers", spec.init_containers, names, volumes);
   if (!spec.node_name.empty()) {
     AddInvalid(out, at + ".nodeName", spec.node_name, IsDns1123Subdomain(spec.node_name));
   }
@@ -189,6 +326,14 @@ Causes ValidatePodSpec(const api::PodSpecT& spec, std::string_view path) {
     AddInvalid(out, at + ".subdomain", spec.subdomain, IsDns1123Label(spec.subdomain));
   }
   ValidateLabels(out, at + ".nodeSelector", spec.node_selector);
+  ValidateAffinity(out, at + ".affinity", spec.affinity.get());
+  ValidateTolerations(out, at + ".tolerations", spec.tolerations);
+  std::set<std::string> gates;
+  for (size_t i = 0; i < spec.scheduling_gates.size(); ++i) {
+    const std::string& gate = spec.scheduling_gates[i]->name;
+    AddInvalid(out, Index(at + ".schedulingGates", i), gate, IsQualifiedName(gate));
+    if (!gates.insert(gate).second) out.push_back(FieldError::Duplicate(Index(at + ".schedulingGates", i), gate));
+  }
   return out;
 }
 

@@ -3,6 +3,7 @@
 // them. Runs on defaulted objects. Internal to admission.
 #pragma once
 
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,7 +24,10 @@ Causes ValidateMeta(const model::KindInfo& kind, const api::ObjectMetaT& meta);
 // A pod spec at `path` ("spec", or "spec.template.spec" in a workload):
 // containers and init containers (names, images, ports, resources),
 // nodeName, hostname, subdomain.
-Causes ValidatePodSpec(const api::PodSpecT& spec, std::string_view path = "spec");
+// `claim_volumes`: the volumes a StatefulSet's volumeClaimTemplates add,
+// which its template's mounts may name.
+Causes ValidatePodSpec(const api::PodSpecT& spec, std::string_view path = "spec",
+                       const std::set<std::string>& claim_volumes = {});
 
 // spec of a service: ports, selector, clusterIP syntax, externalName.
 Causes ValidateServiceSpec(const api::ServiceSpecT& spec);

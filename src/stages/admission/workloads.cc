@@ -88,6 +88,7 @@ struct TemplateRules {
   std::vector<std::string> restart_policies;  // "Always", or "OnFailure" and "Never"
   std::string_view owner;                     // forbids activeDeadlineSeconds when set: "ReplicaSet"
   bool check_selector = true;                 // a CronJob's job template has no selector yet
+  std::set<std::string> claim_volumes = {};   // a StatefulSet's volumeClaimTemplates, mountable
 };
 
 void ValidateTemplate(Causes& out, const std::string& path, const api::LabelSelectorT* selector,
@@ -107,7 +108,7 @@ void ValidateTemplate(Causes& out, const std::string& path, const api::LabelSele
                                               "`selector` does not match template `labels`"));
   }
   const api::PodSpecT& spec = *tmpl->spec;
-  for (FieldError& c : ValidatePodSpec(spec, path + ".spec")) out.push_back(std::move(c));
+  for (FieldError& c : ValidatePodSpec(spec, path + ".spec", rules.claim_volumes)) out.push_back(std::move(c));
   const std::string policy(api::EnumNameRestartPolicy(spec.restart_policy));
   if (std::find(rules.restart_policies.begin(), rules.restart_policies.end(), policy) ==
       rules.restart_policies.end()) {
@@ -477,7 +478,11 @@ void ValidateKind(const api::StatefulSetT& sts, Causes& out) {
   if (!sts.spec) return;
   const api::StatefulSetSpecT& spec = *sts.spec;
   ValidateOptionalNonnegative(out, "spec.replicas", spec.replicas);
-  ValidateSelectedTemplate(out, spec, "statefulset", kStatefulSetTemplate);
+  TemplateRules rules = kStatefulSetTemplate;
+  for (const auto& claim : spec.volume_claim_templates) {
+    if (claim->metadata) rules.claim_volumes.insert(claim->metadata->name);
+  }
+  ValidateSelectedTemplate(out, spec, "statefulset", rules);
   ValidateNonnegative(out, "spec.minReadySeconds", spec.min_ready_seconds);
   ValidateOptionalNonnegative(out, "spec.revisionHistoryLimit", spec.revision_history_limit);
   if (spec.update_strategy && spec.update_strategy->rolling_update) {

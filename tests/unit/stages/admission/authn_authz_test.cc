@@ -201,6 +201,60 @@ TEST_CASE("RBAC: an allow and deny matrix per verb, resource, namespace and subj
   }
 }
 
+TEST_CASE("RBAC: a user may grant and bind only what it holds, as kube-apiserver's escalation check",
+          "[admission][authz]") {
+  const std::shared_ptr<const RbacPolicy> policy = PolicyOf(BootstrapRbacManifest() + "---" + std::string(kRbacObjects));
+  const Authorizer authz = Authorizer::Rbac([policy] { return policy; });
+  const UserInfo alice{"alice", "1", {"dev", "system:authenticated"}};
+  auto packed = [](std::string_view manifest) {
+    AdmissionOutcome out = testing::AdmitOne(manifest);
+    INFO(out.status.message);
+    REQUIRE(out.admitted());
+    return out.bytes;
+  };
+  const std::string reader = packed(
+      "{apiVersion: rbac.authorization.k8s.io/v1, kind: Role, metadata: {name: r, namespace: default}, rules: "
+      "[{apiGroups: [''], resources: [pods], verbs: [get, list]}]}");
+  CHECK_FALSE(authz.Escalation(alice, model::Kind("Role"), reader).has_value());
+  const std::string deleter = packed(
+      "{apiVersion: rbac.authorization.k8s.io/v1, kind: Role, metadata: {name: r, namespace: default}, rules: "
+      "[{apiGroups: [''], resources: [pods], verbs: [get, delete]}]}");
+  CHECK(authz.Escalation(alice, model::Kind("Role"), deleter) ==
+        "user \"alice\" (groups=[\"dev\" \"system:authenticated\"]) is attempting to grant RBAC permissions not "
+        "currently held:\n{APIGroups:[\"\"], Resources:[\"pods\"], Verbs:[\"get\" \"delete\"]}");
+  const std::string bind_admin = packed(
+      "{apiVersion: rbac.authorization.k8s.io/v1, kind: RoleBinding, metadata: {name: b, namespace: default}, "
+      "subjects: [{kind: User, name: alice}], roleRef: {kind: ClusterRole, name: cluster-admin}}");
+  CHECK(authz.Escalation(alice, model::Kind("RoleBinding"), bind_admin).has_value());
+  const std::string bind_reader = packed(
+      "{apiVersion: rbac.authorization.k8s.io/v1, kind: RoleBinding, metadata: {name: b, namespace: default}, "
+      "subjects: [{kind: User, name: bob}], roleRef: {kind: Role, name: pod-reader}}");
+  CHECK_FALSE(authz.Escalation(alice, model::Kind("RoleBinding"), bind_reader).has_value());
+  // Not RBAC's business: other kinds, and system:masters.
+  CHECK_FALSE(authz.Escalation(alice, model::Kind("Pod"), packed(testing::ReadManifest("nginx-pod.yaml"))).has_value());
+  CHECK_FALSE(authz.Escalation({"root", "0", {"system:masters"}}, model::Kind("RoleBinding"), bind_admin).has_value());
+
+  SECTION("through admission: a 403 naming the binding") {
+    // alice may create RoleBindings here only through a role that allows it.
+    const std::shared_ptr<const RbacPolicy> with_create = PolicyOf(
+        BootstrapRbacManifest() + "---" + std::string(kRbacObjects) +
+        "---\n{apiVersion: rbac.authorization.k8s.io/v1, kind: RoleBinding, metadata: {name: alice-admin, "
+        "namespace: default}, subjects: [{kind: User, name: alice}], roleRef: {kind: ClusterRole, name: admin}}");
+    AdmissionConfig config2 = testing::TestConfig();
+    config2.authorizer = Authorizer::Rbac([with_create] { return with_create; });
+    Admission admin_in_default = testing::TestAdmission(std::move(config2));
+    AdmitReply reply = admin_in_default.Admit(
+        kAliceToken,
+        "{apiVersion: rbac.authorization.k8s.io/v1, kind: RoleBinding, metadata: {name: b, namespace: default}, "
+        "subjects: [{kind: User, name: alice}], roleRef: {kind: ClusterRole, name: cluster-admin}}");
+    REQUIRE(reply.results.size() == 1);
+    CHECK(reply.results[0].status.code == 403);
+    CHECK(reply.results[0].status.message.starts_with(
+        "rolebindings.rbac.authorization.k8s.io \"b\" is forbidden: user \"alice\" (groups=[\"dev\" "
+        "\"system:authenticated\"]) is attempting to grant RBAC permissions not currently held:"));
+  }
+}
+
 TEST_CASE("Admit: a denied create is Forbidden, worded as Kubernetes", "[admission][authz]") {
   AdmissionConfig config = testing::TestConfig();
   const std::shared_ptr<const RbacPolicy> policy = PolicyOf(std::string(kRbacObjects));
