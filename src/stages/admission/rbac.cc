@@ -174,7 +174,8 @@ std::optional<std::string> BindingRefusal(const RbacPolicy& p, const UserInfo& u
   const std::string ns = binding.metadata ? binding.metadata->namespace_ : "";
   const api::RoleRefT& ref = *binding.role_ref;
   const std::string resource = ref.kind == "ClusterRole" ? "clusterroles" : "roles";
-  if (RbacAllows(p, user, {"bind", std::string(kRbacGroup), resource, "", ref.kind == "ClusterRole" ? ns : ns, ref.name})) {
+  // `bind` on the role, asked in the binding's namespace (cluster-wide for a ClusterRoleBinding).
+  if (RbacAllows(p, user, {"bind", std::string(kRbacGroup), resource, "", ns, ref.name})) {
     return std::nullopt;
   }
   const std::vector<std::unique_ptr<api::PolicyRuleT>>* rules = RulesOf(p, ref, ns);
