@@ -80,9 +80,7 @@ template <typename Table>
 void AdmitTyped(const model::Object& object, Context& ctx, AdmissionOutcome& out) {
   auto native = model::Unpack<Table>(object.bytes);
   if (std::optional<std::string> bad = DecodeError(*native)) {
-    std::string k(ctx.kind.kind);
-    out.status = BadRequestStatus(k + " in version \"" + std::string(ctx.kind.api_version) +
-                                  "\" cannot be handled as a " + k + ": " + *bad);
+    out.status = CannotBeHandled(ctx.kind, *bad);
     return;
   }
   if (!native->metadata) native->metadata = std::make_unique<api::ObjectMetaT>();
@@ -139,6 +137,12 @@ void AdmitTyped(const model::Object& object, Context& ctx, AdmissionOutcome& out
 
 }  // namespace
 
+ApiStatusInfo CannotBeHandled(const model::KindInfo& kind, std::string_view why) {
+  const std::string k(kind.kind);
+  return BadRequestStatus(k + " in version \"" + std::string(kind.api_version) + "\" cannot be handled as a " + k +
+                          ": " + std::string(why));
+}
+
 ApiStatusInfo DecodeFailure(const model::Decoded& d) {
   const model::KindInfo* kind = d.object.kind;
   if (kind == nullptr) return BadRequestStatus(d.status.message());
@@ -147,12 +151,7 @@ ApiStatusInfo DecodeFailure(const model::Decoded& d) {
     if (e.type != model::FieldError::Type::kUnknownField) continue;
     unknown += std::string(unknown.empty() ? "" : ", ") + "unknown field \"" + e.field + "\"";
   }
-  if (!unknown.empty()) {
-    std::string k(kind->kind);
-    return BadRequestStatus(k + " in version \"" + std::string(kind->api_version) +
-                            "\" cannot be handled as a " + k +
-                            ": strict decoding error: " + unknown);
-  }
+  if (!unknown.empty()) return CannotBeHandled(*kind, "strict decoding error: " + unknown);
   if (d.causes.empty()) return BadRequestStatus(d.status.message());
   return InvalidStatus(*kind, d.object.name, d.causes);
 }

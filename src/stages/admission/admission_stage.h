@@ -21,8 +21,13 @@
 #include "stages/admission/rbac_stores.h"
 #include "client/client.h"
 #include "client/store.h"
+#include "client/update.h"
 
 namespace podflow::admission {
+
+// The write a decided change makes of its stored key: none when it was
+// refused, changes nothing, or is a dry run.
+client::Mutation MutationOf(const ChangeOutcome& decided, bool dry_run = false);
 
 class AdmissionStage {
  public:

@@ -120,6 +120,12 @@ bool HasStatus(const model::KindInfo& kind) {
 
 }  // namespace
 
+client::Mutation MutationOf(const ChangeOutcome& decided, bool dry_run) {
+  if (!decided.ok() || dry_run || decided.write == ChangeOutcome::Write::kNone) return client::Mutation::Skip();
+  return decided.write == ChangeOutcome::Write::kDelete ? client::Mutation::Delete()
+                                                        : client::Mutation::Put(decided.bytes);
+}
+
 bus::ReplyBody AdmissionStage::HandleApi(Worker& worker, const msg::ApiRequest& request,
                                          flatbuffers::FlatBufferBuilder& fbb) {
   static auto log = Logger("stage.admission");
@@ -230,9 +236,7 @@ bus::ReplyBody AdmissionStage::HandleApi(Worker& worker, const msg::ApiRequest& 
           return client::Mutation::Skip();
         }
         decided = worker.admission.Delete(*kind, {current->key, current->value, current->mod_revision.value()}, options);
-        if (!decided.ok() || dry_run || decided.write == ChangeOutcome::Write::kNone) return client::Mutation::Skip();
-        return decided.write == ChangeOutcome::Write::kDelete ? client::Mutation::Delete()
-                                                              : client::Mutation::Put(decided.bytes);
+        return MutationOf(decided, dry_run);
       };
       client::UpdateOutcome outcome = client::Update(worker.client, std::move(item));
       if (!decided.ok()) {
@@ -293,9 +297,7 @@ bus::ReplyBody AdmissionStage::HandleApi(Worker& worker, const msg::ApiRequest& 
         decided.status = model::AdmissionForbiddenStatus(*kind, name, *why);
       }
     }
-    if (!decided.ok() || dry_run || decided.write == ChangeOutcome::Write::kNone) return client::Mutation::Skip();
-    return decided.write == ChangeOutcome::Write::kDelete ? client::Mutation::Delete()
-                                                          : client::Mutation::Put(decided.bytes);
+    return MutationOf(decided, dry_run);
   };
   client::UpdatePolicy policy;
   policy.max_attempts = 4;

@@ -42,6 +42,9 @@ void KeepAllocated(const T&, T&) {}
 // A document the codec refused, as kube-apiserver answers it: unknown
 // fields are a BadRequest (strict decoding), other field errors Invalid.
 ApiStatusInfo DecodeFailure(const model::Decoded& d);
+// The BadRequest of an object the JSON decoder refuses: `Secret in version
+// "v1" cannot be handled as a Secret: <why>`.
+ApiStatusInfo CannotBeHandled(const model::KindInfo& kind, std::string_view why);
 
 // core/v1 (admission.cc, defaults.cc, validation.cc, priority.cc)
 void DefaultKind(api::PodT& pod);

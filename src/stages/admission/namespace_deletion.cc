@@ -26,11 +26,8 @@ bool AdmissionStage::EmptyNamespace(Worker& worker, const std::string& ns) {
       item.mutate = [&](const KeyValue* current, bool) -> client::Mutation {
         if (current == nullptr) return client::Mutation::Skip();
         if (!model::VerifyObject(kind, current->value).ok()) return client::Mutation::Delete();
-        ChangeOutcome decided =
-            worker.admission.Delete(kind, {current->key, current->value, current->mod_revision.value()}, {});
-        if (!decided.ok() || decided.write == ChangeOutcome::Write::kNone) return client::Mutation::Skip();
-        return decided.write == ChangeOutcome::Write::kDelete ? client::Mutation::Delete()
-                                                              : client::Mutation::Put(decided.bytes);
+        return MutationOf(
+            worker.admission.Delete(kind, {current->key, current->value, current->mod_revision.value()}, {}));
       };
       client::UpdateOutcome outcome = client::Update(worker.client, std::move(item));
       if (!outcome.status.ok()) log->warn("deleting {} of namespace {}: {}", kv.key, ns, outcome.status.ToString());

@@ -61,9 +61,7 @@ ChangeOutcome UpdateTyped(const model::KindInfo& kind, const model::Object& obje
   auto old = model::Unpack<typename T::TableType>(stored.bytes);
   auto next = model::Unpack<typename T::TableType>(object.bytes);
   if (std::optional<std::string> bad = DecodeError(*next)) {
-    std::string k(kind.kind);
-    out.status = BadRequestStatus(k + " in version \"" + std::string(kind.api_version) +
-                                  "\" cannot be handled as a " + k + ": " + *bad);
+    out.status = CannotBeHandled(kind, *bad);
     return out;
   }
   const api::ObjectMetaT& was = Ensure(old->metadata);

@@ -146,6 +146,17 @@ void ValidateContainers(Causes& out, const std::string& path,
   }
 }
 
+// The values of a label or node selector requirement at `at`: In and
+// NotIn take some (`takes_values`), Exists and DoesNotExist none.
+void ValidateSetValues(Causes& out, const std::string& at, bool takes_values, size_t count) {
+  if (takes_values && count == 0) {
+    out.push_back(FieldError::Required(at + ".values", "must be specified when `operator` is 'In' or 'NotIn'"));
+  } else if (!takes_values && count > 0) {
+    out.push_back(
+        FieldError::Forbidden(at + ".values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
+  }
+}
+
 // A node selector requirement's values, as its operator wants them.
 void ValidateNodeSelectorTerm(Causes& out, const std::string& path, const api::NodeSelectorTermT& term) {
   for (auto [name, list] : {std::pair{".matchExpressions", &term.match_expressions},
@@ -156,16 +167,11 @@ void ValidateNodeSelectorTerm(Causes& out, const std::string& path, const api::N
       switch (r.operator_) {
         case api::NodeSelectorOperator::In:
         case api::NodeSelectorOperator::NotIn:
-          if (r.values.empty()) {
-            out.push_back(FieldError::Required(at + ".values", "must be specified when `operator` is 'In' or 'NotIn'"));
-          }
+          ValidateSetValues(out, at, true, r.values.size());
           break;
         case api::NodeSelectorOperator::Exists:
         case api::NodeSelectorOperator::DoesNotExist:
-          if (!r.values.empty()) {
-            out.push_back(FieldError::Forbidden(
-                at + ".values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
-          }
+          ValidateSetValues(out, at, false, r.values.size());
           break;
         case api::NodeSelectorOperator::Gt:
         case api::NodeSelectorOperator::Lt:
@@ -345,16 +351,11 @@ void ValidateLabelSelector(Causes& out, const std::string& path, const api::Labe
     switch (r.operator_) {
       case api::LabelSelectorOperator::In:
       case api::LabelSelectorOperator::NotIn:
-        if (r.values.empty()) {
-          out.push_back(FieldError::Required(at + ".values", "must be specified when `operator` is 'In' or 'NotIn'"));
-        }
+        ValidateSetValues(out, at, true, r.values.size());
         break;
       case api::LabelSelectorOperator::Exists:
       case api::LabelSelectorOperator::DoesNotExist:
-        if (!r.values.empty()) {
-          out.push_back(
-              FieldError::Forbidden(at + ".values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
-        }
+        ValidateSetValues(out, at, false, r.values.size());
         break;
       case api::LabelSelectorOperator::Unset:
         out.push_back(FieldError::Invalid(at + ".operator", "", "not a valid selector operator"));
