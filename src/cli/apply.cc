@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/print_util.h"
 #include "model/codec.h"
+#include "model/objects.h"
 #include "model/patch.h"
 
 namespace podflow::cli {
@@ -272,7 +273,30 @@ int ApplyDocuments(ApiSession& api, const std::vector<std::string>& files, const
   return failed;
 }
 
+// `create namespace NAME`, kubectl's generator for the one kind the docs
+// make that way.
+int CreateNamespace(const WriteOptions& options) {
+  if (options.args.size() != 2 || (options.args[0] != "namespace" && options.args[0] != "ns")) {
+    std::fprintf(stderr, "error: podflow create takes -f FILE, or namespace NAME\n");
+    return 1;
+  }
+  model::Value meta = model::Value::Object();
+  meta.Set("name", model::Value::String(options.args[1]));
+  model::Value object = model::Value::Object();
+  object.Set("apiVersion", model::Value::String("v1"));
+  object.Set("kind", model::Value::String("Namespace"));
+  object.Set("metadata", std::move(meta));
+  Result<std::unique_ptr<ApiSession>> api = Connect(options);
+  if (!api.ok()) {
+    std::fprintf(stderr, "error: %s\n", api.status().message().c_str());
+    return 1;
+  }
+  Document d{&model::Kind("Namespace"), "", options.args[1], std::move(object)};
+  return ApplyOne(**api, d, "", options, true) ? 0 : 1;
+}
+
 int RunApply(const WriteOptions& options, bool create_only) {
+  if (create_only && options.files.empty() && !options.args.empty()) return CreateNamespace(options);
   if (options.files.empty()) {
     std::fprintf(stderr, "error: must specify one of -f and -k\n");
     return 1;
@@ -525,6 +549,7 @@ void AddWriteCommands(CLI::App& app, CommandAction& action) {
   auto create = std::make_shared<WriteOptions>();
   CLI::App* create_cmd = app.add_subcommand("create", "Create resources from a file or stdin, as kubectl create");
   create_cmd->add_option("-f,--filename", create->files, "Files, directories or - (stdin)");
+  create_cmd->add_option("args", create->args, "namespace NAME: create a namespace");
   AddConnectionOptions(create_cmd, create.get());
   create_cmd->callback([&action, create] { action = [create] { return RunApply(*create, true); }; });
 

@@ -276,6 +276,30 @@ Row CSIDriverRow(std::string_view bytes, bool, TimePoint now) {
                 now);
 }
 
+// REQUEST and LIMIT: `name: used/hard` for each resource of the spec, in
+// name order, the limits.* ones under LIMIT.
+Row ResourceQuotaRow(std::string_view bytes, bool, TimePoint now) {
+  auto quota = model::Unpack<api::ResourceQuota>(bytes);
+  auto value = [&](bool used, const std::string& name) -> std::string {
+    if (!quota->status) return "0";
+    for (const auto& e : used ? quota->status->used : quota->status->hard) {
+      if (e->key == name) return e->value;
+    }
+    return "0";
+  };
+  std::vector<std::string> names;
+  if (quota->spec) {
+    for (const auto& e : quota->spec->hard) names.push_back(e->key);
+  }
+  std::sort(names.begin(), names.end());
+  std::vector<std::string> requests;
+  std::vector<std::string> limits;
+  for (const std::string& name : names) {
+    (name.starts_with("limits.") ? limits : requests).push_back(name + ": " + value(true, name) + "/" + value(false, name));
+  }
+  return {MetaOf(quota->metadata).name, Age(quota->metadata, now), Join(requests, ", "), Join(limits, ", ")};
+}
+
 Row LeaseRow(std::string_view bytes, bool, TimePoint now) {
   auto lease = model::Unpack<api::Lease>(bytes);
   return Framed(*lease, {lease->spec ? lease->spec->holder_identity : ""}, now);
@@ -323,6 +347,7 @@ const KindPrinter kPrinters[] = {
     {"Role", {"NAME", "CREATED AT"}, {}, &CreatedAtRow<api::Role>},
     {"ClusterRole", {"NAME", "CREATED AT"}, {}, &CreatedAtRow<api::ClusterRole>},
     {"LimitRange", {"NAME", "CREATED AT"}, {}, &CreatedAtRow<api::LimitRange>},
+    {"ResourceQuota", {"NAME", "AGE", "REQUEST", "LIMIT"}, {}, &ResourceQuotaRow},
     {"RoleBinding", {"NAME", "ROLE", "AGE"}, {"USERS", "GROUPS", "SERVICEACCOUNTS"}, &BindingRow<api::RoleBinding>},
     {"ClusterRoleBinding",
      {"NAME", "ROLE", "AGE"},

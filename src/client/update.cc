@@ -1,5 +1,6 @@
 #include "client/update.h"
 
+#include <algorithm>
 #include <set>
 #include <string_view>
 #include <thread>
@@ -17,6 +18,11 @@ struct Pending {
   int attempts = 0;
   bool done = false;
 };
+
+std::string_view KeyOf(const TxnOp& op) {
+  if (const PutOp* put = std::get_if<PutOp>(&op)) return put->key;
+  return std::get<DeleteOp>(op).key;
+}
 
 size_t OpBytes(const TxnOp& op) {
   if (const PutOp* put = std::get_if<PutOp>(&op)) return put->key.size() + put->value.size();
@@ -118,6 +124,12 @@ class Batch {
       if (keys.contains(p.item.key)) continue;  // after this transaction
       if (!Decide(i, error_seen)) continue;
       const Mutation& m = *p.mutation;
+      // A key the change also writes (a quota it charges) that this
+      // transaction already writes: decided again after it, on what it wrote.
+      if (std::any_of(m.extra.begin(), m.extra.end(), [&](const TxnOp& extra) { return keys.contains(KeyOf(extra)); })) {
+        p.mutation.reset();
+        continue;
+      }
       const std::optional<Revision> guard = p.current ? p.current->mod_revision : Revision(0);
       TxnOp op = m.kind == Mutation::Kind::kPut ? TxnOp(PutOp{p.item.key, m.value, guard})
                                                 : TxnOp(DeleteOp{p.item.key, guard});
@@ -134,6 +146,7 @@ class Batch {
       bytes += size;
       in_txn.push_back(i);
       keys.insert(p.item.key);
+      for (const TxnOp& extra : m.extra) keys.insert(KeyOf(extra));
     }
     if (in_txn.empty()) {
       if (error_seen) Backoff();
@@ -162,24 +175,32 @@ class Batch {
       return;
     }
     // A failed guard names the item whose key changed: it is decided again
-    // on the key as it now is; the others go as they were.
+    // on the key as it now is; the others go as they were. A failed guard
+    // among an item's extra ops (a key its change was decided on too) has
+    // it decided again as well, its own key as it was.
     size_t failed = in_txn.size();
     for (size_t n = 0; n < in_txn.size(); ++n) {
-      if (first_op[n] == written->failed_op) failed = n;
+      const size_t end = n + 1 < in_txn.size() ? first_op[n + 1] : ops.size();
+      if (first_op[n] <= written->failed_op && written->failed_op < end) failed = n;
     }
     if (failed == in_txn.size()) {
       for (size_t i : in_txn) End(i, Status::Internal("the log named op " + std::to_string(written->failed_op) +
-                                                       " as failed, which guards no key"));
+                                                       " as failed, which is not in the transaction"));
       return;
     }
     const size_t i = in_txn[failed];
     Pending& p = pending_[i];
-    p.current = written->current;
-    p.seen = true;
-    p.fresh = true;
+    const bool own_key = first_op[failed] == written->failed_op;
+    if (own_key) {
+      p.current = written->current;
+      p.seen = true;
+      p.fresh = true;
+    }
     p.mutation.reset();
-    Attempted(i, Status::Conflict(p.item.key + " changed " + std::to_string(policy_.max_attempts) +
-                                  " time(s) while it was being written"));
+    const std::string times = " changed " + std::to_string(policy_.max_attempts) + " time(s) while ";
+    Attempted(i, Status::Conflict(own_key ? p.item.key + times + "it was being written"
+                                          : std::string(KeyOf(ops[written->failed_op])) + times + p.item.key +
+                                                " was being written"));
   }
 
   void Backoff() {

@@ -175,6 +175,18 @@ Quantity Quantity::FromMilli(int64_t milli) {
   return q;
 }
 
+Quantity& Quantity::operator+=(const Quantity& other) {
+  if (nano_ == 0) format_ = other.format_;
+  nano_ += other.nano_;
+  return *this;
+}
+
+Quantity& Quantity::operator-=(const Quantity& other) {
+  if (nano_ == 0) format_ = other.format_;
+  nano_ -= other.nano_;
+  return *this;
+}
+
 namespace {
 
 int64_t Saturate(int128 v) {

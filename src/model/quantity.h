@@ -38,6 +38,11 @@ class Quantity {
   int64_t MilliValue() const;
 
   Format format() const { return format_; }
+  // Exact sum and difference. A zero quantity takes the other's format, as
+  // Kubernetes' Add and Sub do (0 + 600Mi prints as 600Mi).
+  Quantity& operator+=(const Quantity& other);
+  Quantity& operator-=(const Quantity& other);
+  friend Quantity operator+(Quantity a, const Quantity& b) { return a += b; }
   bool IsZero() const { return nano_ == 0; }
 
   friend bool operator==(const Quantity& a, const Quantity& b) { return a.nano_ == b.nano_; }

@@ -34,6 +34,9 @@ bool Running(const api::Pod& p) { return p.status() && p.status()->phase() == ap
 
 std::string PodKey(const std::string& name) { return model::ObjectKey(model::Kind("Pod"), "default", name); }
 
+// The path of an example manifest podflow ships (config/manifests).
+std::string Manifest(const std::string& name) { return std::string(PODFLOW_SOURCE_DIR) + "/config/manifests/" + name; }
+
 void SeedsStory(Pipeline& pipeline) {
   SECTION("the nginx pod is admitted, scheduled, bound, started and reported Running") {
     auto results = pipeline.Submit(kNginx);
@@ -460,15 +463,9 @@ TEST_CASE("Scheduling decisions are explained and re-run to the same nodes", "[e
 TEST_CASE("podflow apply, a stale update and a graceful delete, as kubectl and kube-apiserver do them", "[e2e]") {
   Pipeline pipeline(false);
   pipeline.StartAll();
-  const std::string podflow = Pipeline::Program("podflow");
   const std::string manifest = pipeline.dir() + "/web.yaml";
   auto write = [&](const std::string& text) { std::ofstream(manifest) << text; };
-  auto run = [&](std::vector<std::string> args) {
-    args.insert(args.begin(), podflow);
-    args.push_back("--config");
-    args.push_back(pipeline.config());
-    return RunCommand(args, pipeline.dir());
-  };
+  auto run = [&](std::vector<std::string> args) { return pipeline.Podflow(std::move(args)); };
   write(std::string(kNginx) + "  - name: side\n    image: nginx:1.14.2\n");
   {
     auto [code, out] = run({"apply", "-f", manifest});
@@ -546,13 +543,7 @@ TEST_CASE("podflow apply, a stale update and a graceful delete, as kubectl and k
 TEST_CASE("A gated pod waits for its gates; a deleted namespace takes its objects with it", "[e2e]") {
   Pipeline pipeline(false);
   pipeline.StartAll();
-  const std::string podflow = Pipeline::Program("podflow");
-  auto run = [&](std::vector<std::string> args) {
-    args.insert(args.begin(), podflow);
-    args.push_back("--config");
-    args.push_back(pipeline.config());
-    return RunCommand(args, pipeline.dir());
-  };
+  auto run = [&](std::vector<std::string> args) { return pipeline.Podflow(std::move(args)); };
   const std::string manifest = pipeline.dir() + "/objects.yaml";
   std::ofstream(manifest) << R"(apiVersion: v1
 kind: Pod
@@ -617,7 +608,7 @@ spec:
                  "API group \"\" in the namespace \"default\"\n");
   }
   {
-    auto [code, out] = run({"apply", "-f", std::string(PODFLOW_SOURCE_DIR) + "/config/manifests/read-only-user.yaml"});
+    auto [code, out] = run({"apply", "-f", Manifest("read-only-user.yaml")});
     INFO(out);
     CHECK(out == "clusterrolebinding.rbac.authorization.k8s.io/viewers-read-only created\n");
   }
@@ -649,6 +640,110 @@ spec:
   CHECK_FALSE(pipeline.Get(model::ObjectKey(model::Kind("Pod"), "team-x", "worker")).has_value());
   CHECK_FALSE(pipeline.Get(model::ObjectKey(model::Kind("ConfigMap"), "team-x", "settings")).has_value());
   CHECK_FALSE(pipeline.Get(model::ObjectKey(model::Kind("Namespace"), "", "team-x")).has_value());
+  pipeline.StopAll();
+}
+
+// The quota's status.used as stored: resource -> amount.
+std::map<std::string, std::string> QuotaUsed(Pipeline& pipeline, const std::string& ns, const std::string& name) {
+  std::map<std::string, std::string> out;
+  std::optional<KeyValue> kv = pipeline.Get(model::ObjectKey(model::Kind("ResourceQuota"), ns, name));
+  if (!kv) return out;
+  auto quota = model::Unpack<api::ResourceQuota>(kv->value);
+  if (!quota->status) return out;
+  for (const auto& e : quota->status->used) out[e->key] = e->value;
+  return out;
+}
+
+TEST_CASE("ResourceQuota: the docs' walkthrough end to end; 8 racing clients get exactly the quota", "[e2e]") {
+  Pipeline pipeline(false);
+  pipeline.StartAll();
+  auto run = [&](std::vector<std::string> args) { return pipeline.Podflow(std::move(args)); };
+  auto file = [&](const std::string& name, const std::string& text) {
+    const std::string path = pipeline.dir() + "/" + name;
+    std::ofstream(path) << text;
+    return path;
+  };
+  // "Configure Memory and CPU Quotas for a Namespace", with the docs'
+  // manifests (config/manifests).
+  REQUIRE(run({"create", "namespace", "quota-mem-cpu-example"}).first == 0);
+  {
+    auto [code, out] = run({"apply", "-f", Manifest("quota-mem-cpu.yaml"), "--namespace=quota-mem-cpu-example"});
+    INFO(out << pipeline.Logs());
+    REQUIRE(code == 0);
+    CHECK(out == "resourcequota/mem-cpu-demo created\n");
+  }
+  {
+    auto [code, out] = run({"apply", "-f", Manifest("quota-mem-cpu-pod.yaml"), "--namespace=quota-mem-cpu-example"});
+    INFO(out << pipeline.Logs());
+    REQUIRE(code == 0);
+  }
+  CHECK(QuotaUsed(pipeline, "quota-mem-cpu-example", "mem-cpu-demo") ==
+        std::map<std::string, std::string>{{"limits.cpu", "800m"}, {"limits.memory", "800Mi"},
+                                           {"requests.cpu", "400m"}, {"requests.memory", "600Mi"}});
+  {
+    auto [code, out] = run({"get", "resourcequota", "mem-cpu-demo", "--namespace=quota-mem-cpu-example"});
+    INFO(out);
+    CHECK(out.find("requests.cpu: 400m/1, requests.memory: 600Mi/1Gi") != std::string::npos);
+    CHECK(out.find("limits.cpu: 800m/2, limits.memory: 800Mi/2Gi") != std::string::npos);
+  }
+  {
+    auto [code, out] = run({"apply", "-f", Manifest("quota-mem-cpu-pod-2.yaml"), "--namespace=quota-mem-cpu-example"});
+    INFO(out);
+    CHECK(code == 1);
+    CHECK(out.find("pods \"quota-mem-cpu-demo-2\" is forbidden: exceeded quota: mem-cpu-demo, requested: "
+                   "requests.memory=700Mi, used: requests.memory=600Mi, limited: requests.memory=1Gi") !=
+          std::string::npos);
+  }
+  CHECK_FALSE(pipeline.Get(model::ObjectKey(model::Kind("Pod"), "quota-mem-cpu-example", "quota-mem-cpu-demo-2")));
+
+  // 8 clients, 2 pods each, against a quota of 5 pods: exactly 5 are made.
+  REQUIRE(run({"create", "namespace", "race"}).first == 0);
+  REQUIRE(run({"apply", "-f", file("race-quota.yaml", "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: "
+                                                       "pod-count, namespace: race}\nspec: {hard: {pods: \"5\"}}\n")})
+              .first == 0);
+  std::vector<std::string> results(16);
+  {
+    std::vector<std::thread> clients;
+    for (int c = 0; c < 8; ++c) {
+      clients.emplace_back([&, c] {
+        for (int i = 0; i < 2; ++i) {
+          results[c * 2 + i] = pipeline.SubmitFromThread(
+              "{apiVersion: v1, kind: Pod, metadata: {name: p" + std::to_string(c * 2 + i) +
+              ", namespace: race}, spec: {containers: [{name: c, image: \"nginx:1.14.2\"}]}}");
+        }
+      });
+    }
+    for (std::thread& t : clients) t.join();
+  }
+  INFO(pipeline.Logs());
+  CHECK(std::count(results.begin(), results.end(), "") == 5);
+  CHECK(std::count(results.begin(), results.end(), "Forbidden") == 11);
+  auto stored_pods = pipeline.Api().List(model::KindPrefix(model::Kind("Pod"), "race"));
+  REQUIRE(stored_pods.ok());
+  CHECK(stored_pods->kvs.size() == 5);
+  CHECK(QuotaUsed(pipeline, "race", "pod-count") == std::map<std::string, std::string>{{"pods", "5"}});
+
+  // A deleted pod is given back by the recount, and the room is taken again.
+  std::string gone;
+  for (size_t i = 0; i < results.size() && gone.empty(); ++i) {
+    if (results[i].empty()) gone = "p" + std::to_string(i);
+  }
+  {
+    auto [code, out] = run({"delete", "pod", gone, "--namespace=race"});
+    INFO(out);
+    REQUIRE(code == 0);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (QuotaUsed(pipeline, "race", "pod-count")["pods"] != "4" && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  CHECK(QuotaUsed(pipeline, "race", "pod-count")["pods"] == "4");
+  CHECK(pipeline.SubmitFromThread(
+            "{apiVersion: v1, kind: Pod, metadata: {name: again, namespace: race}, spec: {containers: [{name: c, "
+            "image: \"nginx:1.14.2\"}]}}") == "");
+  CHECK(pipeline.SubmitFromThread(
+            "{apiVersion: v1, kind: Pod, metadata: {name: over, namespace: race}, spec: {containers: [{name: c, "
+            "image: \"nginx:1.14.2\"}]}}") == "Forbidden");
   pipeline.StopAll();
 }
 

@@ -42,7 +42,7 @@ inline Admission TestAdmission(AdmissionConfig config = TestConfig()) {
 inline AdmissionOutcome AdmitOne(std::string_view manifest, const std::set<std::string>& taken = {},
                                  const PriorityClassLister& priority_classes = {}) {
   Admission admission = TestAdmission();
-  AdmitReply reply = admission.Admit(kAdminToken, manifest, taken, priority_classes);
+  AdmitReply reply = admission.Admit(kAdminToken, manifest, {.taken_cluster_ips = taken, .priority_classes = priority_classes});
   INFO((reply.failure ? reply.failure->message : ""));
   REQUIRE_FALSE(reply.failure.has_value());
   REQUIRE(reply.results.size() == 1);

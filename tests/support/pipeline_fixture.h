@@ -199,6 +199,32 @@ class Pipeline {
     return out;
   }
 
+  // Runs `podflow ARGS... --config CONFIG` to completion: {exit code, output}.
+  std::pair<int, std::string> Podflow(std::vector<std::string> args) const {
+    args.insert(args.begin(), Program("podflow"));
+    args.push_back("--config");
+    args.push_back(config());
+    return RunCommand(args, dir_);
+  }
+
+  // Submits a one-document manifest without Catch's macros, so that many
+  // threads may call it at once: "" when created, the refusal's reason
+  // (or "error: ..." when no reply came) otherwise.
+  std::string SubmitFromThread(const std::string& manifest, const std::string& token = "e2e-token") {
+    flatbuffers::FlatBufferBuilder fbb;
+    auto bytes = fbb.CreateVector(reinterpret_cast<const uint8_t*>(manifest.data()), manifest.size());
+    auto req = msg::CreateSubmitRequest(fbb, fbb.CreateString(token), bytes);
+    bus::RpcClient client(context_, Endpoint("submit"));
+    auto reply = client.Call(fbb, msg::Body::SubmitRequest, req.Union(), std::chrono::seconds(20));
+    if (!reply.ok()) return "error: " + reply.status().ToString();
+    const msg::SubmitReply* submit = reply->envelope().body_as_SubmitReply();
+    if (submit == nullptr || submit->results() == nullptr || submit->results()->size() != 1) return "error: no result";
+    const msg::SubmitResult* r = submit->results()->Get(0);
+    if (r->status() == nullptr || r->status()->status() == nullptr) return "error: no status";
+    if (r->status()->status()->str() == "Success") return "";
+    return r->status()->reason() ? r->status()->reason()->str() : "error: no reason";
+  }
+
   client::ApiClient& Api() {
     if (!api_) api_ = std::make_unique<client::ApiClient>(context_, Endpoint("api"));
     return *api_;

@@ -178,22 +178,17 @@ Admission::Admission(AdmissionConfig config, Clock clock, std::mt19937_64 rng)
     : config_(std::move(config)), clock_(std::move(clock)), rng_(rng) {}
 
 AdmitReply Admission::Admit(std::string_view bearer_token, std::string_view manifest_text,
-                            const std::set<std::string>& taken_cluster_ips,
-                            const PriorityClassLister& priority_classes, const NamespaceLookup& namespaces,
-                            const LimitRangeLister& limit_ranges) {
+                            const ClusterView& cluster) {
   Result<UserInfo> user = config_.authenticator.Authenticate(bearer_token);
   if (!user.ok()) {
     AdmitReply reply;
     reply.failure = UnauthorizedStatus();
     return reply;
   }
-  return AdmitAs(*user, manifest_text, taken_cluster_ips, priority_classes, namespaces, limit_ranges);
+  return AdmitAs(*user, manifest_text, cluster);
 }
 
-AdmitReply Admission::AdmitAs(const UserInfo& user, std::string_view manifest_text,
-                              const std::set<std::string>& taken_cluster_ips,
-                              const PriorityClassLister& priority_classes, const NamespaceLookup& namespaces,
-                              const LimitRangeLister& limit_ranges) {
+AdmitReply Admission::AdmitAs(const UserInfo& user, std::string_view manifest_text, const ClusterView& cluster) {
   AdmitReply reply;
   // kube-apiserver's limit on a request body, checked before any decoding.
   if (manifest_text.size() > kMaxRequestBytes) {
@@ -209,9 +204,9 @@ AdmitReply Admission::AdmitAs(const UserInfo& user, std::string_view manifest_te
     reply.failure = BadRequestStatus("no objects passed to create");
     return reply;
   }
-  std::set<std::string> taken = taken_cluster_ips;
-  RequestPriorityClasses classes(priority_classes);
-  RequestState state{namespaces, {}, classes, limit_ranges, {}};
+  std::set<std::string> taken = cluster.taken_cluster_ips;
+  RequestPriorityClasses classes(cluster.priority_classes);
+  RequestState state{cluster.namespaces, {}, classes, cluster.limit_ranges, {}, cluster.quotas, clock_(), {}, {}};
   for (const model::Decoded& d : *documents) {
     AdmissionOutcome out;
     out.kind = d.object.kind;
@@ -239,11 +234,22 @@ AdmitReply Admission::AdmitAs(const UserInfo& user, std::string_view manifest_te
     Context ctx{*kind, user, stamp, rng_, config_.cluster_ips, taken, config_.plugins, state, config_.authorizer};
     model::VisitKind(*kind, [&]<typename T>() { AdmitTyped<T>(d.object, ctx, out); });
     if (out.admitted() && kind->kind == "LimitRange") state.request_limit_ranges.push_back(out.bytes);
+    // The quotas this document was charged to: the request's documents
+    // after it see them charged; the caller charges the stored ones.
+    if (out.admitted()) {
+      for (auto& [key, quota] : state.document_quotas) {
+        out.quota_keys.push_back(key);
+        state.request_quotas.insert_or_assign(key, std::move(quota));
+      }
+      out.quota_usage = std::move(state.document_usage);
+    }
+    state.document_quotas.clear();
+    state.document_usage.clear();
     // A namespace made by this request exists for the documents after it;
     // one that is stored already (perhaps terminating) is asked about.
     if (out.admitted() && kind->kind == "Namespace") {
       Result<std::optional<api::NamespacePhase>> stored =
-          namespaces ? namespaces(out.name) : Result<std::optional<api::NamespacePhase>>(std::nullopt);
+          cluster.namespaces ? cluster.namespaces(out.name) : Result<std::optional<api::NamespacePhase>>(std::nullopt);
       if (stored.ok() && !stored->has_value()) state.request_namespaces.insert(out.name);
     }
     if (out.status.status.empty()) {

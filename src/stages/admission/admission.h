@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <random>
@@ -32,6 +33,7 @@
 #include "model/api_status.h"
 #include "model/codec.h"
 #include "model/patch.h"
+#include "model/quantity.h"
 #include "pod_generated.h"     // api::PreemptionPolicy
 #include "policy_generated.h"  // api::NamespacePhase, api::LimitRangeT
 
@@ -258,6 +260,22 @@ using LimitRangeLister = std::function<Result<std::vector<api::LimitRangeT>>(con
 // namespace exists and is Active" (logic tests that do not care).
 using NamespaceLookup = std::function<Result<std::optional<api::NamespacePhase>>(const std::string& name)>;
 
+// The ResourceQuotas stored in a namespace, as the ResourceQuota plugin
+// reads them. An empty function stands for "none anywhere".
+using ResourceQuotaLister =
+    std::function<Result<std::vector<api::ResourceQuotaT>>(const std::string& namespace_)>;
+
+// What admission reads from the cluster, answered by the caller. A member
+// left empty stands for "none stored" (for `namespaces`: every namespace
+// exists and is Active).
+struct ClusterView {
+  std::set<std::string> taken_cluster_ips;  // the addresses of existing Services
+  PriorityClassLister priority_classes;
+  NamespaceLookup namespaces;
+  LimitRangeLister limit_ranges;
+  ResourceQuotaLister quotas;
+};
+
 // ---- The entry point ----
 
 using Clock = std::function<std::chrono::system_clock::time_point()>;
@@ -273,6 +291,12 @@ struct AdmissionOutcome {
   std::string name;
   std::string key;    // model::ObjectKey(...), set when admitted
   std::string bytes;  // the defaulted object (model::Pack), set when admitted
+  // The ResourceQuotas (their keys) the object is charged to, and what it
+  // counts for: the caller adds that to each quota's status.used in the
+  // write that creates it, guarded by the quota's revision, and refuses it
+  // if the quota is exceeded by then (quota.h, ChargeQuota).
+  std::vector<std::string> quota_keys;
+  std::map<std::string, model::Quantity> quota_usage;
 
   bool admitted() const { return status.success(); }
 };
@@ -325,23 +349,17 @@ class Admission {
   // document: decode, authorize "create", default, the plugins' mutating
   // phase, prepare for create (a pod's status), validate, the plugins'
   // validating phase, allocate a cluster IP for services.
-  // `taken_cluster_ips` are the addresses of existing services; addresses
-  // handed out earlier in the same request count as taken too. Pods resolve
-  // their priority against `priority_classes`, the built-in system classes
-  // and the PriorityClasses admitted earlier in the same request.
-  // A namespaced object's namespace must exist and not be terminating
-  // (NamespaceLifecycle): `namespaces` answers for stored ones, and the
-  // namespaces admitted earlier in the same request exist too.
-  AdmitReply Admit(std::string_view bearer_token, std::string_view manifest_text,
-                   const std::set<std::string>& taken_cluster_ips = {},
-                   const PriorityClassLister& priority_classes = {}, const NamespaceLookup& namespaces = {},
-                   const LimitRangeLister& limit_ranges = {});
+  // The cluster's taken service addresses; addresses handed out earlier in
+  // the same request count as taken too. Pods resolve their priority
+  // against the stored PriorityClasses, the built-in system classes and the
+  // PriorityClasses admitted earlier in the same request. A namespaced
+  // object's namespace must exist and not be terminating
+  // (NamespaceLifecycle): the stored ones, or those admitted earlier in the
+  // same request. Quotas are charged as the documents before used them.
+  AdmitReply Admit(std::string_view bearer_token, std::string_view manifest_text, const ClusterView& cluster = {});
   // The same for a user already known: the API server's own requests
   // (system:apiserver creating the bootstrap namespaces).
-  AdmitReply AdmitAs(const UserInfo& user, std::string_view manifest_text,
-                     const std::set<std::string>& taken_cluster_ips = {},
-                     const PriorityClassLister& priority_classes = {}, const NamespaceLookup& namespaces = {},
-                     const LimitRangeLister& limit_ranges = {});
+  AdmitReply AdmitAs(const UserInfo& user, std::string_view manifest_text, const ClusterView& cluster = {});
 
   // update (PUT): `object_text`, one object of `kind` named `name` in
   // `namespace_`, replaces `stored`. A resourceVersion in it must be the

@@ -11,10 +11,12 @@
 
 #include "base/logging.h"
 #include "client/update.h"
+#include "model/kind_types.h"
 #include "model/objects.h"
 #include "pipeline/credentials.h"
 #include "policy_generated.h"
 #include "service_generated.h"
+#include "stages/admission/quota.h"
 
 namespace podflow::admission {
 namespace {
@@ -70,6 +72,23 @@ Result<std::optional<api::NamespacePhase>> PhaseOf(const std::string& key, std::
                                                 : api::NamespacePhase::Active);
 }
 
+// The objects a store of `Table`'s kind holds in `ns`, unpacked. One that
+// fails verification is logged and left out.
+template <typename Table>
+std::vector<typename Table::NativeTableType> StoredIn(client::Store& store, const std::string& ns) {
+  static auto log = Logger("stage.admission");
+  const model::KindInfo& kind = model::Kind(model::KindNameOf<Table>::value);
+  std::vector<typename Table::NativeTableType> out;
+  for (const KeyValue& kv : store.List(model::KindPrefix(kind, ns))) {
+    if (!model::VerifyObject(kind, kv.value).ok()) {
+      log->warn("ignoring {}: not a valid {}", kv.key, kind.kind);
+      continue;
+    }
+    out.push_back(std::move(*model::Unpack<Table>(kv.value)));
+  }
+  return out;
+}
+
 // The namespaces kube-apiserver makes at its start, and the object it
 // runs its own creations as.
 constexpr std::string_view kBootstrapNamespaces[] = {"default", "kube-system", "kube-public", "kube-node-lease"};
@@ -117,18 +136,41 @@ void CreateAll(client::ApiClient& client, std::vector<AdmissionOutcome>& outcome
     client::UpdateItem item;
     item.key = o.key;
     item.known = KeyValue{o.key, "", {}, Revision(0)};  // believed absent
-    item.mutate = [&o](const KeyValue* current, bool) -> client::Mutation {
+    item.mutate = [&o, &client](const KeyValue* current, bool) -> client::Mutation {
       if (current != nullptr) {
         o.status = AlreadyExistsStatus(*o.kind, o.name);
         return client::Mutation::Skip();
       }
-      return client::Mutation::Put(o.bytes);
+      // Charged to its quotas as they are now, in the same write: a quota
+      // another create charged meanwhile fails the guard, and this one is
+      // decided again on it.
+      std::vector<TxnOp> charges;
+      for (const std::string& key : o.quota_keys) {
+        Result<std::optional<KeyValue>> stored = client.Get(key);
+        if (!stored.ok()) {
+          o.status = InternalErrorStatus(stored.status().ToString());
+          return client::Mutation::Skip();
+        }
+        if (!stored->has_value() || !model::VerifyObject(model::Kind("ResourceQuota"), (*stored)->value).ok()) {
+          continue;  // deleted since: nothing to charge
+        }
+        std::unique_ptr<api::ResourceQuotaT> quota = model::Unpack<api::ResourceQuota>((*stored)->value);
+        if (std::optional<std::string> why = ChargeQuota(*quota, *o.kind, o.quota_usage)) {
+          o.status = AdmissionForbiddenStatus(*o.kind, o.name, *why);
+          return client::Mutation::Skip();
+        }
+        charges.push_back(PutOp{key, model::Pack(*quota), (*stored)->mod_revision});
+      }
+      return client::Mutation::Put(o.bytes, std::move(charges));
     };
     items.push_back(std::move(item));
     admitted.push_back(i);
   }
   client::UpdatePolicy policy;
-  policy.max_attempts = 2;  // a lost guard means the object exists: decided once more, as AlreadyExists
+  // A lost guard on the object means it exists (decided once more, as
+  // AlreadyExists); on a quota, that another create charged it first:
+  // decided again, as often as creates in a namespace may race.
+  policy.max_attempts = 32;
   policy.max_ops_per_txn = kMaxOpsPerTxn;
   policy.max_bytes_per_txn = kMaxBytesPerTxn;
   std::vector<client::UpdateOutcome> written = client::UpdateBatch(client, std::move(items), policy);
@@ -136,6 +178,10 @@ void CreateAll(client::ApiClient& client, std::vector<AdmissionOutcome>& outcome
     const size_t i = admitted[n];
     if (written[n].written) {
       revisions[i] = written[n].revision.value();
+    } else if (written[n].status.code() == Code::kConflict) {
+      // Its quotas kept changing under it.
+      const std::string& quota = outcomes[i].quota_keys.empty() ? outcomes[i].key : outcomes[i].quota_keys[0];
+      outcomes[i].status = model::ConflictStatus(model::Kind("ResourceQuota"), quota.substr(quota.rfind('/') + 1));
     } else if (!written[n].status.ok()) {
       log->warn("creating {}: {}", outcomes[i].key, written[n].status.ToString());
       outcomes[i].status = InternalErrorStatus(written[n].status.ToString());
@@ -156,17 +202,26 @@ Result<std::optional<api::NamespacePhase>> AdmissionStage::LookupNamespace(clien
   return PhaseOf(key, (*stored)->value);
 }
 
+Result<std::vector<api::ResourceQuotaT>> AdmissionStage::QuotasIn(const std::string& ns) {
+  return StoredIn<api::ResourceQuota>(*quotas_, ns);
+}
+
+ClusterView AdmissionStage::View(Worker& worker, std::optional<Result<std::vector<PriorityClassInfo>>>& classes) {
+  ClusterView view;
+  view.namespaces = [this, &worker](const std::string& name) { return LookupNamespace(worker.client, name); };
+  view.limit_ranges = [this](const std::string& ns) { return LimitRangesIn(ns); };
+  view.quotas = [this](const std::string& ns) { return QuotasIn(ns); };
+  // PriorityClasses are read only if a document needs them (a Pod, a
+  // PriorityClass), and once per request.
+  view.priority_classes = [&worker, &classes]() -> Result<std::vector<PriorityClassInfo>> {
+    if (!classes) classes = StoredPriorityClasses(worker.client);
+    return *classes;
+  };
+  return view;
+}
+
 Result<std::vector<api::LimitRangeT>> AdmissionStage::LimitRangesIn(const std::string& ns) {
-  static auto log = Logger("stage.admission");
-  std::vector<api::LimitRangeT> out;
-  for (const KeyValue& kv : limit_ranges_->List(model::KindPrefix(model::Kind("LimitRange"), ns))) {
-    if (!model::VerifyObject(model::Kind("LimitRange"), kv.value).ok()) {
-      log->warn("ignoring {}: not a valid LimitRange", kv.key);
-      continue;
-    }
-    out.push_back(std::move(*model::Unpack<api::LimitRange>(kv.value)));
-  }
-  return out;
+  return StoredIn<api::LimitRange>(*limit_ranges_, ns);
 }
 
 void AdmissionStage::Bootstrap() {
@@ -178,10 +233,11 @@ void AdmissionStage::Bootstrap() {
   std::unique_ptr<Worker> worker = Borrow();
   while (!stopping_) {
     AdmitReply namespaces = worker->admission.AdmitAs(kApiServer, manifest);
-    AdmitReply accounts = worker->admission.AdmitAs(kApiServer, DefaultServiceAccounts(namespaces.results), {}, {},
-                                                    [](const std::string&) -> Result<std::optional<api::NamespacePhase>> {
-                                                      return std::optional<api::NamespacePhase>(api::NamespacePhase::Active);
-                                                    });
+    ClusterView made;
+    made.namespaces = [](const std::string&) -> Result<std::optional<api::NamespacePhase>> {
+      return std::optional<api::NamespacePhase>(api::NamespacePhase::Active);
+    };
+    AdmitReply accounts = worker->admission.AdmitAs(kApiServer, DefaultServiceAccounts(namespaces.results), made);
     std::vector<AdmissionOutcome> all = std::move(namespaces.results);
     for (AdmissionOutcome& o : accounts.results) all.push_back(std::move(o));
     std::vector<int64_t> revisions(all.size(), 0);
@@ -201,6 +257,11 @@ void AdmissionStage::Bootstrap() {
     bootstrapped_ = true;
   }
   bootstrap_cv_.notify_all();
+}
+
+bool AdmissionStage::Idle(std::chrono::milliseconds period) {
+  std::unique_lock<std::mutex> lock(bootstrap_mu_);
+  return !bootstrap_cv_.wait_for(lock, period, [this] { return stopping_.load(); });
 }
 
 bool AdmissionStage::AwaitBootstrap() {
@@ -239,10 +300,14 @@ Status AdmissionStage::Start() {
   limit_ranges_ = std::make_unique<client::Store>(context_.bus, context_.Endpoint("api"), context_.Endpoint("watch"),
                                                   model::KindPrefix(model::Kind("LimitRange")));
   limit_ranges_->Start();
+  quotas_ = std::make_unique<client::Store>(context_.bus, context_.Endpoint("api"), context_.Endpoint("watch"),
+                                            model::KindPrefix(model::Kind("ResourceQuota")));
+  quotas_->Start();
   rbac_->Start(context_.bus, context_.Endpoint("api"), context_.Endpoint("watch"));
   stopping_ = false;
   bootstrap_ = std::thread([this] { Bootstrap(); });
   namespace_finalizer_ = std::thread([this] { FinalizeNamespaces(); });
+  quota_controller_ = std::thread([this] { RecountQuotas(); });
   server_ = std::make_unique<bus::RpcServer>(
       context_.bus, context_.Endpoint("submit"), kWorkers,
       [this](const msg::Envelope& request, std::string_view, flatbuffers::FlatBufferBuilder& fbb) {
@@ -262,12 +327,15 @@ void AdmissionStage::Stop() {
   // together rather than one after the other.
   if (namespaces_) namespaces_->RequestStop();
   if (limit_ranges_) limit_ranges_->RequestStop();
+  if (quotas_) quotas_->RequestStop();
   rbac_->RequestStop();
   if (bootstrap_.joinable()) bootstrap_.join();
   if (namespace_finalizer_.joinable()) namespace_finalizer_.join();
+  if (quota_controller_.joinable()) quota_controller_.join();
   if (server_) server_->Stop();
   if (namespaces_) namespaces_->Stop();
   if (limit_ranges_) limit_ranges_->Stop();
+  if (quotas_) quotas_->Stop();
   rbac_->Stop();
   std::lock_guard<std::mutex> lock(pool_mu_);
   pool_.clear();
@@ -298,21 +366,14 @@ void AdmissionStage::Return(std::unique_ptr<Worker> worker) {
 AdmissionStage::Created AdmissionStage::CreateObjects(Worker& worker, std::string_view token, std::string_view text,
                                                      bool dry_run) {
   Created created;
-  const NamespaceLookup namespaces = [&](const std::string& name) { return LookupNamespace(worker.client, name); };
-  const LimitRangeLister limit_ranges = [this](const std::string& ns) { return LimitRangesIn(ns); };
+  std::optional<Result<std::vector<PriorityClassInfo>>> classes;
+  ClusterView view = View(worker, classes);
   // Services need the cluster IPs in use, read under a lock so that two
   // requests never hand out one address. Most requests hold no Service: they
   // are admitted without it, and only if one turns out to hold a Service
   // is it admitted again (nothing was written yet) with the lock taken.
   std::unique_lock<std::mutex> ip_lock(cluster_ip_mu_, std::defer_lock);
-  // PriorityClasses are read only if a document needs them (a Pod, a
-  // PriorityClass), and once for both admissions.
-  std::optional<Result<std::vector<PriorityClassInfo>>> classes;
-  const PriorityClassLister list_classes = [&]() -> Result<std::vector<PriorityClassInfo>> {
-    if (!classes) classes = StoredPriorityClasses(worker.client);
-    return *classes;
-  };
-  AdmitReply admitted = worker.admission.Admit(token, text, {}, list_classes, namespaces, limit_ranges);
+  AdmitReply admitted = worker.admission.Admit(token, text, view);
   const bool has_service = std::any_of(admitted.results.begin(), admitted.results.end(), [](const auto& o) {
     return o.admitted() && o.kind != nullptr && o.kind->kind == "Service";
   });
@@ -323,7 +384,8 @@ AdmissionStage::Created AdmissionStage::CreateObjects(Worker& worker, std::strin
       created.failure = InternalErrorStatus(ips.status().ToString());
       return created;
     }
-    admitted = worker.admission.Admit(token, text, *ips, list_classes, namespaces, limit_ranges);
+    view.taken_cluster_ips = std::move(*ips);
+    admitted = worker.admission.Admit(token, text, view);
   }
   if (admitted.failure) {
     created.failure = std::move(admitted.failure);
@@ -331,12 +393,23 @@ AdmissionStage::Created AdmissionStage::CreateObjects(Worker& worker, std::strin
   }
   created.revisions.assign(admitted.results.size(), 0);
   if (!dry_run) {
+    // A new quota is counted before it is written, as the quota controller
+    // would count it at once: it restricts from its first revision.
+    for (AdmissionOutcome& o : admitted.results) {
+      if (!o.admitted() || o.kind == nullptr || o.kind->kind != "ResourceQuota") continue;
+      std::unique_ptr<api::ResourceQuotaT> quota = model::Unpack<api::ResourceQuota>(o.bytes);
+      if (Status counted = CountQuota(worker.client, *quota); !counted.ok()) {
+        o.status = InternalErrorStatus(counted.ToString());
+        continue;
+      }
+      o.bytes = model::Pack(*quota);
+    }
     CreateAll(worker.client, admitted.results, created.revisions);
     // Every new namespace gets its `default` ServiceAccount, as the
     // service account controller makes it in Kubernetes.
     const std::string accounts = DefaultServiceAccounts(admitted.results);
     if (!accounts.empty()) {
-      AdmitReply made = worker.admission.AdmitAs(kApiServer, accounts, {}, {}, namespaces);
+      AdmitReply made = worker.admission.AdmitAs(kApiServer, accounts, view);
       std::vector<int64_t> made_revisions(made.results.size(), 0);
       CreateAll(worker.client, made.results, made_revisions);
     }

@@ -66,6 +66,19 @@ class AdmissionStage {
   Result<std::optional<api::NamespacePhase>> LookupNamespace(client::ApiClient& client, const std::string& name);
   // LimitRanger's question: the LimitRanges the store holds for `ns`.
   Result<std::vector<api::LimitRangeT>> LimitRangesIn(const std::string& ns);
+  // The ResourceQuota plugin's: the quotas the store holds for `ns`.
+  Result<std::vector<api::ResourceQuotaT>> QuotasIn(const std::string& ns);
+  // What admission reads from the cluster, for one request of `worker`.
+  ClusterView View(Worker& worker, std::optional<Result<std::vector<PriorityClassInfo>>>& classes);
+  // The resource quota controller's work, until the controllers stage
+  // takes it (quota_controller.cc): every kQuotaResync each stored quota's
+  // status is counted again from the objects of its namespace (what was
+  // deleted or has ended is given back), written guarded by the quota's
+  // revision so that no charge made meanwhile is lost.
+  void RecountQuotas();
+  // Counts `quota`'s status from what its namespace holds now (quota.h,
+  // RecountQuota).
+  static Status CountQuota(client::ApiClient& client, api::ResourceQuotaT& quota);
   // Creates the namespaces kube-apiserver makes at its start (default,
   // kube-system, kube-public, kube-node-lease) and their default
   // ServiceAccounts, retrying until the log takes them.
@@ -77,6 +90,8 @@ class AdmissionStage {
   void FinalizeNamespaces();
   // Deletes what `ns` holds; whether it held nothing.
   bool EmptyNamespace(Worker& worker, const std::string& ns);
+  // Waits `period` unless the stage stops first; whether it goes on.
+  bool Idle(std::chrono::milliseconds period);
   // Waits up to kBootstrapWait for Bootstrap; whether it finished.
   bool AwaitBootstrap();
   std::unique_ptr<Worker> Borrow();
@@ -95,6 +110,9 @@ class AdmissionStage {
 
   std::unique_ptr<client::Store> namespaces_;    // every stored Namespace
   std::unique_ptr<client::Store> limit_ranges_;  // every stored LimitRange
+  std::unique_ptr<client::Store> quotas_;        // every stored ResourceQuota
+  static constexpr std::chrono::milliseconds kQuotaResync{500};
+  std::thread quota_controller_;
   static constexpr std::chrono::seconds kBootstrapWait{10};
   std::atomic<bool> stopping_{false};
   std::thread bootstrap_;

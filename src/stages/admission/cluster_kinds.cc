@@ -119,4 +119,125 @@ void ValidateUpdate(const api::NamespaceT&, const api::NamespaceT& ns, Causes& o
   }
 }
 
+// ---- ResourceQuota ----
+
+namespace {
+
+// The resources a quota with a pod scope may hold: BestEffort pods ask
+// nothing, so only their number; the other scopes also what pods ask.
+bool ScopeAllows(api::ResourceQuotaScope scope, std::string_view resource) {
+  if (resource == "pods") return true;
+  if (scope == api::ResourceQuotaScope::BestEffort) return false;
+  constexpr std::string_view kCompute[] = {"cpu", "memory", "requests.cpu", "requests.memory", "limits.cpu",
+                                           "limits.memory"};
+  return std::find(std::begin(kCompute), std::end(kCompute), resource) != std::end(kCompute);
+}
+
+// Resources counted in whole objects.
+bool IntegerResource(std::string_view name) {
+  return name.starts_with("count/") || name == "pods" || name == "services" || name == "secrets" ||
+         name == "configmaps" || name == "resourcequotas" || name == "replicationcontrollers" ||
+         name == "persistentvolumeclaims" || name == "services.nodeports" || name == "services.loadbalancers" ||
+         name.ends_with("/persistentvolumeclaims");
+}
+
+void ValidateQuotaList(Causes& out, const std::string& path, const std::vector<std::unique_ptr<api::QuantityEntryT>>& list) {
+  for (const auto& e : list) {
+    const std::string at = path + "[" + e->key + "]";
+    Result<model::Quantity> q = model::Quantity::Parse(e->value);
+    if (!q.ok()) continue;  // the codec refused it already
+    if (*q < model::Quantity()) out.push_back(FieldError::Invalid(at, e->value, "must be greater than or equal to 0"));
+    if (IntegerResource(e->key) && q->MilliValue() % 1000 != 0) {
+      out.push_back(FieldError::Invalid(at, e->value, "must be an integer"));
+    }
+  }
+}
+
+std::string GoScopes(const std::vector<api::ResourceQuotaScope>& scopes) {
+  if (scopes.empty()) return "[]core.ResourceQuotaScope(nil)";
+  std::string out = "[]core.ResourceQuotaScope{";
+  for (size_t i = 0; i < scopes.size(); ++i) {
+    out += std::string(i ? ", " : "") + "\"" + api::EnumNameResourceQuotaScope(scopes[i]) + "\"";
+  }
+  return out + "}";
+}
+
+}  // namespace
+
+void PrepareForCreate(api::ResourceQuotaT& quota) {
+  // The status is the quota controller's: counted when it is created.
+  quota.status.reset();
+}
+
+void ValidateKind(const api::ResourceQuotaT& quota, Causes& out) {
+  if (!quota.spec) return;
+  const api::ResourceQuotaSpecT& spec = *quota.spec;
+  ValidateQuotaList(out, "spec.hard", spec.hard);
+  if (quota.status) {
+    ValidateQuotaList(out, "status.hard", quota.status->hard);
+    ValidateQuotaList(out, "status.used", quota.status->used);
+  }
+  // Every scope, from the list and the selector, with what it asks of the
+  // resources.
+  std::vector<api::ResourceQuotaScope> scopes = spec.scopes;
+  if (spec.scope_selector) {
+    const auto& expressions = spec.scope_selector->match_expressions;
+    for (size_t i = 0; i < expressions.size(); ++i) {
+      const api::ScopedResourceSelectorRequirementT& r = *expressions[i];
+      const std::string at = Index("spec.scopeSelector.matchExpressions", i);
+      scopes.push_back(r.scope_name);
+      switch (r.scope_name) {
+        case api::ResourceQuotaScope::Terminating:
+        case api::ResourceQuotaScope::NotTerminating:
+        case api::ResourceQuotaScope::BestEffort:
+        case api::ResourceQuotaScope::NotBestEffort:
+          if (r.operator_ != api::ScopeSelectorOperator::Exists) {
+            out.push_back(FieldError::Invalid(at + ".operator", api::EnumNameScopeSelectorOperator(r.operator_),
+                                              "must be 'Exist' when scope is any of ResourceQuotaScopeTerminating, "
+                                              "ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort or "
+                                              "ResourceQuotaScopeNotBestEffort"));
+          }
+          break;
+        default:
+          break;
+      }
+      switch (r.operator_) {
+        case api::ScopeSelectorOperator::In:
+        case api::ScopeSelectorOperator::NotIn:
+          if (r.values.empty()) {
+            out.push_back(FieldError::Required(at + ".values",
+                                               "must be at least one value when `operator` is 'In' or 'NotIn' for "
+                                               "scope selector"));
+          }
+          break;
+        case api::ScopeSelectorOperator::Exists:
+        case api::ScopeSelectorOperator::DoesNotExist:
+          if (!r.values.empty()) {
+            out.push_back(FieldError::InvalidRendered(at + ".values", GoStrings(r.values),
+                                                      "must be no value when `operator` is 'Exist' or "
+                                                      "'DoesNotExist' for scope selector"));
+          }
+          break;
+        default:
+          out.push_back(FieldError::Required(at + ".operator"));
+          break;
+      }
+    }
+  }
+  if (scopes.empty()) return;
+  for (const auto& e : spec.hard) {
+    for (api::ResourceQuotaScope scope : scopes) {
+      if (!ScopeAllows(scope, e->key)) {
+        out.push_back(FieldError::InvalidRendered("spec.scopes", GoScopes(spec.scopes), "unsupported scope applied to resource"));
+        return;
+      }
+    }
+  }
+  auto has = [&](api::ResourceQuotaScope s) { return std::find(scopes.begin(), scopes.end(), s) != scopes.end(); };
+  if ((has(api::ResourceQuotaScope::BestEffort) && has(api::ResourceQuotaScope::NotBestEffort)) ||
+      (has(api::ResourceQuotaScope::Terminating) && has(api::ResourceQuotaScope::NotTerminating))) {
+    out.push_back(FieldError::InvalidRendered("spec.scopes", GoScopes(spec.scopes), "conflicting scopes"));
+  }
+}
+
 }  // namespace podflow::admission

@@ -156,6 +156,36 @@ api::PullPolicy DefaultPullPolicy(std::string_view image) {
   return tag == "latest" ? api::PullPolicy::Always : api::PullPolicy::IfNotPresent;
 }
 
+std::map<std::string, model::Quantity> PodResources(const api::PodSpecT& spec, bool limits) {
+  using Totals = std::map<std::string, model::Quantity>;
+  auto add = [limits](Totals& to, const api::ContainerT& c) {
+    if (!c.resources) return;
+    for (const auto& e : limits ? c.resources->limits : c.resources->requests) {
+      if (Result<model::Quantity> q = model::Quantity::Parse(e->value); q.ok()) to[e->key] += *q;
+    }
+  };
+  Totals total;
+  Totals sidecars;
+  Totals init_peak;
+  for (const auto& c : spec.init_containers) {
+    if (c->restart_policy == "Always") {
+      add(sidecars, *c);
+      continue;
+    }
+    Totals with = sidecars;
+    add(with, *c);
+    for (const auto& [name, q] : with) {
+      if (auto it = init_peak.find(name); it == init_peak.end() || it->second < q) init_peak[name] = q;
+    }
+  }
+  for (const auto& c : spec.containers) add(total, *c);
+  for (const auto& [name, q] : sidecars) total[name] += q;
+  for (const auto& [name, q] : init_peak) {
+    if (auto it = total.find(name); it == total.end() || it->second < q) total[name] = q;
+  }
+  return total;
+}
+
 api::PodQOSClass QosClass(const api::PodSpecT& spec) {
   Totals requests;
   Totals limits;

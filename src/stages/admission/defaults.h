@@ -2,6 +2,7 @@
 // create (uid, creationTimestamp, generateName). Internal to admission.
 #pragma once
 
+#include <map>
 #include <random>
 #include <string>
 #include <string_view>
@@ -9,6 +10,7 @@
 
 #include "api_generated.h"
 #include "model/codec.h"
+#include "model/quantity.h"
 
 namespace podflow::admission {
 
@@ -46,6 +48,13 @@ api::PullPolicy DefaultPullPolicy(std::string_view image);
 // The QoS class of a pod as v1qos.GetPodQOS computes it (cpu and memory of
 // containers and init containers). REQUIRES: requests defaulted from limits.
 api::PodQOSClass QosClass(const api::PodSpecT& spec);
+
+// A pod's total per resource as Kubernetes counts what it asks for
+// (requests, or with `limits` its limits): the app containers and the
+// sidecars (init containers that always restart) together, or an ordinary
+// init container with the sidecars started before it, whichever is more.
+// Overhead is not included. Unreadable quantities count 0.
+std::map<std::string, model::Quantity> PodResources(const api::PodSpecT& spec, bool limits);
 
 // The object `p` points to, made empty first when there is none.
 template <typename T>

@@ -38,12 +38,7 @@ bool AdmissionStage::EmptyNamespace(Worker& worker, const std::string& ns) {
 
 void AdmissionStage::FinalizeNamespaces() {
   static auto log = Logger("stage.admission");
-  while (!stopping_) {
-    {
-      std::unique_lock<std::mutex> lock(bootstrap_mu_);
-      bootstrap_cv_.wait_for(lock, kNamespaceScan, [this] { return stopping_.load(); });
-    }
-    if (stopping_) break;
+  while (Idle(kNamespaceScan)) {
     std::vector<std::pair<std::string, std::string>> terminating;  // name, uid
     for (const KeyValue& kv : namespaces_->List(model::KindPrefix(model::Kind("Namespace")))) {
       if (!model::VerifyObject(model::Kind("Namespace"), kv.value).ok()) continue;

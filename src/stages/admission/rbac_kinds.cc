@@ -9,13 +9,6 @@ namespace {
 
 constexpr std::string_view kRbacGroup = "rbac.authorization.k8s.io";
 
-// Go's %#v of a []string, as rule messages print it.
-std::string GoStrings(const std::vector<std::string>& values) {
-  std::string out = "[]string{";
-  for (size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + model::GoQuote(values[i]);
-  return out + "}";
-}
-
 void ValidateRules(Causes& out, const std::vector<std::unique_ptr<api::PolicyRuleT>>& rules, bool namespaced) {
   for (size_t i = 0; i < rules.size(); ++i) {
     const api::PolicyRuleT& rule = *rules[i];

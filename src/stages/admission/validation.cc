@@ -402,6 +402,12 @@ bool ValidateIntOrPercent(Causes& out, const std::string& field, const api::IntO
   return *pct == 0;
 }
 
+std::string GoStrings(const std::vector<std::string>& values) {
+  std::string out = "[]string{";
+  for (size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + GoQuote(values[i]);
+  return out + "}";
+}
+
 std::string GoIntOrString(const api::IntOrStringT& v) {
   const bool is_int = v.type == api::IntOrStringType::Int;
   return "intstr.IntOrString{Type:" + std::string(is_int ? "0" : "1") +

@@ -59,6 +59,8 @@ bool ValidateIntOrPercent(Causes& out, const std::string& field, const api::IntO
 // Go's %#v of an IntOrString, as validation messages print one:
 // `intstr.IntOrString{Type:0, IntVal:0, StrVal:""}`.
 std::string GoIntOrString(const api::IntOrStringT& v);
+// Go's %#v of a []string, as messages print a value list: []string{"a", "b"}.
+std::string GoStrings(const std::vector<std::string>& values);
 // "must be greater than or equal to 0".
 void ValidateNonnegative(Causes& out, const std::string& field, int64_t value);
 

@@ -547,12 +547,7 @@ std::string GoSelector(const api::LabelSelectorT* selector) {
     expressions = "[]v1.LabelSelectorRequirement{";
     for (size_t i = 0; i < selector->match_expressions.size(); ++i) {
       const api::LabelSelectorRequirementT& r = *selector->match_expressions[i];
-      std::string values = "[]string(nil)";
-      if (!r.values.empty()) {
-        values = "[]string{";
-        for (size_t j = 0; j < r.values.size(); ++j) values += (j ? ", " : "") + GoQuote(r.values[j]);
-        values += "}";
-      }
+      const std::string values = r.values.empty() ? "[]string(nil)" : GoStrings(r.values);
       expressions += std::string(i ? ", " : "") + "v1.LabelSelectorRequirement{Key:" + GoQuote(r.key) +
                      ", Operator:" + GoQuote(api::EnumNameLabelSelectorOperator(r.operator_)) + ", Values:" + values + "}";
     }

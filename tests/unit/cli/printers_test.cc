@@ -329,12 +329,28 @@ count: 4
         "10s         Warning   NodeNotReady   node/node-1     Node node-1 status is now: NodeNotReady\n");
 }
 
-TEST_CASE("kinds without a printer get NAME and AGE; empty lists", "[cli][printers]") {
+TEST_CASE("ResourceQuota: REQUEST and LIMIT say used/hard per resource, as kubectl prints them", "[cli][printers]") {
   std::vector<std::string> quota = Objects(R"(apiVersion: v1
 kind: ResourceQuota
+metadata: {name: mem-cpu-demo, creationTimestamp: "2025-01-14T11:00:00Z"}
+spec:
+  hard: {requests.cpu: "1", requests.memory: 1Gi, limits.cpu: "2", limits.memory: 2Gi, pods: "4"}
+status:
+  hard: {requests.cpu: "1", requests.memory: 1Gi, limits.cpu: "2", limits.memory: 2Gi, pods: "4"}
+  used: {requests.cpu: 400m, requests.memory: 600Mi, limits.cpu: 800m, limits.memory: 800Mi}
+)");
+  CHECK(RenderTable(BuildTable(model::Kind("ResourceQuota"), quota, {}, Now())) ==
+        "NAME           AGE   REQUEST" + std::string(55, ' ') + "LIMIT\n"
+        "mem-cpu-demo   60m   pods: 0/4, requests.cpu: 400m/1, requests.memory: 600Mi/1Gi   "
+        "limits.cpu: 800m/2, limits.memory: 800Mi/2Gi\n");
+}
+
+TEST_CASE("kinds without a printer get NAME and AGE; empty lists", "[cli][printers]") {
+  std::vector<std::string> volume = Objects(R"(apiVersion: v1
+kind: PersistentVolume
 metadata: {name: team-a, creationTimestamp: "2025-01-14T11:00:00Z"}
 )");
-  CHECK(RenderTable(BuildTable(model::Kind("ResourceQuota"), quota, {}, Now())) == "NAME     AGE\nteam-a   60m\n");
+  CHECK(RenderTable(BuildTable(model::Kind("PersistentVolume"), volume, {}, Now())) == "NAME     AGE\nteam-a   60m\n");
   CHECK(NoResourcesMessage(model::Kind("Pod"), "default", false) == "No resources found in default namespace.");
   CHECK(NoResourcesMessage(model::Kind("Pod"), "default", true) == "No resources found");
   CHECK(NoResourcesMessage(model::Kind("Node"), "default", false) == "No resources found");

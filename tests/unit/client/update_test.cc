@@ -182,6 +182,38 @@ TEST_CASE("A batch splits into transactions within the op budget, extra ops incl
   CHECK(f.Stored("/registry/z/event").value == "e");
 }
 
+TEST_CASE("A guarded extra op that fails has its item decided again; two items sharing an extra key take turns") {
+  Fixture f;
+  REQUIRE(f.log->Put("/registry/counter", "0").ok());
+  // Each item charges the shared counter, read afresh at each decision and
+  // written guarded beside the item's own create.
+  int decisions = 0;
+  bool moved = false;
+  auto charge = [&](std::string key) -> Mutate {
+    return [&, key](const KeyValue*, bool) {
+      ++decisions;
+      KeyValue counter = f.Stored("/registry/counter");
+      if (!moved) {  // another writer moves the counter on after the first decision
+        moved = true;
+        REQUIRE(f.log->Put("/registry/counter", "5").ok());
+      }
+      const std::string next = std::to_string(std::stoi(counter.value) + 1);
+      return Mutation::Put("v", {PutOp{"/registry/counter", next, counter.mod_revision}});
+    };
+  };
+  std::vector<UpdateItem> items;
+  for (std::string key : {"/registry/p1", "/registry/p2"}) items.push_back({key, KeyValue{key, "", {}, Revision(0)}, charge(key)});
+  std::vector<UpdateOutcome> out = UpdateBatch(*f.client, std::move(items));
+  REQUIRE(out.size() == 2);
+  CHECK(out[0].written);
+  CHECK(out[1].written);
+  // Neither charge was lost: the first was decided again on 5, the second
+  // waited for the first's write.
+  CHECK(f.Stored("/registry/counter").value == "7");
+  CHECK(out[1].revision > out[0].revision);
+  CHECK(decisions >= 3);
+}
+
 TEST_CASE("Delete is guarded too, and carries its extra ops") {
   Fixture f;
   REQUIRE(f.log->Put("/registry/gone", "v").ok());

@@ -19,6 +19,7 @@ constexpr Registered kRegistry[] = {
     {"ServiceAccount", &NewServiceAccount},
     {"Priority", &NewPriority},
     {"DefaultTolerationSeconds", &NewDefaultTolerationSeconds},
+    {"ResourceQuota", &NewResourceQuota},
 };
 
 }  // namespace

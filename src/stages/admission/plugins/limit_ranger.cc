@@ -4,7 +4,6 @@
 // claims may ask (validating), in kube-apiserver's words: `maximum cpu usage
 // per Container is 800m, but limit is 1500m`.
 #include <algorithm>
-#include <limits>
 #include <map>
 
 #include "model/objects.h"
@@ -23,12 +22,6 @@ Amounts Read(const ResourceList& list) {
   Amounts out;
   for (const auto& e : list) out[e->key] = e->value;
   return out;
-}
-
-// Stored quantities were checked by the codec; an unreadable one counts 0.
-model::Quantity Q(const std::string& text) {
-  Result<model::Quantity> q = model::Quantity::Parse(text);
-  return q.ok() ? *q : model::Quantity();
 }
 
 // Compared in milli-units, in 128 bits: no quantity a manifest can hold
@@ -99,41 +92,10 @@ void RatioConstraint(std::vector<std::string>& errs, std::string_view type, cons
   }
 }
 
-// The pod's total per resource as Kubernetes' PodRequests / PodLimits
-// count it: the containers and sidecars (init containers that restart
-// always) together, or an ordinary init container with the sidecars started
-// before it, whichever is more.
+// The pod's totals (PodResources) as written.
 Amounts PodTotal(const api::PodSpecT& spec, bool limits) {
-  std::map<std::string, __int128> total;
-  std::map<std::string, model::Quantity::Format> format;
-  auto add = [&](std::map<std::string, __int128>& to, const api::ContainerT& c) {
-    if (!c.resources) return;
-    for (const auto& e : limits ? c.resources->limits : c.resources->requests) {
-      to[e->key] += Observed(e->value);
-      format.emplace(e->key, Q(e->value).format());
-    }
-  };
-  std::map<std::string, __int128> sidecars;
-  std::map<std::string, __int128> init_peak;
-  for (const auto& c : spec.init_containers) {
-    if (c->restart_policy == "Always") {
-      add(sidecars, *c);
-      continue;
-    }
-    std::map<std::string, __int128> with = sidecars;
-    add(with, *c);
-    for (const auto& [name, v] : with) init_peak[name] = std::max(init_peak[name], v);
-  }
-  for (const auto& c : spec.containers) add(total, *c);
-  for (const auto& [name, v] : sidecars) total[name] += v;
-  for (const auto& [name, v] : init_peak) total[name] = std::max(total[name], v);
   Amounts out;
-  constexpr __int128 kMaxMilli = std::numeric_limits<int64_t>::max();
-  for (const auto& [name, m] : total) {
-    const int64_t milli = static_cast<int64_t>(std::min(m, kMaxMilli));
-    out[name] = milli % 1000 == 0 ? model::Quantity::FromUnits(milli / 1000, format[name]).ToString()
-                                  : model::Quantity::FromMilli(milli).ToString();
-  }
+  for (const auto& [name, q] : PodResources(spec, limits)) out[name] = q.ToString();
   return out;
 }
 

@@ -6,6 +6,8 @@
 // the RequestState, answered by the stage. Internal to admission.
 #pragma once
 
+#include <chrono>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -27,6 +29,15 @@ struct RequestState {
   // LimitRanges admitted earlier in the request (stored bytes): they apply
   // to the documents after them, as with kubectl creating them one by one.
   std::vector<std::string> request_limit_ranges;
+  const ResourceQuotaLister& quotas;
+  // The request's time (a deleted pod's grace running out).
+  std::chrono::system_clock::time_point now;
+  // Quotas (by key) as the request's documents so far have charged them.
+  std::map<std::string, api::ResourceQuotaT> request_quotas;
+  // What the document being admitted is charged: the quotas as they are
+  // with it, and what it counts for. Kept only if it is admitted.
+  std::vector<std::pair<std::string, api::ResourceQuotaT>> document_quotas;
+  std::map<std::string, model::Quantity> document_usage;
 };
 
 // One document as the plugins see it (admission.Attributes).
@@ -73,5 +84,6 @@ std::unique_ptr<Plugin> NewLimitRanger();
 std::unique_ptr<Plugin> NewServiceAccount();
 std::unique_ptr<Plugin> NewPriority();
 std::unique_ptr<Plugin> NewDefaultTolerationSeconds();
+std::unique_ptr<Plugin> NewResourceQuota();
 
 }  // namespace podflow::admission

@@ -119,7 +119,7 @@ TEST_CASE("Admit allocates service cluster IPs", "[admission][clusterip]") {
     AdmissionConfig config = testing::TestConfig();
     config.cluster_ips = *ClusterIpAllocator::Create("10.0.0.0/30");
     Admission admission = testing::TestAdmission(std::move(config));
-    AdmitReply reply = admission.Admit(testing::kAdminToken, kService, {"10.0.0.1", "10.0.0.2"});
+    AdmitReply reply = admission.Admit(testing::kAdminToken, kService, {.taken_cluster_ips = {"10.0.0.1", "10.0.0.2"}});
     REQUIRE(reply.results.size() == 1);
     CHECK(KubectlMessage(reply.results[0].status) ==
           "Error from server (InternalError): Internal error occurred: failed to allocate a "

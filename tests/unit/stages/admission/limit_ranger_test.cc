@@ -28,7 +28,7 @@ AdmissionOutcome AdmitPod(const LimitRangeLister& ranges, const std::string& res
                                      "{apiVersion: v1, kind: Pod, metadata: {name: " + name +
                                          "}, spec: {containers: [{name: demo-ctr, image: nginx, resources: " +
                                          resources + "}]}}",
-                                     {}, {}, {}, ranges);
+                                     {.limit_ranges = ranges});
   REQUIRE(reply.results.size() == 1);
   return std::move(reply.results[0]);
 }
@@ -150,7 +150,7 @@ spec:
   - {name: a, image: nginx, resources: {limits: {cpu: "2", memory: 1Gi}}}
   - {name: b, image: nginx, resources: {limits: {cpu: "1", memory: 1Gi}}}
 )",
-                                   {}, {}, {}, ranges);
+                                   {.limit_ranges = ranges});
   REQUIRE(two.results.size() == 1);
   CHECK(two.results[0].status.message == "pods \"big\" is forbidden: maximum cpu usage per Pod is 2, but limit is 3");
 
@@ -165,7 +165,7 @@ spec:
   containers:
   - {name: app, image: nginx, resources: {limits: {cpu: "1", memory: 64Mi}}}
 )",
-                                      {}, {}, {}, ranges);
+                                      {.limit_ranges = ranges});
   REQUIRE(staged.results.size() == 1);
   CHECK(staged.results[0].admitted());
   AdmitReply sidecar = admission.Admit(testing::kAdminToken, R"(apiVersion: v1
@@ -177,7 +177,7 @@ spec:
   containers:
   - {name: app, image: nginx, resources: {limits: {cpu: "1", memory: 64Mi}}}
 )",
-                                       {}, {}, {}, ranges);
+                                       {.limit_ranges = ranges});
   REQUIRE(sidecar.results.size() == 1);
   CHECK(sidecar.results[0].status.message ==
         "pods \"sidecar\" is forbidden: maximum cpu usage per Pod is 2, but limit is 2500m");
@@ -189,7 +189,7 @@ spec:
   accessModes: [ReadWriteOnce]
   resources: {requests: {storage: 500Mi}}
 )",
-                                     {}, {}, {}, ranges);
+                                     {.limit_ranges = ranges});
   REQUIRE(claim.results.size() == 1);
   CHECK(claim.results[0].status.message ==
         "persistentvolumeclaims \"pvc-limit-lower\" is forbidden: minimum storage usage per PersistentVolumeClaim "
@@ -224,8 +224,9 @@ spec: {containers: [{name: c, image: nginx}]}
 
 TEST_CASE("The plugin chain is configured as kube-apiserver's flags configure it", "[admission][limitranger]") {
   CHECK(AdmissionChain().enabled() == std::vector<std::string>{"NamespaceLifecycle", "LimitRanger", "ServiceAccount",
-                                                                "Priority", "DefaultTolerationSeconds"});
-  Result<AdmissionChain> without = AdmissionChain::Create({}, {"LimitRanger", "DefaultTolerationSeconds"});
+                                                                "Priority", "DefaultTolerationSeconds", "ResourceQuota"});
+  Result<AdmissionChain> without =
+      AdmissionChain::Create({}, {"LimitRanger", "DefaultTolerationSeconds", "ResourceQuota"});
   REQUIRE(without.ok());
   CHECK(without->enabled() == std::vector<std::string>{"NamespaceLifecycle", "ServiceAccount", "Priority"});
   Result<AdmissionChain> unknown = AdmissionChain::Create({"AlwaysPullImages"}, {});
@@ -239,8 +240,8 @@ TEST_CASE("The plugin chain is configured as kube-apiserver's flags configure it
   AdmitReply reply = admission.Admit(
       testing::kAdminToken, "{apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {containers: [{name: c, image: "
                             "nginx}]}}",
-      {}, {}, {}, Stored({"{apiVersion: v1, kind: LimitRange, metadata: {name: l}, spec: {limits: [{type: Container, "
-                          "max: {cpu: 100m}}]}}"}));
+      {.limit_ranges = Stored({"{apiVersion: v1, kind: LimitRange, metadata: {name: l}, spec: {limits: [{type: Container, "
+                                  "max: {cpu: 100m}}]}}"})});
   auto pod = testing::AdmittedObject<api::Pod>(reply.results[0]);
   CHECK(pod->spec->containers[0]->resources == nullptr);
   CHECK(pod->spec->tolerations.empty());

@@ -29,7 +29,7 @@ TEST_CASE("NamespaceLifecycle refuses what has no namespace to live in", "[admis
   const NamespaceLookup stored =
       Stored({{"default", api::NamespacePhase::Active}, {"leaving", api::NamespacePhase::Terminating}});
   auto admit = [&](const std::string& manifest) {
-    AdmitReply reply = admission.Admit(testing::kAdminToken, manifest, {}, {}, stored);
+    AdmitReply reply = admission.Admit(testing::kAdminToken, manifest, {.namespaces = stored});
     REQUIRE_FALSE(reply.failure.has_value());
     return reply.results;
   };
@@ -69,10 +69,10 @@ TEST_CASE("NamespaceLifecycle refuses what has no namespace to live in", "[admis
     CHECK(out[1].admitted());
   }
   SECTION("the lookup failing is an internal error, not an admission") {
-    AdmitReply reply = admission.Admit(testing::kAdminToken, PodIn("default"), {}, {},
-                                       [](const std::string&) -> Result<std::optional<api::NamespacePhase>> {
+    AdmitReply reply = admission.Admit(testing::kAdminToken, PodIn("default"),
+                                       {.namespaces = [](const std::string&) -> Result<std::optional<api::NamespacePhase>> {
                                          return Status::Unavailable("persistence is not answering");
-                                       });
+                                       }});
     REQUIRE(reply.results.size() == 1);
     CHECK(reply.results[0].status.code == 500);
   }

@@ -260,7 +260,7 @@ TEST_CASE("Priority: classes admitted earlier in a request count", "[admission][
     std::string manifest;
     for (const std::string& d : documents) manifest += "---\n" + d + "\n";
     AdmitReply reply =
-        admission.Admit(testing::kAdminToken, manifest, {}, testing::StoredPriorityClasses(stored));
+        admission.Admit(testing::kAdminToken, manifest, {.priority_classes = testing::StoredPriorityClasses(stored)});
     REQUIRE_FALSE(reply.failure.has_value());
     REQUIRE(reply.results.size() == documents.size());
     return std::move(reply.results);
@@ -310,14 +310,14 @@ TEST_CASE("Priority: the stored classes are listed once, only when needed",
   Admission admission = testing::TestAdmission();
   SECTION("not for a request without pods or classes") {
     AdmitReply reply = admission.Admit(testing::kAdminToken,
-                                       testing::ReadManifest("namespace.yaml"), {}, counting);
+                                       testing::ReadManifest("namespace.yaml"), {.priority_classes = counting});
     CHECK(reply.results.at(0).admitted());
     CHECK(calls == 0);
   }
   SECTION("once for many pods") {
     AdmitReply reply = admission.Admit(
         testing::kAdminToken,
-        Pod("", "name: a") + "\n---\n" + Pod("", "name: b") + "\n---\n" + kHigh, {}, counting);
+        Pod("", "name: a") + "\n---\n" + Pod("", "name: b") + "\n---\n" + kHigh, {.priority_classes = counting});
     REQUIRE(reply.results.size() == 3);
     for (const AdmissionOutcome& out : reply.results) CHECK(out.admitted());
     CHECK(calls == 1);

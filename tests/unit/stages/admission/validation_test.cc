@@ -61,8 +61,8 @@ TEST_CASE("valid manifests from config/manifests are admitted", "[admission][val
       Admission admission = testing::TestAdmission();
       // pod-resources-gpu.yaml names the class priority-class.yaml defines.
       AdmitReply reply = admission.Admit(
-          testing::kAdminToken, testing::ReadManifest(name), {},
-          testing::StoredPriorityClasses({testing::ReadManifest("priority-class.yaml")}));
+          testing::kAdminToken, testing::ReadManifest(name),
+          {.priority_classes = testing::StoredPriorityClasses({testing::ReadManifest("priority-class.yaml")})});
       REQUIRE_FALSE(reply.failure.has_value());
       REQUIRE_FALSE(reply.results.empty());
       for (const AdmissionOutcome& out : reply.results) {

@@ -1,0 +1,47 @@
+// ResourceQuota: an object created in a namespace with quotas is checked
+// against every quota that tracks it (validating, last in the chain, as in
+// kube-apiserver): pods must name cpu and memory when those are under
+// quota, and what the object counts for must fit each quota's hard limits
+// beside what is used. The charge is handed to the caller, who adds it to
+// the stored quotas in the write that creates the object (quota.h).
+#include "model/objects.h"
+#include "stages/admission/plugins/plugin.h"
+#include "stages/admission/quota.h"
+
+namespace podflow::admission {
+namespace {
+
+class ResourceQuota : public Plugin {
+ public:
+  std::optional<ApiStatusInfo> Validate(const Attributes& a, RequestState& state) const override {
+    if (!a.kind().namespaced || !state.quotas) return std::nullopt;
+    Result<std::vector<api::ResourceQuotaT>> stored = state.quotas(a.namespace_());
+    if (!stored.ok()) return InternalErrorStatus(stored.status().ToString());
+    if (stored->empty()) return std::nullopt;
+    const QuotaObject object{a.kind(), a.As<api::PodT>(), a.As<api::ServiceT>(), a.As<api::PersistentVolumeClaimT>(),
+                             state.now};
+    const ResourceUsage usage = UsageOf(object);
+    for (api::ResourceQuotaT& quota : *stored) {
+      if (!quota.metadata) continue;
+      const std::string key = model::ObjectKey(model::Kind("ResourceQuota"), a.namespace_(), quota.metadata->name);
+      // As the request's earlier documents left it.
+      if (auto it = state.request_quotas.find(key); it != state.request_quotas.end()) quota = it->second;
+      if (!QuotaMatches(quota, object)) continue;
+      if (std::optional<std::string> why = QuotaConstraints(quota, object)) {
+        return AdmissionForbiddenStatus(a.kind(), a.name(), *why);
+      }
+      if (std::optional<std::string> why = ChargeQuota(quota, a.kind(), usage)) {
+        return AdmissionForbiddenStatus(a.kind(), a.name(), *why);
+      }
+      state.document_quotas.emplace_back(key, std::move(quota));
+    }
+    if (!state.document_quotas.empty()) state.document_usage = usage;
+    return std::nullopt;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Plugin> NewResourceQuota() { return std::make_unique<ResourceQuota>(); }
+
+}  // namespace podflow::admission
