@@ -1,6 +1,7 @@
 #include "cli/api_session.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -113,6 +114,13 @@ Result<ApiResponse> ApiSession::Call(const ApiCall& call) {
   if (api->status()) out.status = model::ReadApiStatus(*api->status());
   out.revision = api->revision();
   if (api->continue_token()) out.continue_token = api->continue_token()->str();
+  // Printed as they come, as kubectl's warning handler does.
+  if (api->warnings()) {
+    for (const auto* w : *api->warnings()) {
+      out.warnings.push_back(w->str());
+      std::fprintf(stderr, "Warning: %s\n", out.warnings.back().c_str());
+    }
+  }
   if (api->objects()) {
     for (const msg::KeyValue* kv : *api->objects()) {
       KeyValue o;

@@ -57,6 +57,7 @@ struct ApiResponse {
   std::vector<KeyValue> objects;
   int64_t revision = 0;
   std::string continue_token;  // list: more remain
+  std::vector<std::string> warnings;  // printed by Call as `Warning: ...` on stderr
 };
 
 // A kind as an ApiRequest's resource names it: "pods", "deployments.apps".

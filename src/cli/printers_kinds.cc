@@ -276,26 +276,25 @@ Row CSIDriverRow(std::string_view bytes, bool, TimePoint now) {
                 now);
 }
 
-// REQUEST and LIMIT: `name: used/hard` for each resource of the spec, in
-// name order, the limits.* ones under LIMIT.
+// REQUEST and LIMIT: `name: used/hard` for each resource the status counts,
+// in name order, the limits.* ones under LIMIT; empty until it is counted.
 Row ResourceQuotaRow(std::string_view bytes, bool, TimePoint now) {
   auto quota = model::Unpack<api::ResourceQuota>(bytes);
-  auto value = [&](bool used, const std::string& name) -> std::string {
-    if (!quota->status) return "0";
-    for (const auto& e : used ? quota->status->used : quota->status->hard) {
+  std::vector<std::pair<std::string, std::string>> hard;  // name, amount
+  if (quota->status) {
+    for (const auto& e : quota->status->hard) hard.emplace_back(e->key, e->value);
+  }
+  std::sort(hard.begin(), hard.end());
+  auto used = [&](const std::string& name) -> std::string {
+    for (const auto& e : quota->status->used) {
       if (e->key == name) return e->value;
     }
     return "0";
   };
-  std::vector<std::string> names;
-  if (quota->spec) {
-    for (const auto& e : quota->spec->hard) names.push_back(e->key);
-  }
-  std::sort(names.begin(), names.end());
   std::vector<std::string> requests;
   std::vector<std::string> limits;
-  for (const std::string& name : names) {
-    (name.starts_with("limits.") ? limits : requests).push_back(name + ": " + value(true, name) + "/" + value(false, name));
+  for (const auto& [name, amount] : hard) {
+    (name.starts_with("limits.") ? limits : requests).push_back(name + ": " + used(name) + "/" + amount);
   }
   return {MetaOf(quota->metadata).name, Age(quota->metadata, now), Join(requests, ", "), Join(limits, ", ")};
 }

@@ -122,6 +122,9 @@ int Submit(bus::RpcClient& client, const std::string& token, const std::string& 
   int failed = 0;
   if (submit->results() == nullptr) return 0;
   for (const msg::SubmitResult* r : *submit->results()) {
+    if (r->warnings() && !quiet) {
+      for (const auto* w : *r->warnings()) std::fprintf(stderr, "Warning: %s\n", w->c_str());
+    }
     if (r->status() && !IsSuccess(*r->status())) {
       std::fprintf(stderr, "%s\n", KubectlError(*r->status()).c_str());
       ++failed;

@@ -125,10 +125,11 @@ class Batch {
       if (!Decide(i, error_seen)) continue;
       const Mutation& m = *p.mutation;
       // A key the change also writes (a quota it charges) that this
-      // transaction already writes: decided again after it, on what it wrote.
+      // transaction already writes: it and the items after it go in the
+      // next transaction, in order, decided again on what this one wrote.
       if (std::any_of(m.extra.begin(), m.extra.end(), [&](const TxnOp& extra) { return keys.contains(KeyOf(extra)); })) {
         p.mutation.reset();
-        continue;
+        break;
       }
       const std::optional<Revision> guard = p.current ? p.current->mod_revision : Revision(0);
       TxnOp op = m.kind == Mutation::Kind::kPut ? TxnOp(PutOp{p.item.key, m.value, guard})

@@ -81,10 +81,12 @@ struct UpdatePolicy {
 };
 
 // Applies every item's change. Items are taken in order; a key appears once
-// per transaction (a second item of the same key goes into the next one and
-// sees the first one's write). An item that loses its guard is decided again
-// on the key as it now is; the others of its transaction are written
-// without it. Returns one outcome per item, in order.
+// per transaction, extra ops' keys included (a second item of the same key
+// goes into the next one and sees the first one's write; an item whose extra
+// ops write a key already in the transaction ends it, and goes first in the
+// next). An item that loses its guard, on its key or on a guarded extra op,
+// is decided again on the log as it now is; the others of its transaction
+// are written without it. Returns one outcome per item, in order.
 std::vector<UpdateOutcome> UpdateBatch(ApiClient& client, std::vector<UpdateItem> items,
                                        const UpdatePolicy& policy = {});
 

@@ -1,5 +1,6 @@
 #include "model/field_error.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace podflow::model {
@@ -176,6 +177,9 @@ FieldError FieldError::FromCodec(Type type, std::string field, std::string value
     case Type::kForbidden:
       message = "Forbidden: " + detail;
       break;
+    case Type::kNotFound:
+      message = "Not found: " + GoQuote(value);
+      break;
   }
   return {type, std::move(field), std::move(value), std::move(detail), std::move(message)};
 }
@@ -183,11 +187,17 @@ FieldError FieldError::FromCodec(Type type, std::string field, std::string value
 std::string InvalidMessage(std::string_view kind, std::string_view name,
                            const std::vector<FieldError>& causes) {
   std::string out = std::string(kind) + " " + GoQuote(name) + " is invalid: ";
-  if (causes.size() == 1) return out + causes[0].ToString();
+  // Each message once, as an aggregate error prints them.
+  std::vector<std::string> messages;
+  for (const FieldError& cause : causes) {
+    std::string text = cause.ToString();
+    if (std::find(messages.begin(), messages.end(), text) == messages.end()) messages.push_back(std::move(text));
+  }
+  if (messages.size() == 1) return out + messages[0];
   out += "[";
-  for (size_t i = 0; i < causes.size(); ++i) {
+  for (size_t i = 0; i < messages.size(); ++i) {
     if (i > 0) out += ", ";
-    out += causes[i].ToString();
+    out += messages[i];
   }
   return out + "]";
 }

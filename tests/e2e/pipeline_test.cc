@@ -747,6 +747,52 @@ TEST_CASE("ResourceQuota: the docs' walkthrough end to end; 8 racing clients get
   pipeline.StopAll();
 }
 
+TEST_CASE("PodSecurity: a namespace's warn level prints kubectl's warning; its enforce level refuses", "[e2e]") {
+  Pipeline pipeline(false);
+  pipeline.StartAll();
+  auto file = [&](const std::string& name, const std::string& text) {
+    const std::string path = pipeline.dir() + "/" + name;
+    std::ofstream(path) << text;
+    return path;
+  };
+  const std::string pod = file("pod.yaml", R"(apiVersion: v1
+kind: Pod
+metadata: {name: nginx}
+spec:
+  hostNetwork: true
+  containers: [{name: nginx, image: "nginx:1.14.2"}]
+)");
+  REQUIRE(pipeline.Podflow({"apply", "-f", file("ns.yaml", R"(apiVersion: v1
+kind: Namespace
+metadata:
+  name: example
+  labels: {pod-security.kubernetes.io/warn: baseline, pod-security.kubernetes.io/warn-version: latest}
+---
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: locked
+  labels: {pod-security.kubernetes.io/enforce: baseline}
+)")}).first == 0);
+  {
+    auto [code, out] = pipeline.Podflow({"apply", "-f", pod, "-n", "example"});
+    INFO(out << pipeline.Logs());
+    CHECK(code == 0);
+    CHECK(out == "Warning: would violate PodSecurity \"baseline:latest\": host namespaces (hostNetwork=true)\n"
+                 "pod/nginx created\n");
+  }
+  {
+    auto [code, out] = pipeline.Podflow({"apply", "-f", pod, "-n", "locked"});
+    INFO(out);
+    CHECK(code == 1);
+    CHECK(out.find("pods \"nginx\" is forbidden: violates PodSecurity \"baseline:latest\": host namespaces "
+                   "(hostNetwork=true)") != std::string::npos);
+  }
+  CHECK(pipeline.Get(model::ObjectKey(model::Kind("Pod"), "example", "nginx")).has_value());
+  CHECK_FALSE(pipeline.Get(model::ObjectKey(model::Kind("Pod"), "locked", "nginx")).has_value());
+  pipeline.StopAll();
+}
+
 TEST_CASE("Every manifest of the bad-manifest table is refused with its Status, and nothing of it is written",
           "[e2e]") {
   Pipeline pipeline(false);

@@ -137,6 +137,20 @@ void AdmitTyped(const model::Object& object, Context& ctx, AdmissionOutcome& out
 
 }  // namespace
 
+NamespaceInfo ReadNamespace(std::string_view bytes) {
+  const api::Namespace* ns = flatbuffers::GetRoot<api::Namespace>(bytes.data());
+  NamespaceInfo info;
+  if (ns->status() && ns->status()->phase() == api::NamespacePhase::Terminating) {
+    info.phase = api::NamespacePhase::Terminating;
+  }
+  if (ns->metadata() && ns->metadata()->labels()) {
+    for (const auto* e : *ns->metadata()->labels()) {
+      if (e->key() && e->value()) info.labels[e->key()->str()] = e->value()->str();
+    }
+  }
+  return info;
+}
+
 ApiStatusInfo CannotBeHandled(const model::KindInfo& kind, std::string_view why) {
   const std::string k(kind.kind);
   return BadRequestStatus(k + " in version \"" + std::string(kind.api_version) + "\" cannot be handled as a " + k +
@@ -206,7 +220,7 @@ AdmitReply Admission::AdmitAs(const UserInfo& user, std::string_view manifest_te
   }
   std::set<std::string> taken = cluster.taken_cluster_ips;
   RequestPriorityClasses classes(cluster.priority_classes);
-  RequestState state{cluster.namespaces, {}, classes, cluster.limit_ranges, {}, cluster.quotas, clock_(), {}, {}};
+  RequestState state{cluster.namespaces, {}, classes, cluster.limit_ranges, {}, cluster.quotas, clock_(), {}, {}, {}, {}};
   for (const model::Decoded& d : *documents) {
     AdmissionOutcome out;
     out.kind = d.object.kind;
@@ -245,12 +259,16 @@ AdmitReply Admission::AdmitAs(const UserInfo& user, std::string_view manifest_te
     }
     state.document_quotas.clear();
     state.document_usage.clear();
+    out.warnings = std::move(state.document_warnings);
+    state.document_warnings.clear();
     // A namespace made by this request exists for the documents after it;
     // one that is stored already (perhaps terminating) is asked about.
     if (out.admitted() && kind->kind == "Namespace") {
-      Result<std::optional<api::NamespacePhase>> stored =
-          cluster.namespaces ? cluster.namespaces(out.name) : Result<std::optional<api::NamespacePhase>>(std::nullopt);
-      if (stored.ok() && !stored->has_value()) state.request_namespaces.insert(out.name);
+      Result<std::optional<NamespaceInfo>> stored =
+          cluster.namespaces ? cluster.namespaces(out.name) : Result<std::optional<NamespaceInfo>>(std::nullopt);
+      if (stored.ok() && !stored->has_value()) {
+        state.request_namespaces.insert_or_assign(out.name, ReadNamespace(out.bytes));
+      }
     }
     if (out.status.status.empty()) {
       out.status = InternalErrorStatus("no admission for kind " + std::string(kind->kind));

@@ -255,10 +255,20 @@ Result<PriorityClassInfo> ReadStoredPriorityClass(std::string_view bytes);
 // function stands for "none anywhere".
 using LimitRangeLister = std::function<Result<std::vector<api::LimitRangeT>>(const std::string& namespace_)>;
 
-// The phase of a stored namespace, nullopt when there is none: what the
-// NamespaceLifecycle plugin asks. An empty function stands for "every
-// namespace exists and is Active" (logic tests that do not care).
-using NamespaceLookup = std::function<Result<std::optional<api::NamespacePhase>>(const std::string& name)>;
+// A stored namespace as the plugins read it: NamespaceLifecycle its phase,
+// PodSecurity its labels.
+struct NamespaceInfo {
+  api::NamespacePhase phase = api::NamespacePhase::Active;
+  std::map<std::string, std::string> labels;
+};
+
+// A Namespace's packed bytes as NamespaceInfo. REQUIRES: verified bytes.
+NamespaceInfo ReadNamespace(std::string_view bytes);
+
+// A stored namespace, nullopt when there is none. An empty function stands
+// for "every namespace exists, is Active and unlabelled" (logic tests that
+// do not care).
+using NamespaceLookup = std::function<Result<std::optional<NamespaceInfo>>(const std::string& name)>;
 
 // The ResourceQuotas stored in a namespace, as the ResourceQuota plugin
 // reads them. An empty function stands for "none anywhere".
@@ -297,6 +307,9 @@ struct AdmissionOutcome {
   // if the quota is exceeded by then (quota.h, ChargeQuota).
   std::vector<std::string> quota_keys;
   std::map<std::string, model::Quantity> quota_usage;
+  // Warnings for the client, which kubectl prints as `Warning: ...` (a
+  // PodSecurity warn level the object would violate).
+  std::vector<std::string> warnings;
 
   bool admitted() const { return status.success(); }
 };

@@ -60,16 +60,13 @@ Result<std::vector<PriorityClassInfo>> StoredPriorityClasses(client::ApiClient& 
   return classes;
 }
 
-// The phase a stored Namespace is in; Corruption when the value is not one.
-Result<std::optional<api::NamespacePhase>> PhaseOf(const std::string& key, std::string_view bytes) {
+// A stored Namespace as the plugins read it; Corruption when the value is
+// not one.
+Result<std::optional<NamespaceInfo>> InfoOf(const std::string& key, std::string_view bytes) {
   if (!model::VerifyObject(model::Kind("Namespace"), bytes).ok()) {
     return Status::Corruption("the value stored at " + key + " is not a valid Namespace");
   }
-  const api::Namespace* ns = flatbuffers::GetRoot<api::Namespace>(bytes.data());
-  if (ns->status() == nullptr) return std::optional<api::NamespacePhase>(api::NamespacePhase::Active);
-  return std::optional<api::NamespacePhase>(ns->status()->phase() == api::NamespacePhase::Terminating
-                                                ? api::NamespacePhase::Terminating
-                                                : api::NamespacePhase::Active);
+  return std::optional<NamespaceInfo>(ReadNamespace(bytes));
 }
 
 // The objects a store of `Table`'s kind holds in `ns`, unpacked. One that
@@ -87,6 +84,15 @@ std::vector<typename Table::NativeTableType> StoredIn(client::Store& store, cons
     out.push_back(std::move(*model::Unpack<Table>(kv.value)));
   }
   return out;
+}
+
+// Waits (up to kStoreWait) until `store` holds `bytes` at `key`.
+void AwaitStored(const client::Store& store, const std::string& key, const std::string& bytes) {
+  constexpr std::chrono::seconds kStoreWait{5};
+  const auto deadline = std::chrono::steady_clock::now() + kStoreWait;
+  while (store.Get(key) != bytes && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
 }
 
 // The namespaces kube-apiserver makes at its start, and the object it
@@ -155,11 +161,12 @@ void CreateAll(client::ApiClient& client, std::vector<AdmissionOutcome>& outcome
           continue;  // deleted since: nothing to charge
         }
         std::unique_ptr<api::ResourceQuotaT> quota = model::Unpack<api::ResourceQuota>((*stored)->value);
-        if (std::optional<std::string> why = ChargeQuota(*quota, *o.kind, o.quota_usage)) {
+        bool charged = false;
+        if (std::optional<std::string> why = ChargeQuota(*quota, *o.kind, o.quota_usage, &charged)) {
           o.status = AdmissionForbiddenStatus(*o.kind, o.name, *why);
           return client::Mutation::Skip();
         }
-        charges.push_back(PutOp{key, model::Pack(*quota), (*stored)->mod_revision});
+        if (charged) charges.push_back(PutOp{key, model::Pack(*quota), (*stored)->mod_revision});
       }
       return client::Mutation::Put(o.bytes, std::move(charges));
     };
@@ -191,15 +198,15 @@ void CreateAll(client::ApiClient& client, std::vector<AdmissionOutcome>& outcome
 
 }  // namespace
 
-Result<std::optional<api::NamespacePhase>> AdmissionStage::LookupNamespace(client::ApiClient& client,
-                                                                          const std::string& name) {
+Result<std::optional<NamespaceInfo>> AdmissionStage::LookupNamespace(client::ApiClient& client,
+                                                                   const std::string& name) {
   const std::string key = model::ObjectKey(model::Kind("Namespace"), "", name);
-  if (std::optional<std::string> cached = namespaces_->Get(key)) return PhaseOf(key, *cached);
+  if (std::optional<std::string> cached = namespaces_->Get(key)) return InfoOf(key, *cached);
   // Not seen yet: the watch may lag a namespace created a moment ago.
   Result<std::optional<KeyValue>> stored = client.Get(key);
   if (!stored.ok()) return stored.status();
-  if (!stored->has_value()) return std::optional<api::NamespacePhase>();
-  return PhaseOf(key, (*stored)->value);
+  if (!stored->has_value()) return std::optional<NamespaceInfo>();
+  return InfoOf(key, (*stored)->value);
 }
 
 Result<std::vector<api::ResourceQuotaT>> AdmissionStage::QuotasIn(const std::string& ns) {
@@ -234,8 +241,8 @@ void AdmissionStage::Bootstrap() {
   while (!stopping_) {
     AdmitReply namespaces = worker->admission.AdmitAs(kApiServer, manifest);
     ClusterView made;
-    made.namespaces = [](const std::string&) -> Result<std::optional<api::NamespacePhase>> {
-      return std::optional<api::NamespacePhase>(api::NamespacePhase::Active);
+    made.namespaces = [](const std::string&) -> Result<std::optional<NamespaceInfo>> {
+      return std::optional<NamespaceInfo>(NamespaceInfo{});
     };
     AdmitReply accounts = worker->admission.AdmitAs(kApiServer, DefaultServiceAccounts(namespaces.results), made);
     std::vector<AdmissionOutcome> all = std::move(namespaces.results);
@@ -393,18 +400,16 @@ AdmissionStage::Created AdmissionStage::CreateObjects(Worker& worker, std::strin
   }
   created.revisions.assign(admitted.results.size(), 0);
   if (!dry_run) {
-    // A new quota is counted before it is written, as the quota controller
-    // would count it at once: it restricts from its first revision.
-    for (AdmissionOutcome& o : admitted.results) {
-      if (!o.admitted() || o.kind == nullptr || o.kind->kind != "ResourceQuota") continue;
-      std::unique_ptr<api::ResourceQuotaT> quota = model::Unpack<api::ResourceQuota>(o.bytes);
-      if (Status counted = CountQuota(worker.client, *quota); !counted.ok()) {
-        o.status = InternalErrorStatus(counted.ToString());
-        continue;
-      }
-      o.bytes = model::Pack(*quota);
-    }
     CreateAll(worker.client, admitted.results, created.revisions);
+    // A new quota is counted at once, as the quota controller would, and
+    // the reply waits until admission reads it counted: whatever is created
+    // after the client hears of the quota is checked against it.
+    for (size_t i = 0; i < admitted.results.size(); ++i) {
+      const AdmissionOutcome& o = admitted.results[i];
+      if (created.revisions[i] == 0 || o.kind == nullptr || o.kind->kind != "ResourceQuota") continue;
+      Result<std::string> counted = CountStoredQuota(worker.client, o.key);
+      if (counted.ok()) AwaitStored(*quotas_, o.key, *counted);
+    }
     // Every new namespace gets its `default` ServiceAccount, as the
     // service account controller makes it in Kubernetes.
     const std::string accounts = DefaultServiceAccounts(admitted.results);
@@ -451,7 +456,8 @@ bus::ReplyBody AdmissionStage::Handle(const msg::Envelope& envelope, flatbuffers
     std::string kind = outcome.kind ? std::string(outcome.kind->kind) : std::string();
     auto status = WriteApiStatus(fbb, outcome.status);
     results.push_back(msg::CreateSubmitResult(fbb, fbb.CreateString(kind), fbb.CreateString(outcome.namespace_),
-                                              fbb.CreateString(outcome.name), status, created.revisions[i]));
+                                              fbb.CreateString(outcome.name), status, created.revisions[i],
+                                              outcome.warnings.empty() ? 0 : fbb.CreateVectorOfStrings(outcome.warnings)));
   }
   auto reply = msg::CreateSubmitReply(fbb, fbb.CreateVector(results));
   return {msg::Body::SubmitReply, reply.Union()};

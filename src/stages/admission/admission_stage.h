@@ -63,7 +63,7 @@ class AdmissionStage {
   bus::ReplyBody HandleApi(Worker& worker, const msg::ApiRequest& request, flatbuffers::FlatBufferBuilder& fbb);
   // NamespaceLifecycle's question: the store's answer, or the log's when
   // the store has not seen the namespace.
-  Result<std::optional<api::NamespacePhase>> LookupNamespace(client::ApiClient& client, const std::string& name);
+  Result<std::optional<NamespaceInfo>> LookupNamespace(client::ApiClient& client, const std::string& name);
   // LimitRanger's question: the LimitRanges the store holds for `ns`.
   Result<std::vector<api::LimitRangeT>> LimitRangesIn(const std::string& ns);
   // The ResourceQuota plugin's: the quotas the store holds for `ns`.
@@ -79,6 +79,10 @@ class AdmissionStage {
   // Counts `quota`'s status from what its namespace holds now (quota.h,
   // RecountQuota).
   static Status CountQuota(client::ApiClient& client, api::ResourceQuotaT& quota);
+  // Counts the quota stored at `key` and writes its status, guarded by the
+  // revision it was counted on (a create charged meanwhile fails the guard,
+  // and it is counted again): the quota's bytes as they now are.
+  static Result<std::string> CountStoredQuota(client::ApiClient& client, const std::string& key);
   // Creates the namespaces kube-apiserver makes at its start (default,
   // kube-system, kube-public, kube-node-lease) and their default
   // ServiceAccounts, retrying until the log takes them.

@@ -24,7 +24,7 @@ std::string_view Bytes(const flatbuffers::Vector<uint8_t>* v) {
 // A reply: the status, the objects it carries, the revision it reflects.
 bus::ReplyBody Reply(flatbuffers::FlatBufferBuilder& fbb, const ApiStatusInfo& status,
                      const std::vector<KeyValue>& objects = {}, int64_t revision = 0,
-                     const std::string& continue_token = {}) {
+                     const std::string& continue_token = {}, const std::vector<std::string>& warnings = {}) {
   std::vector<flatbuffers::Offset<msg::KeyValue>> kvs;
   for (const KeyValue& kv : objects) {
     kvs.push_back(msg::CreateKeyValue(fbb, fbb.CreateString(kv.key),
@@ -33,7 +33,8 @@ bus::ReplyBody Reply(flatbuffers::FlatBufferBuilder& fbb, const ApiStatusInfo& s
   }
   auto written = WriteApiStatus(fbb, status);
   auto reply = msg::CreateApiReply(fbb, written, fbb.CreateVector(kvs), revision,
-                                   continue_token.empty() ? 0 : fbb.CreateString(continue_token));
+                                   continue_token.empty() ? 0 : fbb.CreateString(continue_token),
+                                   warnings.empty() ? 0 : fbb.CreateVectorOfStrings(warnings));
   return {msg::Body::ApiReply, reply.Union()};
 }
 
@@ -179,7 +180,7 @@ bus::ReplyBody AdmissionStage::HandleApi(Worker& worker, const msg::ApiRequest& 
     const AdmissionOutcome& o = created.results[0];
     if (!o.admitted()) return Failed(fbb, o.status);
     KeyValue kv{o.key, o.bytes, Revision(created.revisions[0]), Revision(created.revisions[0]), 1};
-    return Reply(fbb, o.status, {kv}, created.revisions[0]);
+    return Reply(fbb, o.status, {kv}, created.revisions[0], {}, o.warnings);
   }
 
   if (verb == "get") {

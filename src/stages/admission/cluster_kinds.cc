@@ -2,6 +2,7 @@
 // defaults and validation of StorageClass, CSIDriver, EndpointSlice and
 // PodDisruptionBudget.
 #include <algorithm>
+#include <set>
 
 #include "stages/admission/defaults.h"
 #include "stages/admission/kind_rules.h"
@@ -123,27 +124,46 @@ void ValidateUpdate(const api::NamespaceT&, const api::NamespaceT& ns, Causes& o
 
 namespace {
 
-// The resources a quota with a pod scope may hold: BestEffort pods ask
-// nothing, so only their number; the other scopes also what pods ask.
+// The resources kube-apiserver knows for quota by a plain name.
+bool StandardQuotaResource(std::string_view name) {
+  constexpr std::string_view kStandard[] = {
+      "cpu",          "memory",          "ephemeral-storage", "requests.cpu",   "requests.memory",
+      "requests.storage", "requests.ephemeral-storage", "limits.cpu", "limits.memory", "limits.ephemeral-storage",
+      "pods",         "services",        "replicationcontrollers", "resourcequotas", "secrets",
+      "persistentvolumeclaims", "configmaps", "services.nodeports", "services.loadbalancers"};
+  return std::find(std::begin(kStandard), std::end(kStandard), name) != std::end(kStandard) ||
+         name.starts_with("hugepages-") || name.starts_with("requests.hugepages-");
+}
+
+// The resources a quota with a pod scope may hold, among the standard ones:
+// BestEffort pods ask nothing, so only their number; the other scopes also
+// their cpu and memory.
 bool ScopeAllows(api::ResourceQuotaScope scope, std::string_view resource) {
-  if (resource == "pods") return true;
+  if (!StandardQuotaResource(resource) || resource == "pods") return true;
   if (scope == api::ResourceQuotaScope::BestEffort) return false;
   constexpr std::string_view kCompute[] = {"cpu", "memory", "requests.cpu", "requests.memory", "limits.cpu",
                                            "limits.memory"};
   return std::find(std::begin(kCompute), std::end(kCompute), resource) != std::end(kCompute);
 }
 
-// Resources counted in whole objects.
+// Resources counted in whole objects (or whole devices).
 bool IntegerResource(std::string_view name) {
-  return name.starts_with("count/") || name == "pods" || name == "services" || name == "secrets" ||
-         name == "configmaps" || name == "resourcequotas" || name == "replicationcontrollers" ||
-         name == "persistentvolumeclaims" || name == "services.nodeports" || name == "services.loadbalancers" ||
-         name.ends_with("/persistentvolumeclaims");
+  constexpr std::string_view kCounts[] = {"pods", "services", "replicationcontrollers", "resourcequotas", "secrets",
+                                          "configmaps", "persistentvolumeclaims", "services.nodeports",
+                                          "services.loadbalancers"};
+  if (std::find(std::begin(kCounts), std::end(kCounts), name) != std::end(kCounts)) return true;
+  // Extended resources (`nvidia.com/gpu`, `count/pods`): a domain outside
+  // kubernetes.io, not a request.
+  return name.find('/') != std::string_view::npos && !name.starts_with("kubernetes.io/") &&
+         !name.starts_with("requests.");
 }
 
 void ValidateQuotaList(Causes& out, const std::string& path, const std::vector<std::unique_ptr<api::QuantityEntryT>>& list) {
   for (const auto& e : list) {
     const std::string at = path + "[" + e->key + "]";
+    if (e->key.find('/') == std::string::npos && !StandardQuotaResource(e->key)) {
+      out.push_back(FieldError::Invalid(at, e->key, "must be a standard resource for quota"));
+    }
     Result<model::Quantity> q = model::Quantity::Parse(e->value);
     if (!q.ok()) continue;  // the codec refused it already
     if (*q < model::Quantity()) out.push_back(FieldError::Invalid(at, e->value, "must be greater than or equal to 0"));
@@ -157,86 +177,138 @@ std::string GoScopes(const std::vector<api::ResourceQuotaScope>& scopes) {
   if (scopes.empty()) return "[]core.ResourceQuotaScope(nil)";
   std::string out = "[]core.ResourceQuotaScope{";
   for (size_t i = 0; i < scopes.size(); ++i) {
-    out += std::string(i ? ", " : "") + "\"" + api::EnumNameResourceQuotaScope(scopes[i]) + "\"";
+    out += std::string(i ? ", " : "") + GoQuote(api::EnumNameResourceQuotaScope(scopes[i]));
   }
   return out + "}";
+}
+
+// The scope selector as Go's %#v prints it in a field error.
+std::string GoScopeSelector(const api::ScopeSelectorT& selector) {
+  std::string out = "core.ScopeSelector{MatchExpressions:[]core.ScopedResourceSelectorRequirement{";
+  for (size_t i = 0; i < selector.match_expressions.size(); ++i) {
+    const api::ScopedResourceSelectorRequirementT& r = *selector.match_expressions[i];
+    out += std::string(i ? ", " : "") + "core.ScopedResourceSelectorRequirement{ScopeName:" +
+           GoQuote(api::EnumNameResourceQuotaScope(r.scope_name)) +
+           ", Operator:" + GoQuote(api::EnumNameScopeSelectorOperator(r.operator_)) +
+           ", Values:" + (r.values.empty() ? "[]string(nil)" : GoStrings(r.values)) + "}";
+  }
+  return out + "}}";
+}
+
+bool Conflicting(const std::set<api::ResourceQuotaScope>& scopes) {
+  using S = api::ResourceQuotaScope;
+  return (scopes.contains(S::BestEffort) && scopes.contains(S::NotBestEffort)) ||
+         (scopes.contains(S::Terminating) && scopes.contains(S::NotTerminating));
+}
+
+// The hard resources, in name order (as kube-apiserver visits them).
+std::vector<std::string> HardNames(const api::ResourceQuotaSpecT& spec) {
+  std::vector<std::string> names;
+  for (const auto& e : spec.hard) names.push_back(e->key);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+void ValidateScopes(Causes& out, const api::ResourceQuotaSpecT& spec) {
+  if (spec.scopes.empty()) return;
+  const std::string rendered = GoScopes(spec.scopes);
+  const std::vector<std::string> hard = HardNames(spec);
+  std::set<api::ResourceQuotaScope> seen;
+  for (api::ResourceQuotaScope scope : spec.scopes) {
+    for (const std::string& name : hard) {
+      if (!ScopeAllows(scope, name)) {
+        out.push_back(FieldError::InvalidRendered("spec.scopes", rendered, "unsupported scope applied to resource"));
+      }
+    }
+    seen.insert(scope);
+  }
+  if (Conflicting(seen)) out.push_back(FieldError::InvalidRendered("spec.scopes", rendered, "conflicting scopes"));
+}
+
+void ValidateScopeSelector(Causes& out, const api::ResourceQuotaSpecT& spec) {
+  if (!spec.scope_selector) return;
+  const std::string path = "spec.scopeSelector.matchExpressions";
+  const std::vector<std::string> hard = HardNames(spec);
+  std::set<api::ResourceQuotaScope> seen;
+  for (const auto& expression : spec.scope_selector->match_expressions) {
+    const api::ScopedResourceSelectorRequirementT& r = *expression;
+    for (const std::string& name : hard) {
+      if (!ScopeAllows(r.scope_name, name)) {
+        out.push_back(FieldError::InvalidRendered(path, GoScopeSelector(*spec.scope_selector),
+                                                  "unsupported scope applied to resource"));
+      }
+    }
+    switch (r.scope_name) {
+      case api::ResourceQuotaScope::Terminating:
+      case api::ResourceQuotaScope::NotTerminating:
+      case api::ResourceQuotaScope::BestEffort:
+      case api::ResourceQuotaScope::NotBestEffort:
+      case api::ResourceQuotaScope::CrossNamespacePodAffinity:
+        if (r.operator_ != api::ScopeSelectorOperator::Exists) {
+          out.push_back(FieldError::Invalid(path + ".operator", api::EnumNameScopeSelectorOperator(r.operator_),
+                                            "must be 'Exist' when scope is any of ResourceQuotaScopeTerminating, "
+                                            "ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort, "
+                                            "ResourceQuotaScopeNotBestEffort or "
+                                            "ResourceQuotaScopeCrossNamespacePodAffinity"));
+        }
+        break;
+      default:
+        break;
+    }
+    switch (r.operator_) {
+      case api::ScopeSelectorOperator::In:
+      case api::ScopeSelectorOperator::NotIn:
+        if (r.values.empty()) {
+          out.push_back(FieldError::Required(path + ".values",
+                                             "must be at least one value when `operator` is 'In' or 'NotIn' for "
+                                             "scope selector"));
+        }
+        break;
+      case api::ScopeSelectorOperator::Exists:
+      case api::ScopeSelectorOperator::DoesNotExist:
+        if (!r.values.empty()) {
+          out.push_back(FieldError::InvalidRendered(path + ".values", GoStrings(r.values),
+                                                    "must be no value when `operator` is 'Exist' or "
+                                                    "'DoesNotExist' for scope selector"));
+        }
+        break;
+      default:
+        out.push_back(FieldError::Invalid(path + ".operator", "", "not a valid selector operator"));
+        break;
+    }
+    seen.insert(r.scope_name);
+  }
+  if (Conflicting(seen)) {
+    out.push_back(FieldError::InvalidRendered(path, GoScopes(spec.scopes), "conflicting scopes"));
+  }
 }
 
 }  // namespace
 
 void PrepareForCreate(api::ResourceQuotaT& quota) {
-  // The status is the quota controller's: counted when it is created.
+  // The status is the quota controller's: counted once the quota is stored.
   quota.status.reset();
 }
 
 void ValidateKind(const api::ResourceQuotaT& quota, Causes& out) {
-  if (!quota.spec) return;
-  const api::ResourceQuotaSpecT& spec = *quota.spec;
-  ValidateQuotaList(out, "spec.hard", spec.hard);
+  if (quota.spec) {
+    ValidateQuotaList(out, "spec.hard", quota.spec->hard);
+    ValidateScopes(out, *quota.spec);
+    ValidateScopeSelector(out, *quota.spec);
+  }
   if (quota.status) {
     ValidateQuotaList(out, "status.hard", quota.status->hard);
     ValidateQuotaList(out, "status.used", quota.status->used);
   }
-  // Every scope, from the list and the selector, with what it asks of the
-  // resources.
-  std::vector<api::ResourceQuotaScope> scopes = spec.scopes;
-  if (spec.scope_selector) {
-    const auto& expressions = spec.scope_selector->match_expressions;
-    for (size_t i = 0; i < expressions.size(); ++i) {
-      const api::ScopedResourceSelectorRequirementT& r = *expressions[i];
-      const std::string at = Index("spec.scopeSelector.matchExpressions", i);
-      scopes.push_back(r.scope_name);
-      switch (r.scope_name) {
-        case api::ResourceQuotaScope::Terminating:
-        case api::ResourceQuotaScope::NotTerminating:
-        case api::ResourceQuotaScope::BestEffort:
-        case api::ResourceQuotaScope::NotBestEffort:
-          if (r.operator_ != api::ScopeSelectorOperator::Exists) {
-            out.push_back(FieldError::Invalid(at + ".operator", api::EnumNameScopeSelectorOperator(r.operator_),
-                                              "must be 'Exist' when scope is any of ResourceQuotaScopeTerminating, "
-                                              "ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort or "
-                                              "ResourceQuotaScopeNotBestEffort"));
-          }
-          break;
-        default:
-          break;
-      }
-      switch (r.operator_) {
-        case api::ScopeSelectorOperator::In:
-        case api::ScopeSelectorOperator::NotIn:
-          if (r.values.empty()) {
-            out.push_back(FieldError::Required(at + ".values",
-                                               "must be at least one value when `operator` is 'In' or 'NotIn' for "
-                                               "scope selector"));
-          }
-          break;
-        case api::ScopeSelectorOperator::Exists:
-        case api::ScopeSelectorOperator::DoesNotExist:
-          if (!r.values.empty()) {
-            out.push_back(FieldError::InvalidRendered(at + ".values", GoStrings(r.values),
-                                                      "must be no value when `operator` is 'Exist' or "
-                                                      "'DoesNotExist' for scope selector"));
-          }
-          break;
-        default:
-          out.push_back(FieldError::Required(at + ".operator"));
-          break;
-      }
-    }
-  }
-  if (scopes.empty()) return;
-  for (const auto& e : spec.hard) {
-    for (api::ResourceQuotaScope scope : scopes) {
-      if (!ScopeAllows(scope, e->key)) {
-        out.push_back(FieldError::InvalidRendered("spec.scopes", GoScopes(spec.scopes), "unsupported scope applied to resource"));
-        return;
-      }
-    }
-  }
-  auto has = [&](api::ResourceQuotaScope s) { return std::find(scopes.begin(), scopes.end(), s) != scopes.end(); };
-  if ((has(api::ResourceQuotaScope::BestEffort) && has(api::ResourceQuotaScope::NotBestEffort)) ||
-      (has(api::ResourceQuotaScope::Terminating) && has(api::ResourceQuotaScope::NotTerminating))) {
-    out.push_back(FieldError::InvalidRendered("spec.scopes", GoScopes(spec.scopes), "conflicting scopes"));
+}
+
+void ValidateUpdate(const api::ResourceQuotaT& old, const api::ResourceQuotaT& quota, Causes& out) {
+  static const std::vector<api::ResourceQuotaScope> kNone;
+  const auto& before = old.spec ? old.spec->scopes : kNone;
+  const auto& after = quota.spec ? quota.spec->scopes : kNone;
+  if (std::set<api::ResourceQuotaScope>(before.begin(), before.end()) !=
+      std::set<api::ResourceQuotaScope>(after.begin(), after.end())) {
+    out.push_back(FieldError::InvalidRendered("spec.scopes", GoScopes(after), "field is immutable"));
   }
 }
 

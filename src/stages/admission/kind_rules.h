@@ -111,10 +111,12 @@ void ValidateKind(const api::PodDisruptionBudgetT& pdb, Causes& out);
 void KeepAllocated(const api::NamespaceT& old, api::NamespaceT& ns);
 void ValidateUpdate(const api::NamespaceT& old, const api::NamespaceT& ns, Causes& out);
 void ValidateKind(const api::EndpointSliceT& slice, Causes& out);
-// A quota's hard limits are non-negative (whole numbers for object
-// counts), its scopes fit its resources and each other; its status is the
-// quota controller's (cleared on create).
+// A quota's hard limits name resources kube-apiserver knows, are
+// non-negative (whole numbers for object counts), its scopes fit its
+// resources and each other and never change; its status is the quota
+// controller's (cleared on create).
 void PrepareForCreate(api::ResourceQuotaT& quota);
 void ValidateKind(const api::ResourceQuotaT& quota, Causes& out);
+void ValidateUpdate(const api::ResourceQuotaT& old, const api::ResourceQuotaT& quota, Causes& out);
 
 }  // namespace podflow::admission

@@ -73,7 +73,10 @@ void PodUsage(const api::PodT& pod, std::chrono::system_clock::time_point now, R
     if (In(kRequestAliases, name)) {
       out[name] = q;
       out["requests." + name] = q;
-    } else if (name.starts_with("hugepages-") || Extended(name)) {
+    } else if (name.starts_with("hugepages-")) {
+      out[name] = q;
+      out["requests." + name] = q;
+    } else if (Extended(name)) {
       out["requests." + name] = q;
     }
   }
@@ -121,7 +124,7 @@ bool Counts(const model::KindInfo& kind, std::string_view name) {
     for (std::string_view r : kRequestAliases) {
       if (name == r || name == "requests." + std::string(r) || name == "limits." + std::string(r)) return true;
     }
-    return name.starts_with("requests.hugepages-") ||
+    return name.starts_with("hugepages-") || name.starts_with("requests.hugepages-") ||
            (name.starts_with("requests.") && Extended(name.substr(std::string_view("requests.").size())));
   }
   if (kind.kind == "Service") return name == "services" || name == "services.nodeports" || name == "services.loadbalancers";
@@ -321,19 +324,21 @@ std::optional<std::string> QuotaConstraints(const api::ResourceQuotaT& quota, co
     }
   }
   const ResourceUsage used = ReadResourceList(quota.status->used);
-  std::string unknown;
-  for (const std::string& r : restricted) {
-    if (!used.contains(r)) unknown += (unknown.empty() ? "" : ",") + r;
+  if (std::any_of(restricted.begin(), restricted.end(), [&](const std::string& r) { return !used.contains(r); })) {
+    std::string all;
+    for (const std::string& r : restricted) all += (all.empty() ? "" : ",") + r;
+    return "status unknown for quota: " + name + ", resources: " + all;
   }
-  if (!unknown.empty()) return "status unknown for quota: " + name + ", resource: " + unknown;
   return std::nullopt;
 }
 
 std::optional<std::string> ChargeQuota(api::ResourceQuotaT& quota, const model::KindInfo& kind,
-                                       const ResourceUsage& usage) {
+                                       const ResourceUsage& usage, bool* charged) {
+  *charged = false;
   if (!quota.status) return std::nullopt;
   const ResourceUsage hard = ReadResourceList(quota.status->hard);
-  const ResourceUsage requested = Mask(usage, Restricted(hard, kind));
+  ResourceUsage requested = Mask(usage, Restricted(hard, kind));
+  std::erase_if(requested, [](const auto& entry) { return entry.second.IsZero(); });
   if (requested.empty()) return std::nullopt;
   const ResourceUsage used = ReadResourceList(quota.status->used);
   std::vector<std::string> exceeded;
@@ -347,6 +352,7 @@ std::optional<std::string> ChargeQuota(api::ResourceQuotaT& quota, const model::
            ", used: " + PrettyPrint(Mask(used, exceeded)) + ", limited: " + PrettyPrint(Mask(hard, exceeded));
   }
   quota.status->used = WriteResourceList(next);
+  *charged = true;
   return std::nullopt;
 }
 

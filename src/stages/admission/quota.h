@@ -64,12 +64,13 @@ bool QuotaMatches(const api::ResourceQuotaT& quota, const QuotaObject& object);
 std::optional<std::string> QuotaConstraints(const api::ResourceQuotaT& quota, const QuotaObject& object);
 
 // Charges `usage` (what an object of `kind` counts for) to the quota:
-// nullopt, with `quota.status.used` grown, when it fits the hard limits;
-// otherwise why not, in kube-apiserver's words:
+// nullopt when it fits the hard limits, with `quota.status.used` grown and
+// `*charged` set when the object adds anything the quota limits (a zero
+// amount adds nothing); otherwise why not, in kube-apiserver's words:
 //   exceeded quota: NAME, requested: pods=1, used: pods=2, limited: pods=2
 // A quota not counted yet restricts nothing.
 std::optional<std::string> ChargeQuota(api::ResourceQuotaT& quota, const model::KindInfo& kind,
-                                       const ResourceUsage& usage);
+                                       const ResourceUsage& usage, bool* charged);
 
 // The quota's status as the resource quota controller records it: hard as
 // the spec says, used summed over `objects` (those the quota matches, every

@@ -39,6 +39,26 @@ Status AdmissionStage::CountQuota(client::ApiClient& client, api::ResourceQuotaT
   return Status::Ok();
 }
 
+Result<std::string> AdmissionStage::CountStoredQuota(client::ApiClient& client, const std::string& key) {
+  std::string counted;
+  client::UpdateItem item;
+  item.key = key;
+  item.mutate = [&](const KeyValue* current, bool) -> client::Mutation {
+    counted.clear();
+    if (current == nullptr || !model::VerifyObject(model::Kind("ResourceQuota"), current->value).ok()) {
+      return client::Mutation::Skip();
+    }
+    std::unique_ptr<api::ResourceQuotaT> quota = model::Unpack<api::ResourceQuota>(current->value);
+    if (Status status = CountQuota(client, *quota); !status.ok()) return client::Mutation::Skip(status);
+    counted = model::Pack(*quota);
+    if (counted == current->value) return client::Mutation::Skip();
+    return client::Mutation::Put(counted);
+  };
+  client::UpdateOutcome outcome = client::Update(client, std::move(item));
+  if (!outcome.status.ok()) return outcome.status;
+  return counted;
+}
+
 void AdmissionStage::RecountQuotas() {
   static auto log = Logger("stage.admission");
   while (Idle(kQuotaResync)) {
@@ -47,23 +67,8 @@ void AdmissionStage::RecountQuotas() {
     std::unique_ptr<Worker> worker = Borrow();
     for (const KeyValue& kv : quotas) {
       if (stopping_) break;
-      // Read afresh, counted, and written guarded by the revision read:
-      // a create charged meanwhile (it writes the quota too) fails the
-      // guard, and the quota is counted again with it.
-      client::UpdateItem item;
-      item.key = kv.key;
-      item.mutate = [&worker](const KeyValue* current, bool) -> client::Mutation {
-        if (current == nullptr || !model::VerifyObject(model::Kind("ResourceQuota"), current->value).ok()) {
-          return client::Mutation::Skip();
-        }
-        std::unique_ptr<api::ResourceQuotaT> quota = model::Unpack<api::ResourceQuota>(current->value);
-        if (Status counted = CountQuota(worker->client, *quota); !counted.ok()) return client::Mutation::Skip(counted);
-        std::string bytes = model::Pack(*quota);
-        if (bytes == current->value) return client::Mutation::Skip();
-        return client::Mutation::Put(std::move(bytes));
-      };
-      client::UpdateOutcome outcome = client::Update(worker->client, std::move(item));
-      if (!outcome.status.ok()) log->warn("counting {}: {}", kv.key, outcome.status.ToString());
+      Result<std::string> counted = CountStoredQuota(worker->client, kv.key);
+      if (!counted.ok()) log->warn("counting {}: {}", kv.key, counted.status().ToString());
     }
     Return(std::move(worker));
   }

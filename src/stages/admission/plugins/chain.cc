@@ -17,6 +17,7 @@ constexpr Registered kRegistry[] = {
     {"NamespaceLifecycle", &NewNamespaceLifecycle},
     {"LimitRanger", &NewLimitRanger},
     {"ServiceAccount", &NewServiceAccount},
+    {"PodSecurity", &NewPodSecurity},
     {"Priority", &NewPriority},
     {"DefaultTolerationSeconds", &NewDefaultTolerationSeconds},
     {"ResourceQuota", &NewResourceQuota},

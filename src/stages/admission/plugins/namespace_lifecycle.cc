@@ -13,10 +13,10 @@ class NamespaceLifecycle : public Plugin {
     if (!a.kind().namespaced || !state.namespaces || state.request_namespaces.contains(a.namespace_())) {
       return std::nullopt;
     }
-    Result<std::optional<api::NamespacePhase>> phase = state.namespaces(a.namespace_());
-    if (!phase.ok()) return InternalErrorStatus(phase.status().ToString());
-    if (!phase->has_value()) return model::NotFoundStatus(model::Kind("Namespace"), a.namespace_());
-    if (**phase == api::NamespacePhase::Terminating) {
+    Result<std::optional<NamespaceInfo>> ns = state.namespaces(a.namespace_());
+    if (!ns.ok()) return InternalErrorStatus(ns.status().ToString());
+    if (!ns->has_value()) return model::NotFoundStatus(model::Kind("Namespace"), a.namespace_());
+    if ((*ns)->phase == api::NamespacePhase::Terminating) {
       return AdmissionForbiddenStatus(a.kind(), a.name(),
                                       "unable to create new content in namespace " + a.namespace_() +
                                           " because it is being terminated");

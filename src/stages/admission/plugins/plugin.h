@@ -23,7 +23,7 @@ namespace podflow::admission {
 // its documents. Lives for one Admit call.
 struct RequestState {
   const NamespaceLookup& namespaces;
-  std::set<std::string> request_namespaces;  // admitted earlier in the request
+  std::map<std::string, NamespaceInfo> request_namespaces;  // admitted earlier in the request
   RequestPriorityClasses& priority_classes;
   const LimitRangeLister& limit_ranges;
   // LimitRanges admitted earlier in the request (stored bytes): they apply
@@ -38,6 +38,8 @@ struct RequestState {
   // with it, and what it counts for. Kept only if it is admitted.
   std::vector<std::pair<std::string, api::ResourceQuotaT>> document_quotas;
   std::map<std::string, model::Quantity> document_usage;
+  // Warnings about the document being admitted, handed to the client.
+  std::vector<std::string> document_warnings;
 };
 
 // One document as the plugins see it (admission.Attributes).
@@ -82,6 +84,7 @@ class Plugin {
 std::unique_ptr<Plugin> NewNamespaceLifecycle();
 std::unique_ptr<Plugin> NewLimitRanger();
 std::unique_ptr<Plugin> NewServiceAccount();
+std::unique_ptr<Plugin> NewPodSecurity();
 std::unique_ptr<Plugin> NewPriority();
 std::unique_ptr<Plugin> NewDefaultTolerationSeconds();
 std::unique_ptr<Plugin> NewResourceQuota();

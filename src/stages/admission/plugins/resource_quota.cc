@@ -30,10 +30,12 @@ class ResourceQuota : public Plugin {
       if (std::optional<std::string> why = QuotaConstraints(quota, object)) {
         return AdmissionForbiddenStatus(a.kind(), a.name(), *why);
       }
-      if (std::optional<std::string> why = ChargeQuota(quota, a.kind(), usage)) {
+      bool charged = false;
+      if (std::optional<std::string> why = ChargeQuota(quota, a.kind(), usage, &charged)) {
         return AdmissionForbiddenStatus(a.kind(), a.name(), *why);
       }
-      state.document_quotas.emplace_back(key, std::move(quota));
+      // Only a quota the object adds to is written with it.
+      if (charged) state.document_quotas.emplace_back(key, std::move(quota));
     }
     if (!state.document_quotas.empty()) state.document_usage = usage;
     return std::nullopt;

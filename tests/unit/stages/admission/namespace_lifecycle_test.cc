@@ -8,10 +8,10 @@ namespace podflow::admission {
 namespace {
 
 NamespaceLookup Stored(std::map<std::string, api::NamespacePhase> namespaces) {
-  return [namespaces = std::move(namespaces)](const std::string& name) -> Result<std::optional<api::NamespacePhase>> {
+  return [namespaces = std::move(namespaces)](const std::string& name) -> Result<std::optional<NamespaceInfo>> {
     auto it = namespaces.find(name);
-    if (it == namespaces.end()) return std::optional<api::NamespacePhase>();
-    return std::optional<api::NamespacePhase>(it->second);
+    if (it == namespaces.end()) return std::optional<NamespaceInfo>();
+    return std::optional<NamespaceInfo>(NamespaceInfo{it->second, {}});
   };
 }
 
@@ -70,7 +70,7 @@ TEST_CASE("NamespaceLifecycle refuses what has no namespace to live in", "[admis
   }
   SECTION("the lookup failing is an internal error, not an admission") {
     AdmitReply reply = admission.Admit(testing::kAdminToken, PodIn("default"),
-                                       {.namespaces = [](const std::string&) -> Result<std::optional<api::NamespacePhase>> {
+                                       {.namespaces = [](const std::string&) -> Result<std::optional<NamespaceInfo>> {
                                          return Status::Unavailable("persistence is not answering");
                                        }});
     REQUIRE(reply.results.size() == 1);

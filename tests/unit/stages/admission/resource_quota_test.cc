@@ -68,7 +68,9 @@ TEST_CASE("ResourceQuota: the docs' memory and CPU quota walkthrough", "[admissi
   CHECK(first[0].quota_keys == std::vector<std::string>{model::ObjectKey(model::Kind("ResourceQuota"), "default",
                                                                          "mem-cpu-demo")});
   // What the stage adds to the stored quota in the pod's write.
-  REQUIRE_FALSE(ChargeQuota(quotas[0], model::Kind("Pod"), first[0].quota_usage).has_value());
+  bool charged = false;
+  REQUIRE_FALSE(ChargeQuota(quotas[0], model::Kind("Pod"), first[0].quota_usage, &charged).has_value());
+  CHECK(charged);
   CHECK(List(quotas[0].status->used) == std::map<std::string, std::string>{
                                             {"limits.cpu", "800m"}, {"limits.memory", "800Mi"},
                                             {"requests.cpu", "400m"}, {"requests.memory", "600Mi"}});
@@ -273,13 +275,29 @@ TEST_CASE("ResourceQuota: a quota's own validation", "[admission][quota]") {
   CHECK(refused("{hard: {pods: 1500m}}") ==
         "ResourceQuota \"q\" is invalid: spec.hard[pods]: Invalid value: \"1500m\": must be an integer");
   CHECK(refused("{hard: {pods: \"1\"}, scopeSelector: {matchExpressions: [{scopeName: PriorityClass, operator: In}]}}") ==
-        "ResourceQuota \"q\" is invalid: spec.scopeSelector.matchExpressions[0].values: Required value: must be at "
+        "ResourceQuota \"q\" is invalid: spec.scopeSelector.matchExpressions.values: Required value: must be at "
         "least one value when `operator` is 'In' or 'NotIn' for scope selector");
-  CHECK(refused("{hard: {pods: \"1\"}, scopeSelector: {matchExpressions: [{scopeName: BestEffort, operator: "
-                "DoesNotExist}]}}") ==
-        "ResourceQuota \"q\" is invalid: spec.scopeSelector.matchExpressions[0].operator: Invalid value: "
+  CHECK(refused("{hard: {pods: \"1\"}, scopeSelector: {matchExpressions: [{scopeName: CrossNamespacePodAffinity, "
+                "operator: DoesNotExist}]}}") ==
+        "ResourceQuota \"q\" is invalid: spec.scopeSelector.matchExpressions.operator: Invalid value: "
         "\"DoesNotExist\": must be 'Exist' when scope is any of ResourceQuotaScopeTerminating, "
-        "ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort or ResourceQuotaScopeNotBestEffort");
+        "ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort, ResourceQuotaScopeNotBestEffort or "
+        "ResourceQuotaScopeCrossNamespacePodAffinity");
+  CHECK(refused("{hard: {secrets: \"1\"}, scopeSelector: {matchExpressions: [{scopeName: BestEffort, operator: "
+                "Exists}]}}") ==
+        "ResourceQuota \"q\" is invalid: spec.scopeSelector.matchExpressions: Invalid value: "
+        "core.ScopeSelector{MatchExpressions:[]core.ScopedResourceSelectorRequirement{core."
+        "ScopedResourceSelectorRequirement{ScopeName:\"BestEffort\", Operator:\"Exists\", Values:[]string(nil)}}}: "
+        "unsupported scope applied to resource");
+  // A name kube-apiserver does not know for quota is refused, not ignored.
+  CHECK(refused("{hard: {cpus: \"1\"}}") ==
+        "ResourceQuota \"q\" is invalid: spec.hard[cpus]: Invalid value: \"cpus\": must be a standard resource for "
+        "quota");
+  // Scopes bound the standard resources only: extended and object-count
+  // names go with any scope.
+  CHECK(testing::AdmitOne("{apiVersion: v1, kind: ResourceQuota, metadata: {name: q}, spec: {hard: {count/pods: \"2\", "
+                          "requests.nvidia.com/gpu: \"1\"}, scopes: [BestEffort]}}")
+            .admitted());
 }
 
 }  // namespace

@@ -1,0 +1,557 @@
+// PodSecurity: the Pod Security Standards, chosen per namespace by its
+// labels (pod-security.kubernetes.io/enforce, warn, with -version). A pod
+// that breaks the enforce level is refused (`violates PodSecurity
+// "restricted:latest": ...`); a pod or a workload's pod template that
+// breaks the warn level is admitted with a warning (`would violate
+// PodSecurity ...`). Each check says what it forbids in the words of
+// kube-apiserver's pod-security admission, in the order of their names.
+#include <algorithm>
+#include <set>
+
+#include "stages/admission/plugins/plugin.h"
+
+namespace podflow::admission {
+namespace {
+
+enum class Level { kPrivileged, kBaseline, kRestricted };
+
+constexpr std::string_view kLabelPrefix = "pod-security.kubernetes.io/";
+
+// One check a pod failed: why, and what in it.
+struct Violation {
+  std::string reason;
+  std::string detail;
+};
+
+std::string Pluralize(std::string_view one, std::string_view many, size_t n) {
+  return std::string(n == 1 ? one : many);
+}
+
+// The checks name containers in the pod's order and values in sorted order
+// (each a set), as kube's pod-security admission does.
+template <typename Items>
+std::string JoinQuote(const Items& items) {
+  std::string out;
+  for (const std::string& i : items) out += (out.empty() ? "" : ", ") + GoQuote(i);
+  return out;
+}
+
+template <typename Items>
+std::string Join(const Items& items, std::string_view sep) {
+  std::string out;
+  for (const std::string& i : items) out += (out.empty() ? "" : std::string(sep)) + i;
+  return out;
+}
+
+// `container "a"`, `containers "a", "b"`.
+std::string Containers(const std::vector<std::string>& names) {
+  return Pluralize("container", "containers", names.size()) + " " + JoinQuote(names);
+}
+
+// `pod`, `container "a"`, `pod and containers "a", "b"`: who set a field.
+std::string Setters(bool pod, const std::vector<std::string>& containers) {
+  std::vector<std::string> who;
+  if (pod) who.push_back("pod");
+  if (!containers.empty()) who.push_back(Containers(containers));
+  return Join(who, " and ");
+}
+
+// One container of any list, as the checks read it.
+struct ContainerView {
+  const std::string& name;
+  const api::SecurityContextT* sc;
+  const std::vector<std::unique_ptr<api::ContainerPortT>>* ports;
+};
+
+std::vector<ContainerView> ContainersOf(const api::PodSpecT& spec) {
+  std::vector<ContainerView> out;
+  for (const auto& c : spec.init_containers) out.push_back({c->name, c->security_context.get(), &c->ports});
+  for (const auto& c : spec.containers) out.push_back({c->name, c->security_context.get(), &c->ports});
+  for (const auto& c : spec.ephemeral_containers) out.push_back({c->name, c->security_context.get(), &c->ports});
+  return out;
+}
+
+// The names of the containers `bad` picks, in the pod's order.
+template <typename Pred>
+std::vector<std::string> Pick(const std::vector<ContainerView>& containers, Pred bad) {
+  std::vector<std::string> out;
+  for (const ContainerView& c : containers) {
+    if (bad(c)) out.push_back(c.name);
+  }
+  return out;
+}
+
+using Check = std::optional<Violation> (*)(const api::ObjectMetaT*, const api::PodSpecT&,
+                                           const std::vector<ContainerView>&);
+
+// ---- baseline ----
+
+std::optional<Violation> AppArmor(const api::ObjectMetaT* meta, const api::PodSpecT& spec,
+                                  const std::vector<ContainerView>& containers) {
+  constexpr std::string_view kAnnotation = "container.apparmor.security.beta.kubernetes.io/";
+  std::vector<std::string> bad;
+  if (meta != nullptr) {
+    for (const auto& a : meta->annotations) {
+      if (!a->key.starts_with(kAnnotation)) continue;
+      if (a->value != "runtime/default" && !a->value.starts_with("localhost/")) {
+        bad.push_back(a->key + "=" + GoQuote(a->value));
+      }
+    }
+  }
+  auto unconfined = [](const api::AppArmorProfileT* p) { return p != nullptr && p->type == "Unconfined"; };
+  const bool pod = spec.security_context && unconfined(spec.security_context->app_armor_profile.get());
+  const std::vector<std::string> names =
+      Pick(containers, [&](const ContainerView& c) { return c.sc && unconfined(c.sc->app_armor_profile.get()); });
+  if (pod || !names.empty()) {
+    bad.push_back(Setters(pod, names) + " must not set securityContext.appArmorProfile.type to \"Unconfined\"");
+  }
+  if (bad.empty()) return std::nullopt;
+  return Violation{Pluralize("forbidden AppArmor profile", "forbidden AppArmor profiles", bad.size()),
+                   Join(bad, ", ")};
+}
+
+std::optional<Violation> CapabilitiesBaseline(const api::ObjectMetaT*, const api::PodSpecT&,
+                                              const std::vector<ContainerView>& containers) {
+  static const std::set<std::string> kAllowed = {"AUDIT_WRITE", "CHOWN",          "DAC_OVERRIDE", "FOWNER", "FSETID",
+                                                 "KILL",        "MKNOD",          "NET_BIND_SERVICE",
+                                                 "SETFCAP",     "SETGID",         "SETPCAP",      "SETUID", "SYS_CHROOT"};
+  std::vector<std::string> names;
+  std::set<std::string> forbidden;
+  for (const ContainerView& c : containers) {
+    if (!c.sc || !c.sc->capabilities) continue;
+    bool any = false;
+    for (const std::string& cap : c.sc->capabilities->add) {
+      if (!kAllowed.contains(cap)) {
+        forbidden.insert(cap);
+        any = true;
+      }
+    }
+    if (any) names.push_back(c.name);
+  }
+  if (names.empty()) return std::nullopt;
+  return Violation{"non-default capabilities",
+                   Containers(names) + " must not include " + JoinQuote(forbidden) +
+                       " in securityContext.capabilities.add"};
+}
+
+std::optional<Violation> HostNamespaces(const api::ObjectMetaT*, const api::PodSpecT& spec,
+                                        const std::vector<ContainerView>&) {
+  std::vector<std::string> set;
+  if (spec.host_network) set.push_back("hostNetwork=true");
+  if (spec.host_pid) set.push_back("hostPID=true");
+  if (spec.host_ipc) set.push_back("hostIPC=true");
+  if (set.empty()) return std::nullopt;
+  return Violation{"host namespaces", Join(set, ", ")};
+}
+
+std::optional<Violation> HostPathVolumes(const api::ObjectMetaT*, const api::PodSpecT& spec,
+                                         const std::vector<ContainerView>&) {
+  std::vector<std::string> names;
+  for (const auto& v : spec.volumes) {
+    if (v->host_path) names.push_back(v->name);
+  }
+  if (names.empty()) return std::nullopt;
+  return Violation{"hostPath volumes", Pluralize("volume", "volumes", names.size()) + " " + JoinQuote(names)};
+}
+
+std::optional<Violation> HostPorts(const api::ObjectMetaT*, const api::PodSpecT&,
+                                   const std::vector<ContainerView>& containers) {
+  std::vector<std::string> names;
+  std::set<std::string> ports;
+  for (const ContainerView& c : containers) {
+    bool any = false;
+    for (const auto& p : *c.ports) {
+      if (p->host_port == 0) continue;
+      any = true;
+      ports.insert(std::to_string(p->host_port));
+    }
+    if (any) names.push_back(c.name);
+  }
+  if (names.empty()) return std::nullopt;
+  return Violation{"hostPort", Containers(names) + " " + Pluralize("uses", "use", names.size()) + " " +
+                                   Pluralize("hostPort", "hostPorts", ports.size()) + " " + Join(ports, ", ")};
+}
+
+std::optional<Violation> HostProcess(const api::ObjectMetaT*, const api::PodSpecT& spec,
+                                     const std::vector<ContainerView>& containers) {
+  auto host = [](const api::WindowsSecurityContextOptionsT* w) {
+    return w != nullptr && w->host_process.has_value() && *w->host_process;
+  };
+  const bool pod = spec.security_context && host(spec.security_context->windows_options.get());
+  const std::vector<std::string> names =
+      Pick(containers, [&](const ContainerView& c) { return c.sc && host(c.sc->windows_options.get()); });
+  if (!pod && names.empty()) return std::nullopt;
+  return Violation{"hostProcess",
+                   Setters(pod, names) + " must not set securityContext.windowsOptions.hostProcess=true"};
+}
+
+std::optional<Violation> Privileged(const api::ObjectMetaT*, const api::PodSpecT&,
+                                    const std::vector<ContainerView>& containers) {
+  const std::vector<std::string> names = Pick(containers, [](const ContainerView& c) {
+    return c.sc && c.sc->privileged.has_value() && *c.sc->privileged;
+  });
+  if (names.empty()) return std::nullopt;
+  return Violation{"privileged", Containers(names) + " must not set securityContext.privileged=true"};
+}
+
+std::optional<Violation> ProcMount(const api::ObjectMetaT*, const api::PodSpecT&,
+                                   const std::vector<ContainerView>& containers) {
+  std::vector<std::string> names;
+  std::set<std::string> values;
+  for (const ContainerView& c : containers) {
+    if (!c.sc || c.sc->proc_mount.empty() || c.sc->proc_mount == "Default") continue;
+    names.push_back(c.name);
+    values.insert(c.sc->proc_mount);
+  }
+  if (names.empty()) return std::nullopt;
+  return Violation{"procMount", Containers(names) + " must not set securityContext.procMount to " + JoinQuote(values)};
+}
+
+std::optional<Violation> SeLinuxOptions(const api::ObjectMetaT*, const api::PodSpecT& spec,
+                                        const std::vector<ContainerView>& containers) {
+  static const std::set<std::string> kTypes = {"", "container_t", "container_init_t", "container_kvm_t",
+                                               "container_engine_t"};
+  std::set<std::string> types;
+  bool user = false;
+  bool role = false;
+  auto bad = [&](const api::SELinuxOptionsT* o) {
+    if (o == nullptr) return false;
+    bool found = false;
+    if (!kTypes.contains(o->type)) {
+      types.insert(o->type);
+      found = true;
+    }
+    if (!o->user.empty()) {
+      user = true;
+      found = true;
+    }
+    if (!o->role.empty()) {
+      role = true;
+      found = true;
+    }
+    return found;
+  };
+  const bool pod = spec.security_context && bad(spec.security_context->se_linux_options.get());
+  const std::vector<std::string> names =
+      Pick(containers, [&](const ContainerView& c) { return c.sc && bad(c.sc->se_linux_options.get()); });
+  if (!pod && names.empty()) return std::nullopt;
+  std::vector<std::string> what;
+  if (!types.empty()) what.push_back(Pluralize("type", "types", types.size()) + " " + JoinQuote(types));
+  if (user) what.push_back("user may not be set");
+  if (role) what.push_back("role may not be set");
+  return Violation{"seLinuxOptions",
+                   Setters(pod, names) + " set forbidden securityContext.seLinuxOptions: " + Join(what, "; ")};
+}
+
+bool Unconfined(const api::SeccompProfileT* p) { return p != nullptr && p->type == "Unconfined"; }
+
+std::optional<Violation> SeccompBaseline(const api::ObjectMetaT*, const api::PodSpecT& spec,
+                                         const std::vector<ContainerView>& containers) {
+  const bool pod = spec.security_context && Unconfined(spec.security_context->seccomp_profile.get());
+  const std::vector<std::string> names =
+      Pick(containers, [](const ContainerView& c) { return c.sc && Unconfined(c.sc->seccomp_profile.get()); });
+  if (!pod && names.empty()) return std::nullopt;
+  return Violation{"seccompProfile",
+                   Setters(pod, names) + " must not set securityContext.seccompProfile.type to \"Unconfined\""};
+}
+
+std::optional<Violation> Sysctls(const api::ObjectMetaT*, const api::PodSpecT& spec,
+                                 const std::vector<ContainerView>&) {
+  static const std::set<std::string> kAllowed = {
+      "kernel.shm_rmid_forced",      "net.ipv4.ip_local_port_range", "net.ipv4.ip_unprivileged_port_start",
+      "net.ipv4.tcp_syncookies",     "net.ipv4.ping_group_range",    "net.ipv4.ip_local_reserved_ports",
+      "net.ipv4.tcp_keepalive_time", "net.ipv4.tcp_fin_timeout",     "net.ipv4.tcp_keepalive_intvl",
+      "net.ipv4.tcp_keepalive_probes"};
+  if (!spec.security_context) return std::nullopt;
+  std::vector<std::string> names;
+  for (const auto& s : spec.security_context->sysctls) {
+    if (!kAllowed.contains(s->name)) names.push_back(s->name);
+  }
+  if (names.empty()) return std::nullopt;
+  return Violation{"forbidden sysctls", Join(names, ", ")};
+}
+
+// ---- restricted ----
+
+std::optional<Violation> AllowPrivilegeEscalation(const api::ObjectMetaT*, const api::PodSpecT&,
+                                                  const std::vector<ContainerView>& containers) {
+  const std::vector<std::string> names = Pick(containers, [](const ContainerView& c) {
+    return !c.sc || !c.sc->allow_privilege_escalation.has_value() || *c.sc->allow_privilege_escalation;
+  });
+  if (names.empty()) return std::nullopt;
+  return Violation{"allowPrivilegeEscalation != false",
+                   Containers(names) + " must set securityContext.allowPrivilegeEscalation=false"};
+}
+
+std::optional<Violation> CapabilitiesRestricted(const api::ObjectMetaT*, const api::PodSpecT&,
+                                                const std::vector<ContainerView>& containers) {
+  std::vector<std::string> not_dropping;
+  std::vector<std::string> adding;
+  std::set<std::string> added;
+  for (const ContainerView& c : containers) {
+    const api::CapabilitiesT* caps = c.sc ? c.sc->capabilities.get() : nullptr;
+    if (caps == nullptr || std::find(caps->drop.begin(), caps->drop.end(), "ALL") == caps->drop.end()) {
+      not_dropping.push_back(c.name);
+    }
+    if (caps == nullptr) continue;
+    bool any = false;
+    for (const std::string& cap : caps->add) {
+      if (cap != "NET_BIND_SERVICE") {
+        added.insert(cap);
+        any = true;
+      }
+    }
+    if (any) adding.push_back(c.name);
+  }
+  std::vector<std::string> details;
+  if (!not_dropping.empty()) {
+    details.push_back(Containers(not_dropping) + " must set securityContext.capabilities.drop=[\"ALL\"]");
+  }
+  if (!adding.empty()) {
+    details.push_back(Containers(adding) + " must not include " + JoinQuote(added) +
+                      " in securityContext.capabilities.add");
+  }
+  if (details.empty()) return std::nullopt;
+  return Violation{"unrestricted capabilities", Join(details, "; ")};
+}
+
+std::optional<Violation> RestrictedVolumes(const api::ObjectMetaT*, const api::PodSpecT& spec,
+                                           const std::vector<ContainerView>&) {
+  std::vector<std::string> names;
+  std::set<std::string> types;
+  for (const auto& v : spec.volumes) {
+    const api::VolumeT& vol = *v;
+    // The volume types restricted pods may use.
+    if (vol.config_map || vol.csi || vol.downward_api || vol.empty_dir || vol.ephemeral ||
+        vol.persistent_volume_claim || vol.projected || vol.secret) {
+      continue;
+    }
+    const std::pair<bool, std::string_view> kinds[] = {
+        {vol.host_path != nullptr, "hostPath"},
+        {vol.gce_persistent_disk != nullptr, "gcePersistentDisk"},
+        {vol.aws_elastic_block_store != nullptr, "awsElasticBlockStore"},
+        {vol.git_repo != nullptr, "gitRepo"},
+        {vol.nfs != nullptr, "nfs"},
+        {vol.iscsi != nullptr, "iscsi"},
+        {vol.glusterfs != nullptr, "glusterfs"},
+        {vol.rbd != nullptr, "rbd"},
+        {vol.flex_volume != nullptr, "flexVolume"},
+        {vol.cinder != nullptr, "cinder"},
+        {vol.cephfs != nullptr, "cephfs"},
+        {vol.flocker != nullptr, "flocker"},
+        {vol.fc != nullptr, "fc"},
+        {vol.azure_file != nullptr, "azureFile"},
+        {vol.vsphere_volume != nullptr, "vsphereVolume"},
+        {vol.quobyte != nullptr, "quobyte"},
+        {vol.azure_disk != nullptr, "azureDisk"},
+        {vol.photon_persistent_disk != nullptr, "photonPersistentDisk"},
+        {vol.portworx_volume != nullptr, "portworxVolume"},
+        {vol.scale_io != nullptr, "scaleIO"},
+        {vol.storageos != nullptr, "storageos"},
+        {vol.image != nullptr, "image"},
+    };
+    std::string type = "unknown";
+    for (const auto& [set, name] : kinds) {
+      if (set) {
+        type = std::string(name);
+        break;
+      }
+    }
+    names.push_back(vol.name);
+    types.insert(type);
+  }
+  if (names.empty()) return std::nullopt;
+  return Violation{"restricted volume types", Pluralize("volume", "volumes", names.size()) + " " + JoinQuote(names) +
+                                                  " " + Pluralize("uses", "use", names.size()) + " " +
+                                                  Pluralize("restricted volume type", "restricted volume types",
+                                                            types.size()) +
+                                                  " " + JoinQuote(types)};
+}
+
+std::optional<Violation> RunAsNonRoot(const api::ObjectMetaT*, const api::PodSpecT& spec,
+                                      const std::vector<ContainerView>& containers) {
+  const auto& psc = spec.security_context;
+  const bool pod_false = psc && psc->run_as_non_root.has_value() && !*psc->run_as_non_root;
+  const bool pod_true = psc && psc->run_as_non_root.has_value() && *psc->run_as_non_root;
+  const std::vector<std::string> explicit_false = Pick(containers, [](const ContainerView& c) {
+    return c.sc && c.sc->run_as_non_root.has_value() && !*c.sc->run_as_non_root;
+  });
+  const std::vector<std::string> unset = Pick(containers, [&](const ContainerView& c) {
+    return (!c.sc || !c.sc->run_as_non_root.has_value()) && !pod_true;
+  });
+  std::vector<std::string> details;
+  if (pod_false) details.push_back("pod must not set securityContext.runAsNonRoot=false");
+  if (!explicit_false.empty()) {
+    details.push_back(Containers(explicit_false) + " must not set securityContext.runAsNonRoot=false");
+  }
+  if (!unset.empty() && !pod_false) {
+    details.push_back("pod or " + Containers(unset) + " must set securityContext.runAsNonRoot=true");
+  }
+  if (details.empty()) return std::nullopt;
+  return Violation{"runAsNonRoot != true", Join(details, "; ")};
+}
+
+std::optional<Violation> RunAsUser(const api::ObjectMetaT*, const api::PodSpecT& spec,
+                                   const std::vector<ContainerView>& containers) {
+  const bool pod = spec.security_context && spec.security_context->run_as_user.has_value() &&
+                   *spec.security_context->run_as_user == 0;
+  const std::vector<std::string> names = Pick(
+      containers, [](const ContainerView& c) { return c.sc && c.sc->run_as_user.has_value() && *c.sc->run_as_user == 0; });
+  if (!pod && names.empty()) return std::nullopt;
+  return Violation{"runAsUser=0", Setters(pod, names) + " must not set runAsUser=0"};
+}
+
+std::optional<Violation> SeccompRestricted(const api::ObjectMetaT*, const api::PodSpecT& spec,
+                                           const std::vector<ContainerView>& containers) {
+  auto valid = [](const api::SeccompProfileT* p) {
+    return p != nullptr && (p->type == "RuntimeDefault" || p->type == "Localhost");
+  };
+  const api::SeccompProfileT* pod_profile = spec.security_context ? spec.security_context->seccomp_profile.get() : nullptr;
+  const bool pod_bad = Unconfined(pod_profile);
+  const std::vector<std::string> explicit_bad =
+      Pick(containers, [](const ContainerView& c) { return c.sc && Unconfined(c.sc->seccomp_profile.get()); });
+  const std::vector<std::string> unset = Pick(containers, [&](const ContainerView& c) {
+    const api::SeccompProfileT* own = c.sc ? c.sc->seccomp_profile.get() : nullptr;
+    return own == nullptr && !valid(pod_profile);
+  });
+  std::vector<std::string> details;
+  if (pod_bad || !explicit_bad.empty()) {
+    details.push_back(Setters(pod_bad, explicit_bad) +
+                      " must not set securityContext.seccompProfile.type to \"Unconfined\"");
+  }
+  if (!unset.empty() && !pod_bad) {
+    details.push_back("pod or " + Containers(unset) +
+                      " must set securityContext.seccompProfile.type to \"RuntimeDefault\" or \"Localhost\"");
+  }
+  if (details.empty()) return std::nullopt;
+  return Violation{"seccompProfile", Join(details, "; ")};
+}
+
+// Every check, by its name in kube's pod-security admission, in that
+// order; `restricted` ones apply at that level only, and a restricted
+// check replaces the baseline one it `overrides`.
+struct NamedCheck {
+  std::string_view id;
+  Level level;
+  Check check;
+  std::string_view overrides;
+};
+constexpr NamedCheck kChecks[] = {
+    {"allowPrivilegeEscalation", Level::kRestricted, &AllowPrivilegeEscalation, ""},
+    {"appArmorProfile", Level::kBaseline, &AppArmor, ""},
+    {"capabilities_baseline", Level::kBaseline, &CapabilitiesBaseline, ""},
+    {"capabilities_restricted", Level::kRestricted, &CapabilitiesRestricted, "capabilities_baseline"},
+    {"hostNamespaces", Level::kBaseline, &HostNamespaces, ""},
+    {"hostPathVolumes", Level::kBaseline, &HostPathVolumes, ""},
+    {"hostPorts", Level::kBaseline, &HostPorts, ""},
+    {"hostProcess", Level::kBaseline, &HostProcess, ""},
+    {"privileged", Level::kBaseline, &Privileged, ""},
+    {"procMount", Level::kBaseline, &ProcMount, ""},
+    {"restrictedVolumes", Level::kRestricted, &RestrictedVolumes, ""},
+    {"runAsNonRoot", Level::kRestricted, &RunAsNonRoot, ""},
+    {"runAsUser", Level::kRestricted, &RunAsUser, ""},
+    {"seLinuxOptions", Level::kBaseline, &SeLinuxOptions, ""},
+    {"seccompProfile_baseline", Level::kBaseline, &SeccompBaseline, ""},
+    {"seccompProfile_restricted", Level::kRestricted, &SeccompRestricted, "seccompProfile_baseline"},
+    {"sysctls", Level::kBaseline, &Sysctls, ""},
+};
+
+// What the pod breaks at `level`, as one text: `host namespaces
+// (hostNetwork=true), privileged (container "x" must not ...)`; empty when
+// nothing.
+std::string Violations(Level level, const api::ObjectMetaT* meta, const api::PodSpecT& spec) {
+  if (level == Level::kPrivileged) return "";
+  const std::vector<ContainerView> containers = ContainersOf(spec);
+  std::vector<std::string> out;
+  for (const NamedCheck& c : kChecks) {
+    if (c.level > level) continue;
+    const bool overridden = level == Level::kRestricted && std::any_of(std::begin(kChecks), std::end(kChecks), [&](const NamedCheck& o) {
+      return o.overrides == c.id;
+    });
+    if (overridden) continue;
+    if (std::optional<Violation> v = c.check(meta, spec, containers)) {
+      out.push_back(v->detail.empty() ? v->reason : v->reason + " (" + v->detail + ")");
+    }
+  }
+  return Join(out, ", ");
+}
+
+// A namespace's policy for one mode (enforce, warn): its level and version.
+struct Policy {
+  Level level = Level::kPrivileged;
+  std::string text;  // "restricted:latest"
+};
+
+Policy PolicyOf(const std::map<std::string, std::string>& labels, std::string_view mode) {
+  Policy p;
+  auto level = labels.find(std::string(kLabelPrefix) + std::string(mode));
+  if (level == labels.end()) return p;
+  std::string name = level->second;
+  if (name == "baseline") {
+    p.level = Level::kBaseline;
+  } else if (name == "privileged") {
+    p.level = Level::kPrivileged;
+  } else {
+    // restricted, or a value that is not a level: the strictest, as the
+    // admission fails closed.
+    p.level = Level::kRestricted;
+    name = "restricted";
+  }
+  auto version = labels.find(std::string(kLabelPrefix) + std::string(mode) + "-version");
+  p.text = name + ":" + (version == labels.end() || version->second.empty() ? "latest" : version->second);
+  return p;
+}
+
+// The pod template of a workload kind, or nullptr.
+const api::PodTemplateSpecT* TemplateOf(const Attributes& a) {
+  if (const auto* d = a.As<api::DeploymentT>()) return d->spec ? d->spec->template_.get() : nullptr;
+  if (const auto* r = a.As<api::ReplicaSetT>()) return r->spec ? r->spec->template_.get() : nullptr;
+  if (const auto* d = a.As<api::DaemonSetT>()) return d->spec ? d->spec->template_.get() : nullptr;
+  if (const auto* s = a.As<api::StatefulSetT>()) return s->spec ? s->spec->template_.get() : nullptr;
+  if (const auto* j = a.As<api::JobT>()) return j->spec ? j->spec->template_.get() : nullptr;
+  if (const auto* c = a.As<api::CronJobT>()) {
+    const api::JobTemplateSpecT* jt = c->spec ? c->spec->job_template.get() : nullptr;
+    return jt && jt->spec ? jt->spec->template_.get() : nullptr;
+  }
+  return nullptr;
+}
+
+class PodSecurity : public Plugin {
+ public:
+  std::optional<ApiStatusInfo> Validate(const Attributes& a, RequestState& state) const override {
+    const api::PodT* pod = a.As<api::PodT>();
+    const api::PodTemplateSpecT* tmpl = pod == nullptr ? TemplateOf(a) : nullptr;
+    const api::PodSpecT* spec = pod ? pod->spec.get() : tmpl ? tmpl->spec.get() : nullptr;
+    if (spec == nullptr) return std::nullopt;
+    const api::ObjectMetaT* meta = pod ? pod->metadata.get() : tmpl->metadata.get();
+    Result<std::map<std::string, std::string>> labels = LabelsOf(a.namespace_(), state);
+    if (!labels.ok()) return InternalErrorStatus(labels.status().ToString());
+    // Enforced on pods; workloads' templates are only warned about.
+    const Policy enforce = PolicyOf(*labels, "enforce");
+    if (pod != nullptr) {
+      if (std::string v = Violations(enforce.level, meta, *spec); !v.empty()) {
+        return AdmissionForbiddenStatus(a.kind(), a.name(), "violates PodSecurity \"" + enforce.text + "\": " + v);
+      }
+    }
+    const Policy warn = PolicyOf(*labels, "warn");
+    if (std::string v = Violations(warn.level, meta, *spec); !v.empty()) {
+      state.document_warnings.push_back("would violate PodSecurity \"" + warn.text + "\": " + v);
+    }
+    return std::nullopt;
+  }
+
+ private:
+  static Result<std::map<std::string, std::string>> LabelsOf(const std::string& ns, RequestState& state) {
+    if (auto it = state.request_namespaces.find(ns); it != state.request_namespaces.end()) return it->second.labels;
+    if (!state.namespaces) return std::map<std::string, std::string>();
+    Result<std::optional<NamespaceInfo>> info = state.namespaces(ns);
+    if (!info.ok()) return info.status();
+    return info->has_value() ? (*info)->labels : std::map<std::string, std::string>();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Plugin> NewPodSecurity() { return std::make_unique<PodSecurity>(); }
+
+}  // namespace podflow::admission
