@@ -51,22 +51,6 @@ std::string Quoted(const model::KindInfo& kind, std::string_view name) {
 }
 
 
-// The object with its keys sorted at every depth, as Go's encoding/json
-// writes a map: the form kubectl stores as the last applied configuration.
-model::Value Sorted(const model::Value& v) {
-  if (v.kind() == model::Value::Kind::kArray) {
-    model::Value out = model::Value::Array();
-    for (const model::Value& item : v.items()) out.Append(Sorted(item));
-    return out;
-  }
-  if (v.kind() != model::Value::Kind::kObject) return v;
-  std::vector<std::pair<std::string, model::Value>> members = v.members();
-  std::sort(members.begin(), members.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  model::Value out = model::Value::Object();
-  for (auto& [k, member] : members) out.Set(k, Sorted(member));
-  return out;
-}
-
 // `object` with `value` set at metadata.annotations[key].
 model::Value WithAnnotation(const model::Value& object, const std::string& key, const std::string& value) {
   model::Value out = model::Value::Object();
@@ -191,7 +175,7 @@ bool ApplyOne(ApiSession& api, const Document& d, const std::string& file, const
   // The manifest as applied, keys sorted, minus the annotation itself.
   const model::Value modified =
       create_only ? d.object
-                  : WithAnnotation(d.object, std::string(kLastApplied), model::ToJson(Sorted(d.object)) + "\n");
+                  : WithAnnotation(d.object, std::string(kLastApplied), model::ToJson(KeysSorted(d.object)) + "\n");
   auto fail = [&](const model::ApiStatusInfo& status, bool creating) {
     std::fprintf(stderr, "%s\n", model::KubectlMessage(status, creating ? file : "").c_str());
     return false;

@@ -2,13 +2,16 @@
 // channel. The printing is in printers.h and describe.h (pure functions);
 // this file parses the command line, fetches, and chooses the output.
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <optional>
 #include <memory>
 
 
 #include "cli/api_session.h"
 #include "cli/commands.h"
 #include "cli/describe.h"
+#include "cli/jsonpath.h"
 #include "cli/print_util.h"
 #include "cli/printers.h"
 #include "model/fields.h"
@@ -29,7 +32,8 @@ struct ReadOptions {
   std::vector<std::string> args;  // TYPE [NAME...] or TYPE/NAME...
   std::string namespace_ = "default";
   bool all_namespaces = false;
-  std::string output;  // "", wide, yaml, json, name
+  std::string output;  // "", wide, yaml, json, name, jsonpath=TEMPLATE
+  std::string sort_by;  // --sort-by: a JSONPath (`.metadata.name` or `{.metadata.name}`)
   std::string label_selector;  // -l: kubectl's label selector text
   std::string field_selector;  // --field-selector
   std::string config;
@@ -234,7 +238,72 @@ model::Value ListValue(const model::KindInfo& kind, const std::vector<KeyValue>&
 }
 
 bool ValidOutput(const std::string& output) {
-  return output.empty() || output == "wide" || output == "yaml" || output == "json" || output == "name";
+  return output.empty() || output == "wide" || output == "yaml" || output == "json" || output == "name" ||
+         output.starts_with("jsonpath=");
+}
+
+// A JSONPath as --sort-by and -o jsonpath take it: kubectl adds the braces
+// a bare `.metadata.name` lacks.
+Result<JsonPath> ParseTemplate(std::string text, bool braces) {
+  if (braces && !text.starts_with("{")) text = "{" + text + "}";
+  return JsonPath::Parse(text);
+}
+
+// Natural order, as kubectl sorts strings: runs of digits compare as numbers.
+bool NaturalLess(const std::string& a, const std::string& b) {
+  size_t i = 0;
+  size_t j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (std::isdigit(static_cast<unsigned char>(a[i])) && std::isdigit(static_cast<unsigned char>(b[j]))) {
+      size_t ie = i;
+      size_t je = j;
+      while (ie < a.size() && std::isdigit(static_cast<unsigned char>(a[ie]))) ++ie;
+      while (je < b.size() && std::isdigit(static_cast<unsigned char>(b[je]))) ++je;
+      std::string_view x = std::string_view(a).substr(i, ie - i);
+      std::string_view y = std::string_view(b).substr(j, je - j);
+      while (x.size() > 1 && x[0] == '0') x.remove_prefix(1);
+      while (y.size() > 1 && y[0] == '0') y.remove_prefix(1);
+      if (x.size() != y.size()) return x.size() < y.size();
+      if (x != y) return x < y;
+      i = ie;
+      j = je;
+      continue;
+    }
+    if (a[i] != b[j]) return a[i] < b[j];
+    ++i;
+    ++j;
+  }
+  return a.size() - i < b.size() - j;
+}
+
+// Whether `a` sorts before `b` for --sort-by: numbers by value, strings
+// in natural order; an object without the field first.
+bool SortLess(const std::vector<const model::Value*>& a, const std::vector<const model::Value*>& b) {
+  if (a.empty() || b.empty()) return a.empty() && !b.empty();
+  const model::Value& x = *a[0];
+  const model::Value& y = *b[0];
+  auto number = [](const model::Value& v) -> std::optional<double> {
+    if (v.kind() == model::Value::Kind::kInt) return static_cast<double>(v.int_value());
+    if (v.kind() == model::Value::Kind::kNumber) return v.number_value();
+    return std::nullopt;
+  };
+  if (number(x) && number(y)) return *number(x) < *number(y);
+  if (x.kind() == model::Value::Kind::kString && y.kind() == model::Value::Kind::kString) {
+    return NaturalLess(x.string_value(), y.string_value());
+  }
+  return model::ToJson(x) < model::ToJson(y);
+}
+
+// Sorts the objects by the value --sort-by names (a stable sort).
+void SortBy(const model::KindInfo& kind, const JsonPath& path, std::vector<KeyValue>& kvs) {
+  std::vector<std::pair<model::Value, size_t>> keyed;
+  for (size_t i = 0; i < kvs.size(); ++i) keyed.emplace_back(OutputValue(kind, kvs[i]), i);
+  std::stable_sort(keyed.begin(), keyed.end(), [&](const auto& a, const auto& b) {
+    return SortLess(path.Values(a.first), path.Values(b.first));
+  });
+  std::vector<KeyValue> sorted;
+  for (const auto& [value, i] : keyed) sorted.push_back(std::move(kvs[i]));
+  kvs = std::move(sorted);
 }
 
 // The objects `options` select with -l and --field-selector, in the words
@@ -287,7 +356,7 @@ int RunGet(const ReadOptions& options) {
   if (!ValidOutput(options.output)) {
     std::fprintf(stderr,
                  "error: unable to match a printer suitable for the output format \"%s\", "
-                 "allowed formats are: json,name,wide,yaml\n",
+                 "allowed formats are: json,jsonpath,name,wide,yaml\n",
                  options.output.c_str());
     return 1;
   }
@@ -301,6 +370,24 @@ int RunGet(const ReadOptions& options) {
   if (!selection.ok()) {
     PrintSelectionError(selection.status());
     return 1;
+  }
+  std::optional<JsonPath> jsonpath;
+  if (options.output.starts_with("jsonpath=")) {
+    Result<JsonPath> parsed = ParseTemplate(options.output.substr(9), false);
+    if (!parsed.ok()) {
+      std::fprintf(stderr, "error: %s\n", parsed.status().message().c_str());
+      return 1;
+    }
+    jsonpath = std::move(*parsed);
+  }
+  std::optional<JsonPath> sort_by;
+  if (!options.sort_by.empty()) {
+    Result<JsonPath> parsed = ParseTemplate(options.sort_by, true);
+    if (!parsed.ok()) {
+      std::fprintf(stderr, "error: %s\n", parsed.status().message().c_str());
+      return 1;
+    }
+    sort_by = std::move(*parsed);
   }
   if (!selection->everything && !target->names.empty()) {
     std::fprintf(stderr, "error: name cannot be provided when a selector is specified\n");
@@ -338,8 +425,19 @@ int RunGet(const ReadOptions& options) {
     }
     exit_code = missing.empty() ? 0 : 1;
   }
+  if (sort_by) SortBy(kind, *sort_by, kvs);
 
-  if (options.output == "yaml" || options.output == "json") {
+  if (jsonpath) {
+    // One object named: the template runs on it; otherwise on the List.
+    const model::Value root = target->names.size() == 1 && kvs.size() == 1 ? OutputValue(kind, kvs[0])
+                                                                            : ListValue(kind, kvs);
+    Result<std::string> text = jsonpath->Execute(root);
+    if (!text.ok()) {
+      std::fprintf(stderr, "error: %s\n", text.status().message().c_str());
+      return 1;
+    }
+    std::fputs(text->c_str(), stdout);
+  } else if (options.output == "yaml" || options.output == "json") {
     if (target->names.size() == 1 && kvs.size() == 1) {
       std::fputs(Serialize(OutputValue(kind, kvs[0]), options.output).c_str(), stdout);
     } else if (!kvs.empty() || target->names.empty()) {
@@ -507,7 +605,10 @@ void AddGetCommands(CLI::App& app, CommandAction& action) {
       "get", "Display one or many resources of any kind podflow stores, as kubectl get");
   get_cmd->add_option("args", get->args, "TYPE [NAME...] or TYPE/NAME...")->required();
   AddReadOptions(get_cmd, get.get());
-  get_cmd->add_option("-o,--output", get->output, "Output format: wide, yaml, json or name");
+  get_cmd->add_option("-o,--output", get->output,
+                      "Output format: wide, yaml, json, name or jsonpath=TEMPLATE ({.metadata.name}, "
+                      "{range .items[*]}...{end})");
+  get_cmd->add_option("--sort-by", get->sort_by, "Sort list types by a JSONPath field (.metadata.name)");
   get_cmd->add_option("-l,--selector", get->label_selector,
                       "Selector (label query) to filter on: key=value, key!=value, key in (a,b), key, !key");
   get_cmd->add_option("--field-selector", get->field_selector,

@@ -143,4 +143,18 @@ std::string EventLastTime(const api::EventT& event) {
   return event.first_timestamp;
 }
 
+model::Value KeysSorted(const model::Value& v) {
+  if (v.kind() == model::Value::Kind::kArray) {
+    model::Value out = model::Value::Array();
+    for (const model::Value& item : v.items()) out.Append(KeysSorted(item));
+    return out;
+  }
+  if (v.kind() != model::Value::Kind::kObject) return v;
+  std::vector<std::pair<std::string, model::Value>> members = v.members();
+  std::sort(members.begin(), members.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  model::Value out = model::Value::Object();
+  for (auto& [k, member] : members) out.Set(k, KeysSorted(member));
+  return out;
+}
+
 }  // namespace podflow::cli

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "api_generated.h"
+#include "model/value.h"
 
 namespace podflow::cli {
 
@@ -22,6 +23,9 @@ std::string ProtocolName(api::Protocol protocol);
 std::string ConditionStatusName(api::ConditionStatus status);
 std::string Lower(std::string_view s);
 std::string Join(const std::vector<std::string>& parts, std::string_view sep);
+// `v` with its keys sorted at every depth, as Go's encoding/json writes a
+// map (the last applied configuration, JSONPath's JSON).
+model::Value KeysSorted(const model::Value& v);
 // net.JoinHostPort: brackets around IPv6 hosts.
 std::string JoinHostPort(std::string_view host, std::string_view port);
 // IntOrString as Go prints it.

@@ -722,6 +722,21 @@ TEST_CASE("ResourceQuota: the docs' walkthrough end to end; 8 racing clients get
   REQUIRE(stored_pods.ok());
   CHECK(stored_pods->kvs.size() == 5);
   CHECK(QuotaUsed(pipeline, "race", "pod-count") == std::map<std::string, std::string>{{"pods", "5"}});
+  {
+    // The five, by name in natural order (p2 before p10), as kubectl's
+    // --sort-by and -o jsonpath print them.
+    std::vector<int> made;
+    for (size_t i = 0; i < results.size(); ++i) {
+      if (results[i].empty()) made.push_back(static_cast<int>(i));
+    }
+    std::string names;
+    for (int i : made) names += (names.empty() ? "p" : " p") + std::to_string(i);
+    auto [code, out] = pipeline.Podflow({"get", "pods", "-n", "race", "--sort-by", ".metadata.name", "-o",
+                                         "jsonpath={.items[*].metadata.name}"});
+    INFO(out);
+    CHECK(code == 0);
+    CHECK(out == names);
+  }
 
   // A deleted pod is given back by the recount, and the room is taken again.
   std::string gone;
