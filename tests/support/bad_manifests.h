@@ -338,6 +338,12 @@ inline std::vector<BadManifest> RequestBadManifests() {
        "{apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {priorityClassName: gold, containers: [{name: a, "
        "image: nginx}]}}",
        "pods \"p\" is forbidden: no PriorityClass with name gold was found", 403, "Forbidden"},
+      {"a service account that does not exist",
+       "{apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {serviceAccountName: deployer, containers: [{name: a, "
+       "image: nginx}]}}",
+       "pods \"p\" is forbidden: error looking up service account default/deployer: serviceaccount \"deployer\" not "
+       "found",
+       403, "Forbidden"},
   };
 }
 

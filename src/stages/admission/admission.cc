@@ -220,7 +220,12 @@ AdmitReply Admission::AdmitAs(const UserInfo& user, std::string_view manifest_te
   }
   std::set<std::string> taken = cluster.taken_cluster_ips;
   RequestPriorityClasses classes(cluster.priority_classes);
-  RequestState state{cluster.namespaces, {}, classes, cluster.limit_ranges, {}, cluster.quotas, clock_(), {}, {}, {}, {}};
+  RequestState state{.namespaces = cluster.namespaces,
+                     .priority_classes = classes,
+                     .limit_ranges = cluster.limit_ranges,
+                     .quotas = cluster.quotas,
+                     .service_accounts = cluster.service_accounts,
+                     .now = clock_()};
   for (const model::Decoded& d : *documents) {
     AdmissionOutcome out;
     out.kind = d.object.kind;
@@ -248,6 +253,9 @@ AdmitReply Admission::AdmitAs(const UserInfo& user, std::string_view manifest_te
     Context ctx{*kind, user, stamp, rng_, config_.cluster_ips, taken, config_.plugins, state, config_.authorizer};
     model::VisitKind(*kind, [&]<typename T>() { AdmitTyped<T>(d.object, ctx, out); });
     if (out.admitted() && kind->kind == "LimitRange") state.request_limit_ranges.push_back(out.bytes);
+    if (out.admitted() && kind->kind == "ServiceAccount") {
+      state.request_service_accounts.insert(out.namespace_ + "/" + out.name);
+    }
     // The quotas this document was charged to: the request's documents
     // after it see them charged; the caller charges the stored ones.
     if (out.admitted()) {

@@ -173,6 +173,24 @@ class ClusterIpAllocator {
 
 // ---- The admission plugin chain ----
 
+// A rule of the sidecar injector (the config's admission.sidecarInjector),
+// applied as a mutating webhook would: a pod whose namespace labels match
+// `namespace_selector` and whose labels match `selector` (kubectl's label
+// selector syntax; empty matches everything) gets the rule's init
+// containers, containers and volumes, each unless the pod has one of that
+// name; the result is defaulted and validated like any pod.
+struct SidecarRule {
+  std::string name;
+  std::string namespace_selector;
+  std::string selector;
+  std::string pod;  // a packed Pod whose spec holds what to add
+};
+
+// What configurable plugins are configured with.
+struct PluginConfig {
+  std::vector<SidecarRule> sidecars;
+};
+
 class Plugin;
 class Attributes;
 struct RequestState;
@@ -191,7 +209,7 @@ class AdmissionChain {
   // The default set, plus `enable`, minus `disable`. Invalid for a name
   // that is not a plugin, or one both enabled and disabled.
   static Result<AdmissionChain> Create(const std::vector<std::string>& enable,
-                                       const std::vector<std::string>& disable);
+                                       const std::vector<std::string>& disable, const PluginConfig& config = {});
 
   // The mutating phase of every plugin in order; the first refusal ends it.
   std::optional<ApiStatusInfo> Admit(Attributes& attributes, RequestState& state) const;
@@ -275,6 +293,10 @@ using NamespaceLookup = std::function<Result<std::optional<NamespaceInfo>>(const
 using ResourceQuotaLister =
     std::function<Result<std::vector<api::ResourceQuotaT>>(const std::string& namespace_)>;
 
+// Whether a ServiceAccount is stored, as the ServiceAccount plugin asks. An
+// empty function stands for "every one exists".
+using ServiceAccountLookup = std::function<Result<bool>(const std::string& namespace_, const std::string& name)>;
+
 // What admission reads from the cluster, answered by the caller. A member
 // left empty stands for "none stored" (for `namespaces`: every namespace
 // exists and is Active).
@@ -284,6 +306,7 @@ struct ClusterView {
   NamespaceLookup namespaces;
   LimitRangeLister limit_ranges;
   ResourceQuotaLister quotas;
+  ServiceAccountLookup service_accounts;
 };
 
 // ---- The entry point ----

@@ -209,6 +209,16 @@ Result<std::optional<NamespaceInfo>> AdmissionStage::LookupNamespace(client::Api
   return InfoOf(key, (*stored)->value);
 }
 
+Result<bool> AdmissionStage::LookupServiceAccount(client::ApiClient& client, const std::string& ns,
+                                                  const std::string& name) {
+  const std::string key = model::ObjectKey(model::Kind("ServiceAccount"), ns, name);
+  if (service_accounts_->Get(key)) return true;
+  // Not seen yet: the watch may lag an account created a moment ago.
+  Result<std::optional<KeyValue>> stored = client.Get(key);
+  if (!stored.ok()) return stored.status();
+  return stored->has_value();
+}
+
 Result<std::vector<api::ResourceQuotaT>> AdmissionStage::QuotasIn(const std::string& ns) {
   return StoredIn<api::ResourceQuota>(*quotas_, ns);
 }
@@ -218,6 +228,9 @@ ClusterView AdmissionStage::View(Worker& worker, std::optional<Result<std::vecto
   view.namespaces = [this, &worker](const std::string& name) { return LookupNamespace(worker.client, name); };
   view.limit_ranges = [this](const std::string& ns) { return LimitRangesIn(ns); };
   view.quotas = [this](const std::string& ns) { return QuotasIn(ns); };
+  view.service_accounts = [this, &worker](const std::string& ns, const std::string& name) {
+    return LookupServiceAccount(worker.client, ns, name);
+  };
   // PriorityClasses are read only if a document needs them (a Pod, a
   // PriorityClass), and once per request.
   view.priority_classes = [&worker, &classes]() -> Result<std::vector<PriorityClassInfo>> {
@@ -310,6 +323,10 @@ Status AdmissionStage::Start() {
   quotas_ = std::make_unique<client::Store>(context_.bus, context_.Endpoint("api"), context_.Endpoint("watch"),
                                             model::KindPrefix(model::Kind("ResourceQuota")));
   quotas_->Start();
+  service_accounts_ = std::make_unique<client::Store>(context_.bus, context_.Endpoint("api"),
+                                                      context_.Endpoint("watch"),
+                                                      model::KindPrefix(model::Kind("ServiceAccount")));
+  service_accounts_->Start();
   rbac_->Start(context_.bus, context_.Endpoint("api"), context_.Endpoint("watch"));
   stopping_ = false;
   bootstrap_ = std::thread([this] { Bootstrap(); });
@@ -335,6 +352,7 @@ void AdmissionStage::Stop() {
   if (namespaces_) namespaces_->RequestStop();
   if (limit_ranges_) limit_ranges_->RequestStop();
   if (quotas_) quotas_->RequestStop();
+  if (service_accounts_) service_accounts_->RequestStop();
   rbac_->RequestStop();
   if (bootstrap_.joinable()) bootstrap_.join();
   if (namespace_finalizer_.joinable()) namespace_finalizer_.join();
@@ -343,6 +361,7 @@ void AdmissionStage::Stop() {
   if (namespaces_) namespaces_->Stop();
   if (limit_ranges_) limit_ranges_->Stop();
   if (quotas_) quotas_->Stop();
+  if (service_accounts_) service_accounts_->Stop();
   rbac_->Stop();
   std::lock_guard<std::mutex> lock(pool_mu_);
   pool_.clear();

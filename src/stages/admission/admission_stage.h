@@ -66,6 +66,9 @@ class AdmissionStage {
   Result<std::optional<NamespaceInfo>> LookupNamespace(client::ApiClient& client, const std::string& name);
   // LimitRanger's question: the LimitRanges the store holds for `ns`.
   Result<std::vector<api::LimitRangeT>> LimitRangesIn(const std::string& ns);
+  // The ServiceAccount plugin's: whether `ns`/`name` is stored (the
+  // store's answer, or the log's when the store has not seen it).
+  Result<bool> LookupServiceAccount(client::ApiClient& client, const std::string& ns, const std::string& name);
   // The ResourceQuota plugin's: the quotas the store holds for `ns`.
   Result<std::vector<api::ResourceQuotaT>> QuotasIn(const std::string& ns);
   // What admission reads from the cluster, for one request of `worker`.
@@ -115,6 +118,7 @@ class AdmissionStage {
   std::unique_ptr<client::Store> namespaces_;    // every stored Namespace
   std::unique_ptr<client::Store> limit_ranges_;  // every stored LimitRange
   std::unique_ptr<client::Store> quotas_;        // every stored ResourceQuota
+  std::unique_ptr<client::Store> service_accounts_;  // every stored ServiceAccount
   static constexpr std::chrono::milliseconds kQuotaResync{500};
   std::thread quota_controller_;
   static constexpr std::chrono::seconds kBootstrapWait{10};

@@ -58,6 +58,52 @@ Result<std::string> ReadFile(const std::string& path) {
   return text.str();
 }
 
+// admission.sidecarInjector: a list of rules, each
+//   {name, namespaceSelector: "k=v,...", selector: "k=v,...", spec: {initContainers, containers, volumes}}
+// `spec` is decoded as a pod's spec is, so that a bad field is refused here.
+Result<PluginConfig> ParsePluginConfig(const YAML::Node& section) {
+  PluginConfig config;
+  const YAML::Node rules = section["sidecarInjector"];
+  if (!rules) return config;
+  if (!rules.IsSequence()) {
+    return Status::Invalid("admission config: line " + std::to_string(yaml::Line(rules)) +
+                           ": admission.sidecarInjector must be a list of rules");
+  }
+  for (size_t i = 0; i < rules.size(); ++i) {
+    const YAML::Node r = rules[i];
+    const std::string where = "admission.sidecarInjector[" + std::to_string(i) + "]";
+    if (!r.IsMap()) return Status::Invalid(where + ": must be a map");
+    PODFLOW_RETURN_IF_ERROR(CheckKeys(r, {"name", "namespaceSelector", "selector", "spec"}, where));
+    SidecarRule rule;
+    for (auto [key, into] : {std::pair{"name", &rule.name}, std::pair{"namespaceSelector", &rule.namespace_selector},
+                             std::pair{"selector", &rule.selector}}) {
+      if (!r[key]) continue;
+      Result<std::string> text = String(r[key]);
+      if (!text.ok()) return text.status();
+      *into = std::move(*text);
+    }
+    if (rule.name.empty()) return Status::Invalid(where + ".name: required");
+    const YAML::Node spec = r["spec"];
+    if (!spec || !spec.IsMap()) return Status::Invalid(where + ".spec: required, a map");
+    PODFLOW_RETURN_IF_ERROR(CheckKeys(spec, {"initContainers", "containers", "volumes"}, where + ".spec"));
+    // Decoded as the spec of a pod, with the codec's checks.
+    Result<std::vector<model::Value>> parsed = model::ParseYaml(YAML::Dump(spec));
+    if (!parsed.ok() || parsed->size() != 1) return Status::Invalid(where + ".spec: not a map");
+    model::Value meta = model::Value::Object();
+    meta.Set("name", model::Value::String("sidecar-" + rule.name));
+    model::Value pod = model::Value::Object();
+    pod.Set("apiVersion", model::Value::String("v1"));
+    pod.Set("kind", model::Value::String("Pod"));
+    pod.Set("metadata", std::move(meta));
+    pod.Set("spec", std::move((*parsed)[0]));
+    model::Decoded decoded = model::DecodeValue(pod);
+    if (!decoded.status.ok()) return Status::Invalid(where + ".spec: " + decoded.status.message());
+    rule.pod = std::move(decoded.object.bytes);
+    config.sidecars.push_back(std::move(rule));
+  }
+  return config;
+}
+
 Result<AdmissionConfig> Parse(const YAML::Node& section, std::string_view base_dir,
                               std::vector<TokenEntry> tokens) {
   AdmissionConfig config;
@@ -73,7 +119,8 @@ Result<AdmissionConfig> Parse(const YAML::Node& section, std::string_view base_d
                            "instead (config/README.md, Authorization)");
   }
   PODFLOW_RETURN_IF_ERROR(
-      CheckKeys(section, {"tokens", "tokenFile", "serviceClusterIPRange", "authorizationMode", "enablePlugins", "disablePlugins"},
+      CheckKeys(section, {"tokens", "tokenFile", "serviceClusterIPRange", "authorizationMode", "enablePlugins",
+                          "disablePlugins", "sidecarInjector"},
                 "admission"));
   if (const YAML::Node list = section["tokens"]) {
     for (size_t i = 0; i < list.size(); ++i) {
@@ -128,7 +175,9 @@ Result<AdmissionConfig> Parse(const YAML::Node& section, std::string_view base_d
   if (!enable.ok()) return enable.status();
   Result<std::vector<std::string>> disable = StringList(section["disablePlugins"], "admission.disablePlugins");
   if (!disable.ok()) return disable.status();
-  Result<AdmissionChain> chain = AdmissionChain::Create(*enable, *disable);
+  Result<PluginConfig> plugins = ParsePluginConfig(section);
+  if (!plugins.ok()) return plugins.status();
+  Result<AdmissionChain> chain = AdmissionChain::Create(*enable, *disable, *plugins);
   if (!chain.ok()) return Status::Invalid("admission: " + chain.status().message());
   config.plugins = std::move(*chain);
   return config;

@@ -8,22 +8,38 @@ namespace {
 
 struct Registered {
   std::string_view name;
-  std::unique_ptr<Plugin> (*make)();
+  Result<std::unique_ptr<Plugin>> (*make)(const PluginConfig&);
 };
 
+template <std::unique_ptr<Plugin> (*New)()>
+Result<std::unique_ptr<Plugin>> Plain(const PluginConfig&) {
+  return New();
+}
+
+Result<std::unique_ptr<Plugin>> Sidecars(const PluginConfig& config) { return NewSidecarInjector(config.sidecars); }
+
 // kube-apiserver's order (its RecommendedPluginOrder), for the plugins
-// podflow has.
+// podflow has; the sidecar injector stands where mutating webhooks run.
 constexpr Registered kRegistry[] = {
-    {"NamespaceLifecycle", &NewNamespaceLifecycle},
-    {"LimitRanger", &NewLimitRanger},
-    {"ServiceAccount", &NewServiceAccount},
-    {"PodSecurity", &NewPodSecurity},
-    {"Priority", &NewPriority},
-    {"DefaultTolerationSeconds", &NewDefaultTolerationSeconds},
-    {"ResourceQuota", &NewResourceQuota},
+    {"NamespaceLifecycle", &Plain<&NewNamespaceLifecycle>},
+    {"LimitRanger", &Plain<&NewLimitRanger>},
+    {"ServiceAccount", &Plain<&NewServiceAccount>},
+    {"PodSecurity", &Plain<&NewPodSecurity>},
+    {"Priority", &Plain<&NewPriority>},
+    {"DefaultTolerationSeconds", &Plain<&NewDefaultTolerationSeconds>},
+    {"SidecarInjector", &Sidecars},
+    {"ResourceQuota", &Plain<&NewResourceQuota>},
 };
 
 }  // namespace
+
+Result<std::map<std::string, std::string>> NamespaceLabels(const std::string& ns, const RequestState& state) {
+  if (auto it = state.request_namespaces.find(ns); it != state.request_namespaces.end()) return it->second.labels;
+  if (!state.namespaces) return std::map<std::string, std::string>();
+  Result<std::optional<NamespaceInfo>> info = state.namespaces(ns);
+  if (!info.ok()) return info.status();
+  return info->has_value() ? (*info)->labels : std::map<std::string, std::string>();
+}
 
 const std::vector<std::string_view>& AdmissionChain::Known() {
   static const std::vector<std::string_view> names = [] {
@@ -37,12 +53,12 @@ const std::vector<std::string_view>& AdmissionChain::Known() {
 AdmissionChain::AdmissionChain() {
   for (const Registered& r : kRegistry) {
     names_.emplace_back(r.name);
-    plugins_.push_back(r.make());
+    plugins_.push_back(r.make({}).value());  // nothing to configure: cannot fail
   }
 }
 
 Result<AdmissionChain> AdmissionChain::Create(const std::vector<std::string>& enable,
-                                              const std::vector<std::string>& disable) {
+                                              const std::vector<std::string>& disable, const PluginConfig& config) {
   const std::vector<std::string_view>& known = Known();
   for (const std::vector<std::string>* list : {&enable, &disable}) {
     for (const std::string& name : *list) {
@@ -65,8 +81,10 @@ Result<AdmissionChain> AdmissionChain::Create(const std::vector<std::string>& en
     // Every plugin podflow has is on by default; `enable` matters once an
     // off-by-default plugin exists.
     if (std::find(disable.begin(), disable.end(), r.name) != disable.end()) continue;
+    Result<std::unique_ptr<Plugin>> plugin = r.make(config);
+    if (!plugin.ok()) return plugin.status();
     chain.names_.emplace_back(r.name);
-    chain.plugins_.push_back(r.make());
+    chain.plugins_.push_back(std::move(*plugin));
   }
   return chain;
 }

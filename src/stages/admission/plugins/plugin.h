@@ -30,6 +30,9 @@ struct RequestState {
   // to the documents after them, as with kubectl creating them one by one.
   std::vector<std::string> request_limit_ranges;
   const ResourceQuotaLister& quotas;
+  const ServiceAccountLookup& service_accounts;
+  // ServiceAccounts admitted earlier in the request, as "namespace/name".
+  std::set<std::string> request_service_accounts;
   // The request's time (a deleted pod's grace running out).
   std::chrono::system_clock::time_point now;
   // Quotas (by key) as the request's documents so far have charged them.
@@ -41,6 +44,10 @@ struct RequestState {
   // Warnings about the document being admitted, handed to the client.
   std::vector<std::string> document_warnings;
 };
+
+// The labels of namespace `ns`: one made earlier in the request, or the
+// stored one (none when it does not exist).
+Result<std::map<std::string, std::string>> NamespaceLabels(const std::string& ns, const RequestState& state);
 
 // One document as the plugins see it (admission.Attributes).
 class Attributes {
@@ -88,5 +95,7 @@ std::unique_ptr<Plugin> NewPodSecurity();
 std::unique_ptr<Plugin> NewPriority();
 std::unique_ptr<Plugin> NewDefaultTolerationSeconds();
 std::unique_ptr<Plugin> NewResourceQuota();
+// Fails (Invalid, naming the rule) on a selector that does not parse.
+Result<std::unique_ptr<Plugin>> NewSidecarInjector(const std::vector<SidecarRule>& rules);
 
 }  // namespace podflow::admission

@@ -524,7 +524,7 @@ class PodSecurity : public Plugin {
     const api::PodSpecT* spec = pod ? pod->spec.get() : tmpl ? tmpl->spec.get() : nullptr;
     if (spec == nullptr) return std::nullopt;
     const api::ObjectMetaT* meta = pod ? pod->metadata.get() : tmpl->metadata.get();
-    Result<std::map<std::string, std::string>> labels = LabelsOf(a.namespace_(), state);
+    Result<std::map<std::string, std::string>> labels = NamespaceLabels(a.namespace_(), state);
     if (!labels.ok()) return InternalErrorStatus(labels.status().ToString());
     // Enforced on pods; workloads' templates are only warned about.
     const Policy enforce = PolicyOf(*labels, "enforce");
@@ -538,15 +538,6 @@ class PodSecurity : public Plugin {
       state.document_warnings.push_back("would violate PodSecurity \"" + warn.text + "\": " + v);
     }
     return std::nullopt;
-  }
-
- private:
-  static Result<std::map<std::string, std::string>> LabelsOf(const std::string& ns, RequestState& state) {
-    if (auto it = state.request_namespaces.find(ns); it != state.request_namespaces.end()) return it->second.labels;
-    if (!state.namespaces) return std::map<std::string, std::string>();
-    Result<std::optional<NamespaceInfo>> info = state.namespaces(ns);
-    if (!info.ok()) return info.status();
-    return info->has_value() ? (*info)->labels : std::map<std::string, std::string>();
   }
 };
 

@@ -225,9 +225,10 @@ spec: {containers: [{name: c, image: nginx}]}
 TEST_CASE("The plugin chain is configured as kube-apiserver's flags configure it", "[admission][limitranger]") {
   CHECK(AdmissionChain().enabled() == std::vector<std::string>{"NamespaceLifecycle", "LimitRanger", "ServiceAccount",
                                                                 "PodSecurity", "Priority", "DefaultTolerationSeconds",
-                                                                "ResourceQuota"});
+                                                                "SidecarInjector", "ResourceQuota"});
   Result<AdmissionChain> without =
-      AdmissionChain::Create({}, {"LimitRanger", "PodSecurity", "DefaultTolerationSeconds", "ResourceQuota"});
+      AdmissionChain::Create({}, {"LimitRanger", "PodSecurity", "DefaultTolerationSeconds", "SidecarInjector",
+                                  "ResourceQuota"});
   REQUIRE(without.ok());
   CHECK(without->enabled() == std::vector<std::string>{"NamespaceLifecycle", "ServiceAccount", "Priority"});
   Result<AdmissionChain> unknown = AdmissionChain::Create({"AlwaysPullImages"}, {});
