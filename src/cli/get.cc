@@ -17,6 +17,7 @@
 #include "model/fields.h"
 #include "model/labels.h"
 #include "model/objects.h"
+#include "model/quantity.h"
 #include "pipeline/config.h"
 #include "pipeline/credentials.h"
 #include "pod_generated.h"
@@ -242,11 +243,17 @@ bool ValidOutput(const std::string& output) {
          output.starts_with("jsonpath=");
 }
 
-// A JSONPath as --sort-by and -o jsonpath take it: kubectl adds the braces
-// a bare `.metadata.name` lacks.
-Result<JsonPath> ParseTemplate(std::string text, bool braces) {
-  if (braces && !text.starts_with("{")) text = "{" + text + "}";
-  return JsonPath::Parse(text);
+// A JSONPath as --sort-by and -o jsonpath take it. --sort-by is relaxed as
+// kubectl relaxes it: `metadata.name`, `.metadata.name` and
+// `{metadata.name}` all mean `{.metadata.name}`.
+std::string RelaxedPath(std::string text) {
+  if (text.starts_with("{") && text.ends_with("}")) text = text.substr(1, text.size() - 2);
+  if (!text.starts_with(".") && !text.starts_with("$")) text = "." + text;
+  return "{" + text + "}";
+}
+
+Result<JsonPath> ParseTemplate(const std::string& text, bool relaxed) {
+  return JsonPath::Parse(relaxed ? RelaxedPath(text) : text);
 }
 
 // Natural order, as kubectl sorts strings: runs of digits compare as numbers.
@@ -289,21 +296,30 @@ bool SortLess(const std::vector<const model::Value*>& a, const std::vector<const
   };
   if (number(x) && number(y)) return *number(x) < *number(y);
   if (x.kind() == model::Value::Kind::kString && y.kind() == model::Value::Kind::kString) {
+    // Quantities by their amount (100Mi before 1Gi), other text naturally.
+    Result<model::Quantity> qx = model::Quantity::Parse(x.string_value());
+    Result<model::Quantity> qy = model::Quantity::Parse(y.string_value());
+    if (qx.ok() && qy.ok()) return *qx < *qy;
     return NaturalLess(x.string_value(), y.string_value());
   }
   return model::ToJson(x) < model::ToJson(y);
 }
 
-// Sorts the objects by the value --sort-by names (a stable sort).
-void SortBy(const model::KindInfo& kind, const JsonPath& path, std::vector<KeyValue>& kvs) {
+// Sorts the objects by the value --sort-by names (a stable sort); as
+// kubectl, an error when no object has that field.
+Status SortBy(const model::KindInfo& kind, const std::string& text, const JsonPath& path, std::vector<KeyValue>& kvs) {
   std::vector<std::pair<model::Value, size_t>> keyed;
   for (size_t i = 0; i < kvs.size(); ++i) keyed.emplace_back(OutputValue(kind, kvs[i]), i);
+  if (!keyed.empty() && std::none_of(keyed.begin(), keyed.end(), [&](const auto& k) { return !path.Values(k.first).empty(); })) {
+    return Status::Invalid("couldn't find any field with path \"" + text + "\" in the list of objects");
+  }
   std::stable_sort(keyed.begin(), keyed.end(), [&](const auto& a, const auto& b) {
     return SortLess(path.Values(a.first), path.Values(b.first));
   });
   std::vector<KeyValue> sorted;
   for (const auto& [value, i] : keyed) sorted.push_back(std::move(kvs[i]));
   kvs = std::move(sorted);
+  return Status::Ok();
 }
 
 // The objects `options` select with -l and --field-selector, in the words
@@ -425,7 +441,12 @@ int RunGet(const ReadOptions& options) {
     }
     exit_code = missing.empty() ? 0 : 1;
   }
-  if (sort_by) SortBy(kind, *sort_by, kvs);
+  if (sort_by) {
+    if (Status sorted = SortBy(kind, RelaxedPath(options.sort_by), *sort_by, kvs); !sorted.ok()) {
+      std::fprintf(stderr, "error: %s\n", sorted.message().c_str());
+      return 1;
+    }
+  }
 
   if (jsonpath) {
     // One object named: the template runs on it; otherwise on the List.

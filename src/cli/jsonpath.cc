@@ -38,7 +38,6 @@ struct JsonPath::Node {
   Type type = Type::kText;
   std::string text;         // kText: printed as is
   Path path;                // kPath, kRange: what to evaluate
-  bool from_root = false;   // the path starts at `$`
   std::vector<Node> body;   // kRange: run for each value
 };
 
@@ -102,7 +101,7 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
-Result<Path> ParsePath(std::string_view in, std::string_view whole, bool* from_root);
+Result<Path> ParsePath(std::string_view in, std::string_view whole);
 
 // The value of a filter's right side: a quoted string, a number, a bool.
 Result<model::Value> ParseLiteral(std::string_view s, std::string_view whole) {
@@ -151,15 +150,14 @@ Result<Step> ParseFilter(std::string_view f, std::string_view whole) {
   }
   std::string_view left = Trim(at == std::string_view::npos ? f : f.substr(0, at));
   if (!left.starts_with("@")) return ParseError(whole, "a filter starts with @");
-  bool root = false;
-  Result<Path> l = ParsePath(left.substr(1), whole, &root);
+  Result<Path> l = ParsePath(left.substr(1), whole);
   if (!l.ok()) return l.status();
   step.left = std::move(*l);
   if (at == std::string_view::npos) return step;
   step.op = std::string(op);
   std::string_view right = Trim(f.substr(at + op.size()));
   if (right.starts_with("@")) {
-    Result<Path> r = ParsePath(right.substr(1), whole, &root);
+    Result<Path> r = ParsePath(right.substr(1), whole);
     if (!r.ok()) return r.status();
     step.right = std::move(*r);
     step.right_is_path = true;
@@ -215,13 +213,11 @@ Result<Step> ParseBracket(std::string_view b, std::string_view whole) {
   return step;
 }
 
-Result<Path> ParsePath(std::string_view in, std::string_view whole, bool* from_root) {
+Result<Path> ParsePath(std::string_view in, std::string_view whole) {
   Path path;
   size_t i = 0;
-  if (i < in.size() && in[i] == '$') {
-    *from_root = true;
-    ++i;
-  }
+  // `$` and `@` name the current object, as kubectl reads them.
+  if (i < in.size() && (in[i] == '$' || in[i] == '@')) ++i;
   while (i < in.size()) {
     if (in[i] == '.') {
       const bool recursive = i + 1 < in.size() && in[i + 1] == '.';
@@ -265,7 +261,9 @@ Result<Path> ParsePath(std::string_view in, std::string_view whole, bool* from_r
           break;
         }
       }
-      if (j >= in.size()) return ParseError(whole, "unclosed array expect ]");
+      if (j >= in.size()) {
+        return ParseError(whole, in.substr(i).starts_with("[?(") ? "unclosed array expect ]" : "unterminated array");
+      }
       Result<Step> s = ParseBracket(in.substr(i + 1, j - i - 1), whole);
       if (!s.ok()) return s.status();
       path.push_back(std::move(*s));
@@ -318,7 +316,7 @@ Status ParseNodes(std::string_view text, std::vector<JsonPath::Node>& out) {
     if (action.starts_with("range ") || action.starts_with("range\t")) {
       JsonPath::Node n;
       n.type = JsonPath::Node::Type::kRange;
-      Result<Path> p = ParsePath(Trim(action.substr(6)), text, &n.from_root);
+      Result<Path> p = ParsePath(Trim(action.substr(6)), text);
       if (!p.ok()) return p.status();
       n.path = std::move(*p);
       stack.back()->push_back(std::move(n));
@@ -356,7 +354,7 @@ Status ParseNodes(std::string_view text, std::vector<JsonPath::Node>& out) {
           }
         }
         n.type = JsonPath::Node::Type::kPath;
-        Result<Path> p = ParsePath(action.substr(k, end - k), text, &n.from_root);
+        Result<Path> p = ParsePath(action.substr(k, end - k), text);
         if (!p.ok()) return p.status();
         n.path = std::move(*p);
         k = end;
@@ -413,14 +411,24 @@ bool Keep(const Step& filter, const model::Value& element) {
   return Compare(*left[0], filter.op, *filter.literal);
 }
 
-void Descend(const model::Value& v, const std::string& name, Values& out) {
+// Every value under `v`, `v` first, each before what is under it.
+void Nodes(const model::Value& v, Values& out) {
+  out.push_back(&v);
   if (v.kind() == model::Value::Kind::kObject) {
-    for (const auto& [key, member] : v.members()) {
-      if (key == name) out.push_back(&member);
-      Descend(member, name, out);
-    }
+    for (const auto& [key, member] : v.members()) Nodes(member, out);
   } else if (v.kind() == model::Value::Kind::kArray) {
-    for (const model::Value& item : v.items()) Descend(item, name, out);
+    for (const model::Value& item : v.items()) Nodes(item, out);
+  }
+}
+
+// `..name`: the field `name` of every value under `v`, in that order.
+void Descend(const model::Value& v, const std::string& name, Values& out) {
+  Values nodes;
+  Nodes(v, nodes);
+  for (const model::Value* node : nodes) {
+    if (const model::Value* m = node->kind() == model::Value::Kind::kObject ? node->Find(name) : nullptr) {
+      out.push_back(m);
+    }
   }
 }
 
@@ -461,7 +469,7 @@ Values Apply(const Step& step, const Values& in) {
         const int64_t to = clamp(step.end.value_or(size));
         const int64_t by = step.step.value_or(1);
         if (by <= 0) break;
-        for (int64_t i = from; i < to; i += by) out.push_back(&v->items()[static_cast<size_t>(i)]);
+        for (int64_t i = from; i < to; i = to - i > by ? i + by : to) out.push_back(&v->items()[static_cast<size_t>(i)]);
         break;
       }
       case Step::Type::kFilter:
@@ -486,25 +494,19 @@ std::string Text(const model::Value& v) {
   return model::ToJson(KeysSorted(v));
 }
 
-void Run(const std::vector<JsonPath::Node>& nodes, const model::Value& root, const model::Value& current,
-         std::string& out) {
+void Run(const std::vector<JsonPath::Node>& nodes, const model::Value& current, std::string& out) {
   for (const JsonPath::Node& n : nodes) {
     if (n.type == JsonPath::Node::Type::kText) {
       out += n.text;
       continue;
     }
-    Values found = Walk(n.path, {n.from_root ? &root : &current});
+    Values found = Walk(n.path, {&current});
     if (n.type == JsonPath::Node::Type::kPath) {
       for (size_t i = 0; i < found.size(); ++i) out += (i ? " " : "") + Text(*found[i]);
       continue;
     }
-    // range: over each value, or over the items of the one array found.
-    if (found.size() == 1 && found[0]->kind() == model::Value::Kind::kArray) {
-      Values items;
-      for (const model::Value& item : found[0]->items()) items.push_back(&item);
-      found = std::move(items);
-    }
-    for (const model::Value* v : found) Run(n.body, root, *v, out);
+    // range: the body once for each value the path found.
+    for (const model::Value* v : found) Run(n.body, *v, out);
   }
 }
 
@@ -520,7 +522,7 @@ Result<JsonPath> JsonPath::Parse(std::string_view text) {
 
 Result<std::string> JsonPath::Execute(const model::Value& root) const {
   std::string out;
-  Run(*nodes_, root, root, out);
+  Run(*nodes_, root, out);
   return out;
 }
 

@@ -86,11 +86,16 @@ std::vector<typename Table::NativeTableType> StoredIn(client::Store& store, cons
   return out;
 }
 
-// Waits (up to kStoreWait) until `store` holds `bytes` at `key`.
-void AwaitStored(const client::Store& store, const std::string& key, const std::string& bytes) {
+// Waits (up to kStoreWait, or until `stopping`) until `store` holds a
+// value at `key` other than `before`: the write that replaced it, or a
+// later one.
+void AwaitReplaced(const client::Store& store, const std::string& key, const std::string& before,
+                   const std::atomic<bool>& stopping) {
   constexpr std::chrono::seconds kStoreWait{5};
   const auto deadline = std::chrono::steady_clock::now() + kStoreWait;
-  while (store.Get(key) != bytes && std::chrono::steady_clock::now() < deadline) {
+  while (!stopping && std::chrono::steady_clock::now() < deadline) {
+    std::optional<std::string> now = store.Get(key);
+    if (now && *now != before) return;
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
 }
@@ -420,6 +425,7 @@ AdmissionStage::Created AdmissionStage::CreateObjects(Worker& worker, std::strin
   created.revisions.assign(admitted.results.size(), 0);
   if (!dry_run) {
     CreateAll(worker.client, admitted.results, created.revisions);
+    if (ip_lock.owns_lock()) ip_lock.unlock();  // the Services are written
     // A new quota is counted at once, as the quota controller would, and
     // the reply waits until admission reads it counted: whatever is created
     // after the client hears of the quota is checked against it.
@@ -427,7 +433,7 @@ AdmissionStage::Created AdmissionStage::CreateObjects(Worker& worker, std::strin
       const AdmissionOutcome& o = admitted.results[i];
       if (created.revisions[i] == 0 || o.kind == nullptr || o.kind->kind != "ResourceQuota") continue;
       Result<std::string> counted = CountStoredQuota(worker.client, o.key);
-      if (counted.ok()) AwaitStored(*quotas_, o.key, *counted);
+      if (counted.ok() && !counted->empty()) AwaitReplaced(*quotas_, o.key, o.bytes, stopping_);
     }
     // Every new namespace gets its `default` ServiceAccount, as the
     // service account controller makes it in Kubernetes.

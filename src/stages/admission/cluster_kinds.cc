@@ -154,7 +154,7 @@ bool IntegerResource(std::string_view name) {
   if (std::find(std::begin(kCounts), std::end(kCounts), name) != std::end(kCounts)) return true;
   // Extended resources (`nvidia.com/gpu`, `count/pods`): a domain outside
   // kubernetes.io, not a request.
-  return name.find('/') != std::string_view::npos && !name.starts_with("kubernetes.io/") &&
+  return name.find('/') != std::string_view::npos && name.find("kubernetes.io/") == std::string_view::npos &&
          !name.starts_with("requests.");
 }
 
@@ -162,6 +162,7 @@ void ValidateQuotaList(Causes& out, const std::string& path, const std::vector<s
   for (const auto& e : list) {
     const std::string at = path + "[" + e->key + "]";
     if (e->key.find('/') == std::string::npos && !StandardQuotaResource(e->key)) {
+      out.push_back(FieldError::Invalid(at, e->key, "must be a standard resource type or fully qualified"));
       out.push_back(FieldError::Invalid(at, e->key, "must be a standard resource for quota"));
     }
     Result<model::Quantity> q = model::Quantity::Parse(e->value);

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "base/yaml_reader.h"
+#include "model/objects.h"
 #include "stages/admission/admission.h"
 
 namespace podflow::admission {
@@ -58,6 +59,30 @@ Result<std::string> ReadFile(const std::string& path) {
   return text.str();
 }
 
+// What a rule adds must at least be addable: every container named, once
+// across both lists, with an image; every volume named once.
+Status CheckSidecars(const api::PodT& pod, const std::string& where) {
+  std::set<std::string> names;
+  for (auto [list, field] : {std::pair{&pod.spec->init_containers, "initContainers"},
+                             std::pair{&pod.spec->containers, "containers"}}) {
+    for (size_t i = 0; i < list->size(); ++i) {
+      const api::ContainerT& c = *(*list)[i];
+      const std::string at = where + "." + field + "[" + std::to_string(i) + "]";
+      if (c.name.empty()) return Status::Invalid(at + ".name: required");
+      if (c.image.empty()) return Status::Invalid(at + ".image: required");
+      if (!names.insert(c.name).second) return Status::Invalid(at + ".name: \"" + c.name + "\" is used twice");
+    }
+  }
+  std::set<std::string> volumes;
+  for (size_t i = 0; i < pod.spec->volumes.size(); ++i) {
+    const std::string& name = pod.spec->volumes[i]->name;
+    const std::string at = where + ".volumes[" + std::to_string(i) + "].name";
+    if (name.empty()) return Status::Invalid(at + ": required");
+    if (!volumes.insert(name).second) return Status::Invalid(at + ": \"" + name + "\" is used twice");
+  }
+  return Status::Ok();
+}
+
 // admission.sidecarInjector: a list of rules, each
 //   {name, namespaceSelector: "k=v,...", selector: "k=v,...", spec: {initContainers, containers, volumes}}
 // `spec` is decoded as a pod's spec is, so that a bad field is refused here.
@@ -98,6 +123,10 @@ Result<PluginConfig> ParsePluginConfig(const YAML::Node& section) {
     pod.Set("spec", std::move((*parsed)[0]));
     model::Decoded decoded = model::DecodeValue(pod);
     if (!decoded.status.ok()) return Status::Invalid(where + ".spec: " + decoded.status.message());
+    PODFLOW_RETURN_IF_ERROR(CheckSidecars(*model::Unpack<api::Pod>(decoded.object.bytes), where + ".spec"));
+    for (const SidecarRule& earlier : config.sidecars) {
+      if (earlier.name == rule.name) return Status::Invalid(where + ".name: \"" + rule.name + "\" is used twice");
+    }
     rule.pod = std::move(decoded.object.bytes);
     config.sidecars.push_back(std::move(rule));
   }

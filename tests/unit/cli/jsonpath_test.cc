@@ -70,12 +70,18 @@ TEST_CASE("JSONPath: filters and range blocks", "[cli][jsonpath]") {
   CHECK(Run("{range .items[*]}{.metadata.name}{\"\\t\"}{.status.phase}{\"\\n\"}{end}", list) ==
         "web-1\tRunning\nweb-2\tPending\n");
   CHECK(Run("{range .items[*]}[{range .spec.containers[*]}{.name},{end}]{end}", list) == "[nginx,log,][nginx,]");
+  // A range runs once per value found: over `.items` itself, once; `$` is
+  // the current object inside it.
+  CHECK(Run("{range .items}{.[1].metadata.name}{end}", list) == "web-2");
+  CHECK(Run("{range .items[*]}{$.metadata.name};{end}", list) == "web-1;web-2;");
+  // A huge slice step ends the slice.
+  CHECK(Run("{.items[0:2:9223372036854775807].metadata.name}", list) == "web-1");
 }
 
 TEST_CASE("JSONPath: what kubectl refuses to parse", "[cli][jsonpath]") {
   Result<JsonPath> unclosed = JsonPath::Parse("{.items[0}");
   REQUIRE_FALSE(unclosed.ok());
-  CHECK(unclosed.status().message() == "error parsing jsonpath {.items[0}, unclosed array expect ]");
+  CHECK(unclosed.status().message() == "error parsing jsonpath {.items[0}, unterminated array");
   CHECK_FALSE(JsonPath::Parse("{range .items[*]}{.metadata.name}").ok());
   CHECK_FALSE(JsonPath::Parse("{.metadata.name").ok());
   CHECK_FALSE(JsonPath::Parse("{end}").ok());

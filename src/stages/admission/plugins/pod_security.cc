@@ -88,26 +88,39 @@ using Check = std::optional<Violation> (*)(const api::ObjectMetaT*, const api::P
 
 std::optional<Violation> AppArmor(const api::ObjectMetaT* meta, const api::PodSpecT& spec,
                                   const std::vector<ContainerView>& containers) {
+  auto allowed = [](const api::AppArmorProfileT* p) {
+    return p == nullptr || p->type == "RuntimeDefault" || p->type == "Localhost";
+  };
+  std::vector<std::string> setters;
+  std::set<std::string> values;
+  if (spec.security_context && !allowed(spec.security_context->app_armor_profile.get())) {
+    setters.push_back("pod");
+    values.insert(spec.security_context->app_armor_profile->type);
+  }
+  const std::vector<std::string> names = Pick(containers, [&](const ContainerView& c) {
+    if (!c.sc || allowed(c.sc->app_armor_profile.get())) return false;
+    values.insert(c.sc->app_armor_profile->type);
+    return true;
+  });
+  if (!names.empty()) setters.push_back(Containers(names));
+  // The annotations that came before the field.
   constexpr std::string_view kAnnotation = "container.apparmor.security.beta.kubernetes.io/";
-  std::vector<std::string> bad;
+  std::set<std::string> annotations;
   if (meta != nullptr) {
     for (const auto& a : meta->annotations) {
-      if (!a->key.starts_with(kAnnotation)) continue;
-      if (a->value != "runtime/default" && !a->value.starts_with("localhost/")) {
-        bad.push_back(a->key + "=" + GoQuote(a->value));
+      if (!a->key.starts_with(kAnnotation) || a->value.empty() || a->value == "runtime/default" ||
+          a->value.starts_with("localhost/")) {
+        continue;
       }
+      annotations.insert(a->key + "=" + GoQuote(a->value));
     }
   }
-  auto unconfined = [](const api::AppArmorProfileT* p) { return p != nullptr && p->type == "Unconfined"; };
-  const bool pod = spec.security_context && unconfined(spec.security_context->app_armor_profile.get());
-  const std::vector<std::string> names =
-      Pick(containers, [&](const ContainerView& c) { return c.sc && unconfined(c.sc->app_armor_profile.get()); });
-  if (pod || !names.empty()) {
-    bad.push_back(Setters(pod, names) + " must not set securityContext.appArmorProfile.type to \"Unconfined\"");
-  }
-  if (bad.empty()) return std::nullopt;
+  std::vector<std::string> bad(values.begin(), values.end());
+  bad.insert(bad.end(), annotations.begin(), annotations.end());
+  if (!annotations.empty()) setters.push_back(Pluralize("annotation", "annotations", annotations.size()));
+  if (setters.empty()) return std::nullopt;
   return Violation{Pluralize("forbidden AppArmor profile", "forbidden AppArmor profiles", bad.size()),
-                   Join(bad, ", ")};
+                   Join(setters, " and ") + " must not set AppArmor profile type to " + JoinQuote(bad)};
 }
 
 std::optional<Violation> CapabilitiesBaseline(const api::ObjectMetaT*, const api::PodSpecT&,
@@ -376,19 +389,17 @@ std::optional<Violation> RunAsNonRoot(const api::ObjectMetaT*, const api::PodSpe
   const std::vector<std::string> explicit_false = Pick(containers, [](const ContainerView& c) {
     return c.sc && c.sc->run_as_non_root.has_value() && !*c.sc->run_as_non_root;
   });
-  const std::vector<std::string> unset = Pick(containers, [&](const ContainerView& c) {
-    return (!c.sc || !c.sc->run_as_non_root.has_value()) && !pod_true;
-  });
-  std::vector<std::string> details;
-  if (pod_false) details.push_back("pod must not set securityContext.runAsNonRoot=false");
-  if (!explicit_false.empty()) {
-    details.push_back(Containers(explicit_false) + " must not set securityContext.runAsNonRoot=false");
+  // What is set to false is said alone.
+  if (pod_false || !explicit_false.empty()) {
+    return Violation{"runAsNonRoot != true",
+                     Setters(pod_false, explicit_false) + " must not set securityContext.runAsNonRoot=false"};
   }
-  if (!unset.empty() && !pod_false) {
-    details.push_back("pod or " + Containers(unset) + " must set securityContext.runAsNonRoot=true");
-  }
-  if (details.empty()) return std::nullopt;
-  return Violation{"runAsNonRoot != true", Join(details, "; ")};
+  if (pod_true) return std::nullopt;
+  const std::vector<std::string> unset =
+      Pick(containers, [](const ContainerView& c) { return !c.sc || !c.sc->run_as_non_root.has_value(); });
+  if (unset.empty()) return std::nullopt;
+  return Violation{"runAsNonRoot != true",
+                   "pod or " + Containers(unset) + " must set securityContext.runAsNonRoot=true"};
 }
 
 std::optional<Violation> RunAsUser(const api::ObjectMetaT*, const api::PodSpecT& spec,
@@ -407,29 +418,34 @@ std::optional<Violation> SeccompRestricted(const api::ObjectMetaT*, const api::P
     return p != nullptr && (p->type == "RuntimeDefault" || p->type == "Localhost");
   };
   const api::SeccompProfileT* pod_profile = spec.security_context ? spec.security_context->seccomp_profile.get() : nullptr;
-  const bool pod_bad = Unconfined(pod_profile);
-  const std::vector<std::string> explicit_bad =
-      Pick(containers, [](const ContainerView& c) { return c.sc && Unconfined(c.sc->seccomp_profile.get()); });
-  const std::vector<std::string> unset = Pick(containers, [&](const ContainerView& c) {
+  std::set<std::string> values;
+  const bool pod_bad = pod_profile != nullptr && !valid(pod_profile);
+  if (pod_bad) values.insert(pod_profile->type);
+  const std::vector<std::string> explicit_bad = Pick(containers, [&](const ContainerView& c) {
     const api::SeccompProfileT* own = c.sc ? c.sc->seccomp_profile.get() : nullptr;
-    return own == nullptr && !valid(pod_profile);
+    if (own == nullptr || valid(own)) return false;
+    values.insert(own->type);
+    return true;
   });
-  std::vector<std::string> details;
+  // What is set to a forbidden type is said alone.
   if (pod_bad || !explicit_bad.empty()) {
-    details.push_back(Setters(pod_bad, explicit_bad) +
-                      " must not set securityContext.seccompProfile.type to \"Unconfined\"");
+    return Violation{"seccompProfile", Setters(pod_bad, explicit_bad) +
+                                           " must not set securityContext.seccompProfile.type to " + JoinQuote(values)};
   }
-  if (!unset.empty() && !pod_bad) {
-    details.push_back("pod or " + Containers(unset) +
-                      " must set securityContext.seccompProfile.type to \"RuntimeDefault\" or \"Localhost\"");
-  }
-  if (details.empty()) return std::nullopt;
-  return Violation{"seccompProfile", Join(details, "; ")};
+  if (valid(pod_profile)) return std::nullopt;
+  const std::vector<std::string> unset = Pick(containers, [](const ContainerView& c) {
+    return c.sc == nullptr || c.sc->seccomp_profile == nullptr;
+  });
+  if (unset.empty()) return std::nullopt;
+  return Violation{"seccompProfile", "pod or " + Containers(unset) +
+                                         " must set securityContext.seccompProfile.type to \"RuntimeDefault\" or "
+                                         "\"Localhost\""};
 }
 
-// Every check, by its name in kube's pod-security admission, in that
-// order; `restricted` ones apply at that level only, and a restricted
-// check replaces the baseline one it `overrides`.
+// Every check, by its name in kube's pod-security admission, in the order
+// it reports them: the baseline ones, then the restricted ones; at the
+// restricted level a restricted check replaces the baseline one it
+// `overrides`.
 struct NamedCheck {
   std::string_view id;
   Level level;
@@ -437,23 +453,23 @@ struct NamedCheck {
   std::string_view overrides;
 };
 constexpr NamedCheck kChecks[] = {
-    {"allowPrivilegeEscalation", Level::kRestricted, &AllowPrivilegeEscalation, ""},
     {"appArmorProfile", Level::kBaseline, &AppArmor, ""},
     {"capabilities_baseline", Level::kBaseline, &CapabilitiesBaseline, ""},
-    {"capabilities_restricted", Level::kRestricted, &CapabilitiesRestricted, "capabilities_baseline"},
     {"hostNamespaces", Level::kBaseline, &HostNamespaces, ""},
     {"hostPathVolumes", Level::kBaseline, &HostPathVolumes, ""},
     {"hostPorts", Level::kBaseline, &HostPorts, ""},
-    {"hostProcess", Level::kBaseline, &HostProcess, ""},
     {"privileged", Level::kBaseline, &Privileged, ""},
     {"procMount", Level::kBaseline, &ProcMount, ""},
-    {"restrictedVolumes", Level::kRestricted, &RestrictedVolumes, ""},
-    {"runAsNonRoot", Level::kRestricted, &RunAsNonRoot, ""},
-    {"runAsUser", Level::kRestricted, &RunAsUser, ""},
     {"seLinuxOptions", Level::kBaseline, &SeLinuxOptions, ""},
     {"seccompProfile_baseline", Level::kBaseline, &SeccompBaseline, ""},
-    {"seccompProfile_restricted", Level::kRestricted, &SeccompRestricted, "seccompProfile_baseline"},
     {"sysctls", Level::kBaseline, &Sysctls, ""},
+    {"hostProcess", Level::kBaseline, &HostProcess, ""},
+    {"allowPrivilegeEscalation", Level::kRestricted, &AllowPrivilegeEscalation, ""},
+    {"capabilities_restricted", Level::kRestricted, &CapabilitiesRestricted, "capabilities_baseline"},
+    {"restrictedVolumes", Level::kRestricted, &RestrictedVolumes, "hostPathVolumes"},
+    {"runAsNonRoot", Level::kRestricted, &RunAsNonRoot, ""},
+    {"runAsUser", Level::kRestricted, &RunAsUser, ""},
+    {"seccompProfile_restricted", Level::kRestricted, &SeccompRestricted, "seccompProfile_baseline"},
 };
 
 // What the pod breaks at `level`, as one text: `host namespaces
@@ -482,6 +498,15 @@ struct Policy {
   std::string text;  // "restricted:latest"
 };
 
+// A version label is `latest` or `v1.N`; anything else is read as latest.
+bool ValidVersion(std::string_view v) {
+  if (v == "latest") return true;
+  if (!v.starts_with("v1.") || v.size() == 3) return false;
+  const std::string_view n = v.substr(3);
+  if (n.size() > 1 && n[0] == '0') return false;
+  return std::all_of(n.begin(), n.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 Policy PolicyOf(const std::map<std::string, std::string>& labels, std::string_view mode) {
   Policy p;
   auto level = labels.find(std::string(kLabelPrefix) + std::string(mode));
@@ -489,16 +514,17 @@ Policy PolicyOf(const std::map<std::string, std::string>& labels, std::string_vi
   std::string name = level->second;
   if (name == "baseline") {
     p.level = Level::kBaseline;
-  } else if (name == "privileged") {
-    p.level = Level::kPrivileged;
-  } else {
-    // restricted, or a value that is not a level: the strictest, as the
-    // admission fails closed.
+  } else if (name == "restricted") {
+    p.level = Level::kRestricted;
+  } else if (name != "privileged" && mode == "enforce") {
+    // A value that is not a level: enforce fails closed, warn fails open.
     p.level = Level::kRestricted;
     name = "restricted";
+  } else {
+    return p;
   }
   auto version = labels.find(std::string(kLabelPrefix) + std::string(mode) + "-version");
-  p.text = name + ":" + (version == labels.end() || version->second.empty() ? "latest" : version->second);
+  p.text = name + ":" + (version == labels.end() || !ValidVersion(version->second) ? "latest" : version->second);
   return p;
 }
 

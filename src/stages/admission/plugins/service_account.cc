@@ -2,7 +2,8 @@
 // unless it names one (spec.serviceAccount, the old field, kept equal), and
 // the account must exist (`error looking up service account ns/name:
 // serviceaccount "name" not found`). A namespace made earlier in the
-// request brings its `default` account with it.
+// request brings its `default` account with it. A mirror pod (a static
+// pod the kubelet mirrors) runs as none and may not name one.
 #include "stages/admission/plugins/plugin.h"
 
 namespace podflow::admission {
@@ -25,20 +26,23 @@ class ServiceAccount : public Plugin {
     if (pod == nullptr || !pod->spec) return std::nullopt;
     api::PodSpecT& spec = *pod->spec;
     if (spec.service_account_name.empty()) spec.service_account_name = spec.service_account;
+    // A static pod the kubelet mirrors runs as no account.
+    if (Mirror(*pod)) {
+      if (spec.service_account_name.empty()) return std::nullopt;
+      return AdmissionForbiddenStatus(a.kind(), a.name(), "a mirror pod may not reference service accounts");
+    }
     if (spec.service_account_name.empty()) spec.service_account_name = "default";
     spec.service_account = spec.service_account_name;
-    // Static pods the kubelet mirrors are not checked.
-    if (!state.service_accounts || Mirror(*pod)) return std::nullopt;
+    if (!state.service_accounts) return std::nullopt;
     const std::string& name = spec.service_account_name;
     const std::string& ns = a.namespace_();
     if (state.request_service_accounts.contains(ns + "/" + name)) return std::nullopt;
     if (name == "default" && state.request_namespaces.contains(ns)) return std::nullopt;
     Result<bool> exists = state.service_accounts(ns, name);
-    if (!exists.ok()) return InternalErrorStatus(exists.status().ToString());
+    const std::string looking = "error looking up service account " + ns + "/" + name + ": ";
+    if (!exists.ok()) return AdmissionForbiddenStatus(a.kind(), a.name(), looking + exists.status().message());
     if (!*exists) {
-      return AdmissionForbiddenStatus(a.kind(), a.name(),
-                                      "error looking up service account " + ns + "/" + name + ": serviceaccount " +
-                                          GoQuote(name) + " not found");
+      return AdmissionForbiddenStatus(a.kind(), a.name(), looking + "serviceaccount " + GoQuote(name) + " not found");
     }
     return std::nullopt;
   }

@@ -24,12 +24,14 @@ bool Named(const std::vector<std::unique_ptr<T>>& list, const std::string& name)
   return std::any_of(list.begin(), list.end(), [&](const auto& item) { return item->name == name; });
 }
 
-// Appends copies of `from`'s items whose names `to` lacks; whether any was.
+// Moves `from`'s items into `to` unless one of that name is in `to` or in
+// `also` (containers and init containers share their names); whether any was.
 template <typename T>
-bool AddMissing(std::vector<std::unique_ptr<T>>& to, std::vector<std::unique_ptr<T>>& from) {
+bool AddMissing(std::vector<std::unique_ptr<T>>& to, std::vector<std::unique_ptr<T>>& from,
+                const std::vector<std::unique_ptr<T>>& also) {
   bool added = false;
   for (auto& item : from) {
-    if (Named(to, item->name)) continue;
+    if (Named(to, item->name) || Named(also, item->name)) continue;
     to.push_back(std::move(item));
     added = true;
   }
@@ -57,9 +59,9 @@ class SidecarInjector : public Plugin {
       std::unique_ptr<api::PodT> add = model::Unpack<api::Pod>(rule.pod);
       if (!add->spec) continue;
       api::PodSpecT& spec = *pod->spec;
-      injected |= AddMissing(spec.init_containers, add->spec->init_containers);
-      injected |= AddMissing(spec.containers, add->spec->containers);
-      injected |= AddMissing(spec.volumes, add->spec->volumes);
+      injected |= AddMissing(spec.init_containers, add->spec->init_containers, spec.containers);
+      injected |= AddMissing(spec.containers, add->spec->containers, spec.init_containers);
+      injected |= AddMissing(spec.volumes, add->spec->volumes, {});
     }
     // What was added gets the defaults the pod's own containers got.
     if (injected) DefaultPod(*pod);

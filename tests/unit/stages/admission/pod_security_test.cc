@@ -98,13 +98,34 @@ spec:
     securityContext: {allowPrivilegeEscalation: false, capabilities: {drop: [ALL]}, runAsNonRoot: false, procMount: Unmasked}
   volumes: [{name: data, nfs: {server: nfs.example.com, path: /data}}]
 )");
+  // The baseline checks first, then the restricted ones.
   CHECK(out.status.message ==
-        "pods \"loose\" is forbidden: violates PodSecurity \"restricted:latest\": unrestricted capabilities (container "
-        "\"setup\" must not include \"NET_ADMIN\", \"SYS_ADMIN\" in securityContext.capabilities.add), procMount "
-        "(container \"app\" must not set securityContext.procMount to \"Unmasked\"), restricted volume types (volume "
-        "\"data\" uses restricted volume type \"nfs\"), runAsNonRoot != true (container \"app\" must not set "
-        "securityContext.runAsNonRoot=false), runAsUser=0 (pod must not set runAsUser=0), seccompProfile (pod must not "
-        "set securityContext.seccompProfile.type to \"Unconfined\"), forbidden sysctls (kernel.msgmax)");
+        "pods \"loose\" is forbidden: violates PodSecurity \"restricted:latest\": procMount (container \"app\" must "
+        "not set securityContext.procMount to \"Unmasked\"), forbidden sysctls (kernel.msgmax), unrestricted "
+        "capabilities (container \"setup\" must not include \"NET_ADMIN\", \"SYS_ADMIN\" in "
+        "securityContext.capabilities.add), restricted volume types (volume \"data\" uses restricted volume type "
+        "\"nfs\"), runAsNonRoot != true (container \"app\" must not set securityContext.runAsNonRoot=false), "
+        "runAsUser=0 (pod must not set runAsUser=0), seccompProfile (pod must not set "
+        "securityContext.seccompProfile.type to \"Unconfined\")");
+  // A privileged pod with a hostPath volume: baseline's findings lead, and
+  // restricted's volume check stands for baseline's hostPath one.
+  AdmissionOutcome host = AdmitIn({{"pod-security.kubernetes.io/enforce", "restricted"}}, R"(apiVersion: v1
+kind: Pod
+metadata: {name: host}
+spec:
+  securityContext: {runAsNonRoot: false, seccompProfile: {type: RuntimeDefault}}
+  containers:
+  - name: c
+    image: nginx
+    securityContext: {privileged: true, runAsNonRoot: false, allowPrivilegeEscalation: true, capabilities: {drop: [ALL]}}
+  volumes: [{name: root, hostPath: {path: /}}]
+)");
+  CHECK(host.status.message ==
+        "pods \"host\" is forbidden: violates PodSecurity \"restricted:latest\": privileged (container \"c\" must not "
+        "set securityContext.privileged=true), allowPrivilegeEscalation != false (container \"c\" must set "
+        "securityContext.allowPrivilegeEscalation=false), restricted volume types (volume \"root\" uses restricted "
+        "volume type \"hostPath\"), runAsNonRoot != true (pod and container \"c\" must not set "
+        "securityContext.runAsNonRoot=false)");
 }
 
 TEST_CASE("PodSecurity: warn admits with a warning; workloads are warned about, never refused",
@@ -138,9 +159,16 @@ spec:
   // No labels, or privileged: nothing is checked.
   CHECK(AdmitIn({}, std::string(kBaselinePod)).admitted());
   CHECK(AdmitIn({{"pod-security.kubernetes.io/enforce", "privileged"}}, std::string(kBaselinePod)).admitted());
-  // A level that is not one is taken as restricted (the admission fails closed).
-  CHECK(AdmitIn({{"pod-security.kubernetes.io/enforce", "strict"}}, std::string(kPlainPod))
+  // A level that is not one: enforce takes it as restricted (failing
+  // closed), warn as privileged (failing open); a version that is not one
+  // reads as latest.
+  CHECK(AdmitIn({{"pod-security.kubernetes.io/enforce", "strict"},
+                 {"pod-security.kubernetes.io/enforce-version", "v1.x"}},
+                std::string(kPlainPod))
             .status.message.find("violates PodSecurity \"restricted:latest\"") != std::string::npos);
+  AdmissionOutcome warned = AdmitIn({{"pod-security.kubernetes.io/warn", "strict"}}, std::string(kBaselinePod));
+  CHECK(warned.admitted());
+  CHECK(warned.warnings.empty());
 }
 
 TEST_CASE("PodSecurity: a namespace made earlier in the request brings its labels", "[admission][podsecurity]") {

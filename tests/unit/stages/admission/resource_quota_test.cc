@@ -291,8 +291,8 @@ TEST_CASE("ResourceQuota: a quota's own validation", "[admission][quota]") {
         "unsupported scope applied to resource");
   // A name kube-apiserver does not know for quota is refused, not ignored.
   CHECK(refused("{hard: {cpus: \"1\"}}") ==
-        "ResourceQuota \"q\" is invalid: spec.hard[cpus]: Invalid value: \"cpus\": must be a standard resource for "
-        "quota");
+        "ResourceQuota \"q\" is invalid: [spec.hard[cpus]: Invalid value: \"cpus\": must be a standard resource type "
+        "or fully qualified, spec.hard[cpus]: Invalid value: \"cpus\": must be a standard resource for quota]");
   // Scopes bound the standard resources only: extended and object-count
   // names go with any scope.
   CHECK(testing::AdmitOne("{apiVersion: v1, kind: ResourceQuota, metadata: {name: q}, spec: {hard: {count/pods: \"2\", "

@@ -69,5 +69,22 @@ spec: {containers: [{name: c, image: nginx}]}
   }
 }
 
+TEST_CASE("ServiceAccount: a mirror pod runs as no account and may not name one", "[admission][serviceaccount]") {
+  std::vector<AdmissionOutcome> out = Admit(R"(apiVersion: v1
+kind: Pod
+metadata: {name: static-web, annotations: {kubernetes.io/config.mirror: abc}}
+spec: {containers: [{name: c, image: nginx}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: static-named, annotations: {kubernetes.io/config.mirror: abc}}
+spec: {serviceAccountName: default, containers: [{name: c, image: nginx}]}
+)");
+  REQUIRE(out.size() == 2);
+  REQUIRE(out[0].admitted());
+  CHECK(testing::AdmittedObject<api::Pod>(out[0])->spec->service_account_name.empty());
+  CHECK(out[1].status.message == "pods \"static-named\" is forbidden: a mirror pod may not reference service accounts");
+}
+
 }  // namespace
 }  // namespace podflow::admission

@@ -114,6 +114,17 @@ sidecarInjector:
   REQUIRE_FALSE(selector.ok());
   CHECK(selector.status().message().starts_with("admission: sidecar injector rule \"bad-selector\": selector: "));
   CHECK_FALSE(Config("sidecarInjector: [{spec: {containers: []}}]").ok());
+  // What a rule adds must be addable: named once, with an image; rules named once.
+  Result<AdmissionConfig> imageless = Config("sidecarInjector: [{name: a, spec: {containers: [{name: proxy}]}}]");
+  REQUIRE_FALSE(imageless.ok());
+  CHECK(imageless.status().message() == "admission.sidecarInjector[0].spec.containers[0].image: required");
+  Result<AdmissionConfig> twice = Config(
+      "sidecarInjector: [{name: a, spec: {initContainers: [{name: p, image: busybox}], containers: [{name: p, image: nginx}]}}]");
+  REQUIRE_FALSE(twice.ok());
+  CHECK(twice.status().message() == "admission.sidecarInjector[0].spec.containers[0].name: \"p\" is used twice");
+  CHECK_FALSE(Config("sidecarInjector: [{name: a, spec: {containers: [{name: p, image: x}]}}, "
+                     "{name: a, spec: {containers: [{name: q, image: x}]}}]")
+                  .ok());
 }
 
 }  // namespace
