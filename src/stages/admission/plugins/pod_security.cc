@@ -4,7 +4,7 @@
 // "restricted:latest": ...`); a pod or a workload's pod template that
 // breaks the warn level is admitted with a warning (`would violate
 // PodSecurity ...`). Each check says what it forbids in the words of
-// kube-apiserver's pod-security admission, in the order of their names.
+// kube-apiserver's pod-security admission, in the order it reports them.
 #include <algorithm>
 #include <set>
 
