@@ -289,12 +289,7 @@ bool SortLess(const std::vector<const model::Value*>& a, const std::vector<const
   if (a.empty() || b.empty()) return a.empty() && !b.empty();
   const model::Value& x = *a[0];
   const model::Value& y = *b[0];
-  auto number = [](const model::Value& v) -> std::optional<double> {
-    if (v.kind() == model::Value::Kind::kInt) return static_cast<double>(v.int_value());
-    if (v.kind() == model::Value::Kind::kNumber) return v.number_value();
-    return std::nullopt;
-  };
-  if (number(x) && number(y)) return *number(x) < *number(y);
+  if (NumberOf(x) && NumberOf(y)) return *NumberOf(x) < *NumberOf(y);
   if (x.kind() == model::Value::Kind::kString && y.kind() == model::Value::Kind::kString) {
     // Quantities by their amount (100Mi before 1Gi), other text naturally.
     Result<model::Quantity> qx = model::Quantity::Parse(x.string_value());

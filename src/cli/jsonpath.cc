@@ -370,16 +370,9 @@ using Values = std::vector<const model::Value*>;
 
 Values Walk(const Path& path, Values in);
 
-// A value's number, for the comparisons of a filter.
-std::optional<double> Number(const model::Value& v) {
-  if (v.kind() == model::Value::Kind::kInt) return static_cast<double>(v.int_value());
-  if (v.kind() == model::Value::Kind::kNumber) return v.number_value();
-  return std::nullopt;
-}
-
 bool Compare(const model::Value& a, const std::string& op, const model::Value& b) {
-  const std::optional<double> x = Number(a);
-  const std::optional<double> y = Number(b);
+  const std::optional<double> x = NumberOf(a);
+  const std::optional<double> y = NumberOf(b);
   int cmp = 0;
   if (x && y) {
     cmp = *x < *y ? -1 : *x > *y ? 1 : 0;

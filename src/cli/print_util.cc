@@ -143,6 +143,12 @@ std::string EventLastTime(const api::EventT& event) {
   return event.first_timestamp;
 }
 
+std::optional<double> NumberOf(const model::Value& v) {
+  if (v.kind() == model::Value::Kind::kInt) return static_cast<double>(v.int_value());
+  if (v.kind() == model::Value::Kind::kNumber) return v.number_value();
+  return std::nullopt;
+}
+
 model::Value KeysSorted(const model::Value& v) {
   if (v.kind() == model::Value::Kind::kArray) {
     model::Value out = model::Value::Array();

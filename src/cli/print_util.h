@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,8 @@ std::string Join(const std::vector<std::string>& parts, std::string_view sep);
 // `v` with its keys sorted at every depth, as Go's encoding/json writes a
 // map (the last applied configuration, JSONPath's JSON).
 model::Value KeysSorted(const model::Value& v);
+// A JSON number's value (int or not), nullopt for anything else.
+std::optional<double> NumberOf(const model::Value& v);
 // net.JoinHostPort: brackets around IPv6 hosts.
 std::string JoinHostPort(std::string_view host, std::string_view port);
 // IntOrString as Go prints it.

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 
@@ -36,6 +37,13 @@ inline AdmissionConfig TestConfig() {
 inline Admission TestAdmission(AdmissionConfig config = TestConfig()) {
   return Admission(
       std::move(config), [] { return FixedNow(); }, std::mt19937_64(42));
+}
+
+// A lookup where every namespace exists, Active, with `labels`.
+inline NamespaceLookup Labelled(std::map<std::string, std::string> labels) {
+  return [labels = std::move(labels)](const std::string&) -> Result<std::optional<NamespaceInfo>> {
+    return std::optional<NamespaceInfo>(NamespaceInfo{api::NamespacePhase::Active, labels});
+  };
 }
 
 // Admits `manifest` as admin and requires exactly one document.

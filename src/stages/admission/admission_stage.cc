@@ -69,6 +69,17 @@ Result<std::optional<NamespaceInfo>> InfoOf(const std::string& key, std::string_
   return std::optional<NamespaceInfo>(ReadNamespace(bytes));
 }
 
+// The value at `key`: the store's, or the log's when the store has not
+// seen it (the watch may lag an object created a moment ago).
+Result<std::optional<std::string>> StoredValue(const client::Store& store, client::ApiClient& client,
+                                               const std::string& key) {
+  if (std::optional<std::string> cached = store.Get(key)) return cached;
+  Result<std::optional<KeyValue>> stored = client.Get(key);
+  if (!stored.ok()) return stored.status();
+  if (!stored->has_value()) return std::optional<std::string>();
+  return std::optional<std::string>(std::move((*stored)->value));
+}
+
 // The objects a store of `Table`'s kind holds in `ns`, unpacked. One that
 // fails verification is logged and left out.
 template <typename Table>
@@ -206,20 +217,16 @@ void CreateAll(client::ApiClient& client, std::vector<AdmissionOutcome>& outcome
 Result<std::optional<NamespaceInfo>> AdmissionStage::LookupNamespace(client::ApiClient& client,
                                                                    const std::string& name) {
   const std::string key = model::ObjectKey(model::Kind("Namespace"), "", name);
-  if (std::optional<std::string> cached = namespaces_->Get(key)) return InfoOf(key, *cached);
-  // Not seen yet: the watch may lag a namespace created a moment ago.
-  Result<std::optional<KeyValue>> stored = client.Get(key);
+  Result<std::optional<std::string>> stored = StoredValue(*namespaces_, client, key);
   if (!stored.ok()) return stored.status();
   if (!stored->has_value()) return std::optional<NamespaceInfo>();
-  return InfoOf(key, (*stored)->value);
+  return InfoOf(key, **stored);
 }
 
 Result<bool> AdmissionStage::LookupServiceAccount(client::ApiClient& client, const std::string& ns,
                                                   const std::string& name) {
-  const std::string key = model::ObjectKey(model::Kind("ServiceAccount"), ns, name);
-  if (service_accounts_->Get(key)) return true;
-  // Not seen yet: the watch may lag an account created a moment ago.
-  Result<std::optional<KeyValue>> stored = client.Get(key);
+  Result<std::optional<std::string>> stored =
+      StoredValue(*service_accounts_, client, model::ObjectKey(model::Kind("ServiceAccount"), ns, name));
   if (!stored.ok()) return stored.status();
   return stored->has_value();
 }

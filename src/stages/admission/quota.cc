@@ -9,6 +9,7 @@
 #include "base/clock.h"
 #include "model/codec.h"
 #include "stages/admission/defaults.h"
+#include "stages/admission/validation.h"
 
 namespace podflow::admission {
 namespace {
@@ -206,9 +207,9 @@ bool ScopeHolds(api::ResourceQuotaScope scope, api::ScopeSelectorOperator op, co
 }
 
 std::string PrettyPrint(const ResourceUsage& usage) {
-  std::string out;
-  for (const auto& [name, q] : usage) out += (out.empty() ? "" : ",") + name + "=" + q.ToString();
-  return out;
+  std::vector<std::string> parts;
+  for (const auto& [name, q] : usage) parts.push_back(name + "=" + q.ToString());
+  return Join(parts, ",");
 }
 
 ResourceUsage Mask(const ResourceUsage& usage, const std::vector<std::string>& names) {
@@ -246,13 +247,9 @@ std::optional<std::string> MissingRequirements(const std::vector<std::string>& r
   for (const auto& c : spec.containers) check(*c);
   for (const auto& c : spec.init_containers) check(*c);
   if (missing.empty()) return std::nullopt;
-  std::string out;
-  for (const auto& [resource, containers] : missing) {
-    std::string names;
-    for (const std::string& n : containers) names += (names.empty() ? "" : ",") + n;
-    out += (out.empty() ? "" : "; ") + resource + " for: " + names;
-  }
-  return "must specify " + out;
+  std::vector<std::string> segments;
+  for (const auto& [resource, containers] : missing) segments.push_back(resource + " for: " + Join(containers, ","));
+  return "must specify " + Join(segments, "; ");
 }
 
 const std::string& QuotaName(const api::ResourceQuotaT& quota) {
@@ -325,9 +322,7 @@ std::optional<std::string> QuotaConstraints(const api::ResourceQuotaT& quota, co
   }
   const ResourceUsage used = ReadResourceList(quota.status->used);
   if (std::any_of(restricted.begin(), restricted.end(), [&](const std::string& r) { return !used.contains(r); })) {
-    std::string all;
-    for (const std::string& r : restricted) all += (all.empty() ? "" : ",") + r;
-    return "status unknown for quota: " + name + ", resources: " + all;
+    return "status unknown for quota: " + name + ", resources: " + Join(restricted, ",");
   }
   return std::nullopt;
 }

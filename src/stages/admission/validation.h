@@ -59,6 +59,14 @@ bool ValidateIntOrPercent(Causes& out, const std::string& field, const api::IntO
 // Go's %#v of an IntOrString, as validation messages print one:
 // `intstr.IntOrString{Type:0, IntVal:0, StrVal:""}`.
 std::string GoIntOrString(const api::IntOrStringT& v);
+// `items` joined by `sep`, as messages list them.
+template <typename Items>
+std::string Join(const Items& items, std::string_view sep) {
+  std::string out;
+  for (const std::string& i : items) out += (out.empty() ? "" : std::string(sep)) + i;
+  return out;
+}
+
 // Go's %#v of a []string, as messages print a value list: []string{"a", "b"}.
 std::string GoStrings(const std::vector<std::string>& values);
 // "must be greater than or equal to 0".

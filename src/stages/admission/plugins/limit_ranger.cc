@@ -10,6 +10,7 @@
 #include "model/quantity.h"
 #include "stages/admission/defaults.h"
 #include "stages/admission/plugins/plugin.h"
+#include "stages/admission/validation.h"
 
 namespace podflow::admission {
 namespace {
@@ -96,12 +97,6 @@ void RatioConstraint(std::vector<std::string>& errs, std::string_view type, cons
 Amounts PodTotal(const api::PodSpecT& spec, bool limits) {
   Amounts out;
   for (const auto& [name, q] : PodResources(spec, limits)) out[name] = q.ToString();
-  return out;
-}
-
-std::string Join(const std::vector<std::string>& parts, std::string_view sep) {
-  std::string out;
-  for (const std::string& p : parts) out += (out.empty() ? "" : std::string(sep)) + p;
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "stages/admission/plugins/plugin.h"
+#include "stages/admission/validation.h"
 
 namespace podflow::admission {
 namespace {
@@ -33,13 +34,6 @@ template <typename Items>
 std::string JoinQuote(const Items& items) {
   std::string out;
   for (const std::string& i : items) out += (out.empty() ? "" : ", ") + GoQuote(i);
-  return out;
-}
-
-template <typename Items>
-std::string Join(const Items& items, std::string_view sep) {
-  std::string out;
-  for (const std::string& i : items) out += (out.empty() ? "" : std::string(sep)) + i;
   return out;
 }
 

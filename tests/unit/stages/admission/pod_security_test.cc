@@ -6,15 +6,9 @@
 namespace podflow::admission {
 namespace {
 
-NamespaceLookup Labelled(std::map<std::string, std::string> labels) {
-  return [labels = std::move(labels)](const std::string&) -> Result<std::optional<NamespaceInfo>> {
-    return std::optional<NamespaceInfo>(NamespaceInfo{api::NamespacePhase::Active, labels});
-  };
-}
-
 AdmissionOutcome AdmitIn(const std::map<std::string, std::string>& labels, const std::string& manifest) {
   Admission admission = testing::TestAdmission();
-  AdmitReply reply = admission.Admit(testing::kAdminToken, manifest, {.namespaces = Labelled(labels)});
+  AdmitReply reply = admission.Admit(testing::kAdminToken, manifest, {.namespaces = testing::Labelled(labels)});
   REQUIRE_FALSE(reply.failure.has_value());
   REQUIRE(reply.results.size() == 1);
   return std::move(reply.results[0]);

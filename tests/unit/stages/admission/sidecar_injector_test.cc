@@ -29,18 +29,12 @@ sidecarInjector:
       emptyDir: {}
 )";
 
-NamespaceLookup Labelled(std::map<std::string, std::string> labels) {
-  return [labels = std::move(labels)](const std::string&) -> Result<std::optional<NamespaceInfo>> {
-    return std::optional<NamespaceInfo>(NamespaceInfo{api::NamespacePhase::Active, labels});
-  };
-}
-
 AdmissionOutcome AdmitWith(const std::string& rules, const std::map<std::string, std::string>& ns_labels,
                            const std::string& pod) {
   Result<AdmissionConfig> config = Config(rules);
   REQUIRE(config.ok());
   Admission admission = testing::TestAdmission(std::move(*config));
-  AdmitReply reply = admission.Admit(testing::kAdminToken, pod, {.namespaces = Labelled(ns_labels)});
+  AdmitReply reply = admission.Admit(testing::kAdminToken, pod, {.namespaces = testing::Labelled(ns_labels)});
   REQUIRE_FALSE(reply.failure.has_value());
   REQUIRE(reply.results.size() == 1);
   return std::move(reply.results[0]);
