@@ -88,6 +88,10 @@ class SchedulerCore {
   void RemovePersistentVolume(const std::string& key);
   void UpsertPersistentVolumeClaim(const StoredObject& object, Clock::time_point now);
   void RemovePersistentVolumeClaim(const std::string& key);
+  // CSINodes: each node's CSI attach limits (NodeVolumeLimits). A change
+  // may let a pod held back by a limit schedule.
+  void UpsertCsiNode(const StoredObject& object, Clock::time_point now);
+  void RemoveCsiNode(const std::string& key);
 
   // What the core follows in the log, in the order the stage lists it
   // (nodes before the pods bound to them), and how each change feeds the
@@ -189,6 +193,7 @@ class SchedulerCore {
   std::unordered_map<std::string, std::string> pv_keys_;                                 // key -> name
   std::unordered_map<std::string, std::string> namespace_keys_;                          // key -> name
   std::unordered_map<std::string, std::pair<std::string, std::string>> pvc_keys_;      // key -> ns, name
+  std::unordered_map<std::string, std::string> csi_node_keys_;                           // key -> node name
   // Assumptions in the order they were made (times only grow): ExpireAssumed
   // looks at the front only. Entries whose pod was bound or re-assumed since
   // are skipped (the time no longer matches).

@@ -1,6 +1,6 @@
 // SchedulerCore's feeds (what it follows in the log, in listing order) and
 // the kinds it follows besides nodes and pods: Services, Namespaces,
-// PersistentVolumes and their claims.
+// PersistentVolumes and their claims, CSINodes.
 #include "scheduler/core/scheduler_core.h"
 
 #include "model/codec.h"
@@ -34,6 +34,10 @@ std::vector<SchedulerCore::Feed> SchedulerCore::Feeds() {
   feeds.push_back({model::KindPrefix(model::Kind("PersistentVolumeClaim")),
                    [this](const StoredObject& object, Clock::time_point now) { UpsertPersistentVolumeClaim(object, now); },
                    [this](const std::string& key, Clock::time_point) { RemovePersistentVolumeClaim(key); }});
+  // CSINodes: NodeVolumeLimits reads each node's CSI attach limits.
+  feeds.push_back({model::KindPrefix(model::Kind("CSINode")),
+                   [this](const StoredObject& object, Clock::time_point now) { UpsertCsiNode(object, now); },
+                   [this](const std::string& key, Clock::time_point) { RemoveCsiNode(key); }});
   // Pods last: the nodes they are bound to are known by then.
   feeds.push_back({model::KindPrefix(model::Kind("Pod")),
                    [this](const StoredObject& object, Clock::time_point now) { UpsertPod(object, now); },
@@ -103,6 +107,23 @@ void SchedulerCore::RemovePersistentVolumeClaim(const std::string& key) {
   if (it == pvc_keys_.end()) return;
   (void)cache_.RemovePersistentVolumeClaim(it->second.first, it->second.second);
   pvc_keys_.erase(it);
+}
+
+void SchedulerCore::UpsertCsiNode(const StoredObject& object, Clock::time_point now) {
+  if (!model::VerifyObject(model::Kind("CSINode"), object.value).ok()) return;
+  CsiNodeInfo info = CsiNodeInfoFromCsiNode(*flatbuffers::GetRoot<api::CSINode>(object.value.data()));
+  if (info.node.empty()) return;
+  csi_node_keys_[object.key] = info.node;
+  cache_.UpsertCsiNode(std::move(info));
+  // A higher limit may let a pod NodeVolumeLimits held back through.
+  queue_.MoveOnEvent(Event::kStorageChange, now);
+}
+
+void SchedulerCore::RemoveCsiNode(const std::string& key) {
+  auto it = csi_node_keys_.find(key);
+  if (it == csi_node_keys_.end()) return;
+  (void)cache_.RemoveCsiNode(it->second);
+  csi_node_keys_.erase(it);
 }
 
 }  // namespace podflow::scheduler

@@ -54,7 +54,8 @@ class Snapshot {
   // The node the pod of that uid is nominated to; "" when none.
   std::string_view NominatedNodeOf(std::string_view uid) const;
 
-  // PersistentVolumes and claims the volume plugins read (volumes.h).
+  // PersistentVolumes, claims and CSINodes the volume plugins read
+  // (volumes.h).
   void UpsertPersistentVolume(PersistentVolumeInfo pv) {
     objects_generation_ = NextGeneration();
     volumes_.UpsertPersistentVolume(std::move(pv));
@@ -70,6 +71,14 @@ class Snapshot {
   Status RemovePersistentVolumeClaim(std::string_view namespace_, std::string_view name) {
     objects_generation_ = NextGeneration();
     return volumes_.RemovePersistentVolumeClaim(namespace_, name);
+  }
+  void UpsertCsiNode(CsiNodeInfo csi_node) {
+    objects_generation_ = NextGeneration();
+    volumes_.UpsertCsiNode(std::move(csi_node));
+  }
+  Status RemoveCsiNode(std::string_view node) {
+    objects_generation_ = NextGeneration();
+    return volumes_.RemoveCsiNode(node);
   }
   const VolumeCatalog& volumes() const { return volumes_; }
 

@@ -94,6 +94,17 @@ PersistentVolumeClaimInfo ClaimInfoFromPvc(const api::PersistentVolumeClaim& pvc
   return info;
 }
 
+CsiNodeInfo CsiNodeInfoFromCsiNode(const api::CSINode& csi_node) {
+  CsiNodeInfo info;
+  if (csi_node.metadata() != nullptr) info.node = Str(csi_node.metadata()->name());
+  if (csi_node.spec() == nullptr || csi_node.spec()->drivers() == nullptr) return info;
+  for (const api::CSINodeDriver* d : *csi_node.spec()->drivers()) {
+    if (d->allocatable() == nullptr || !d->allocatable()->count().has_value()) continue;
+    info.attach_limits.insert_or_assign(Str(d->name()), *d->allocatable()->count());
+  }
+  return info;
+}
+
 std::string ClaimNotFoundMessage(std::string_view name) {
   return "persistentvolumeclaim \"" + std::string(name) + "\" not found";
 }
@@ -105,6 +116,26 @@ void VolumeCatalog::UpsertPersistentVolume(PersistentVolumeInfo pv) {
 
 void VolumeCatalog::UpsertPersistentVolumeClaim(PersistentVolumeClaimInfo pvc) {
   pvcs_.insert_or_assign(ClaimKey(pvc.namespace_, pvc.name), std::move(pvc));
+}
+
+void VolumeCatalog::UpsertCsiNode(CsiNodeInfo csi_node) {
+  std::string name = csi_node.node;
+  csi_nodes_.insert_or_assign(std::move(name), std::move(csi_node));
+}
+
+Status VolumeCatalog::RemoveCsiNode(std::string_view node) {
+  auto it = csi_nodes_.find(node);
+  if (it == csi_nodes_.end()) return Status::NotFound("csinode \"" + std::string(node) + "\" not found");
+  csi_nodes_.erase(it);
+  return Status::Ok();
+}
+
+std::optional<int64_t> VolumeCatalog::CsiAttachLimit(std::string_view node, std::string_view driver) const {
+  auto it = csi_nodes_.find(node);
+  if (it == csi_nodes_.end()) return std::nullopt;
+  auto limit = it->second.attach_limits.find(driver);
+  if (limit == it->second.attach_limits.end()) return std::nullopt;
+  return limit->second;
 }
 
 Status VolumeCatalog::RemovePersistentVolume(std::string_view name) {

@@ -1,9 +1,10 @@
-// Persistent volumes and claims as the volume plugins read them, and the
-// catalog the scheduler's Snapshot keeps of them (kube-scheduler reads the
-// same objects through its PV and PVC listers).
+// Persistent volumes and claims as the volume plugins read them, the CSI
+// attach limits of each node's CSINode, and the catalog the scheduler's
+// Snapshot keeps of them (kube-scheduler reads the same objects through its
+// PV, PVC and CSINode listers).
 //
-// podflow has no StorageClass, CSINode or PV controller. What follows from
-// that is decided here, once:
+// podflow has no PV controller, and the scheduler does not read
+// StorageClasses. What follows from that is decided here, once:
 // - A claim is bound when spec.volumeName is set and the binding is
 //   complete: the pv.kubernetes.io/bind-completed annotation, or
 //   status.phase Bound, or the named volume's claimRef naming the claim
@@ -14,6 +15,7 @@
 // Thread safety: none; the Snapshot's owner writes, a cycle reads.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,6 +24,7 @@
 #include "base/result.h"
 #include "scheduler/framework/labels.h"
 #include "scheduler/framework/pod_info.h"
+#include "cluster_generated.h"
 #include "storage_generated.h"
 
 namespace podflow::scheduler {
@@ -58,9 +61,18 @@ struct PersistentVolumeClaimInfo {
   std::string controller_uid;        // the owner reference with controller: true
 };
 
+// A node's CSINode as NodeVolumeLimits reads it: for each driver that
+// states spec.drivers[].allocatable.count, the most volumes of that driver
+// the node may attach.
+struct CsiNodeInfo {
+  std::string node;                               // the CSINode's name: its node's
+  std::map<std::string, int64_t, std::less<>> attach_limits;  // driver -> count
+};
+
 // Builds the plain values of verified stored objects.
 PersistentVolumeInfo PersistentVolumeInfoFromPv(const api::PersistentVolume& pv);
 PersistentVolumeClaimInfo ClaimInfoFromPvc(const api::PersistentVolumeClaim& pvc);
+CsiNodeInfo CsiNodeInfoFromCsiNode(const api::CSINode& csi_node);
 
 // The message of a claim lookup that failed, as the API words NotFound:
 // persistentvolumeclaim "data" not found
@@ -71,9 +83,11 @@ class VolumeCatalog {
   // Adds or replaces by name (claims: by namespace and name).
   void UpsertPersistentVolume(PersistentVolumeInfo pv);
   void UpsertPersistentVolumeClaim(PersistentVolumeClaimInfo pvc);
+  void UpsertCsiNode(CsiNodeInfo csi_node);
   // NotFound when absent.
   Status RemovePersistentVolume(std::string_view name);
   Status RemovePersistentVolumeClaim(std::string_view namespace_, std::string_view name);
+  Status RemoveCsiNode(std::string_view node);
 
   // nullptr when absent. Pointers stay valid until the entry changes.
   const PersistentVolumeInfo* FindPersistentVolume(std::string_view name) const;
@@ -84,12 +98,17 @@ class VolumeCatalog {
   // false for a claim with no volumeName.
   bool IsBound(const PersistentVolumeClaimInfo& pvc) const;
 
+  // The CSINode of `node` says it may attach at most this many volumes of
+  // `driver`; nullopt when it says nothing of it (or there is no CSINode).
+  std::optional<int64_t> CsiAttachLimit(std::string_view node, std::string_view driver) const;
+
   size_t NumPersistentVolumes() const { return pvs_.size(); }
   size_t NumPersistentVolumeClaims() const { return pvcs_.size(); }
 
  private:
   std::unordered_map<std::string, PersistentVolumeInfo> pvs_;        // name ->
   std::unordered_map<std::string, PersistentVolumeClaimInfo> pvcs_;  // "ns/name" ->
+  std::map<std::string, CsiNodeInfo, std::less<>> csi_nodes_;         // node name ->
 };
 
 }  // namespace podflow::scheduler

@@ -45,7 +45,7 @@ class SchedulingQueue {
     kNodeUpdate,
     kAssignedPodAdd,     // a pod bound (or assumed) to a node
     kAssignedPodDelete,  // a pod that held room is gone
-    kStorageChange,      // a PersistentVolume or claim added or changed
+    kStorageChange,      // a PersistentVolume, claim or CSINode added or changed
     kNamespaceChange,    // namespace labels (namespaceSelector)
     kServiceChange,      // default spreading's selectors
   };

@@ -1,6 +1,7 @@
 // Pod volumes in PodInfo, VolumeRestrictions and NodeVolumeLimits.
 #include <catch2/catch.hpp>
 
+#include "model/codec.h"
 #include "scheduler/plugins/node_volume_limits/node_volume_limits.h"
 #include "scheduler/plugins/volume_restrictions/volume_restrictions.h"
 #include "volume_builders.h"
@@ -253,6 +254,8 @@ TEST_CASE("NodeVolumeLimits: claims count by the source of their bound volume", 
   snap.UpsertPersistentVolume(PvBuilder("pv-csi-1").Csi("ebs.csi.aws.com", "h1").Info());
   snap.UpsertPersistentVolume(PvBuilder("pv-csi-2").Csi("ebs.csi.aws.com", "h2").Info());
   snap.UpsertPersistentVolume(PvBuilder("pv-other").Csi("other.csi", "h9").Info());
+  snap.UpsertPersistentVolume(PvBuilder("pv-csi-3").Csi("ebs.csi.aws.com", "h3").Info());
+  snap.UpsertPersistentVolumeClaim(PvcBuilder("csi-3").BoundTo("pv-csi-3").Info());
   snap.UpsertPersistentVolumeClaim(PvcBuilder("ebs-new").BoundTo("pv-ebs-new").Info());
   snap.UpsertPersistentVolumeClaim(PvcBuilder("ebs-0").BoundTo("pv-ebs-0").Info());
   snap.UpsertPersistentVolumeClaim(PvcBuilder("csi-1").BoundTo("pv-csi-1").Info());
@@ -291,6 +294,25 @@ TEST_CASE("NodeVolumeLimits: claims count by the source of their bound volume", 
     REQUIRE(snap.AddPod(MakePod().Name("csi-holder-2").Node("n1").Volume(ClaimVolume("csi-2")).Info()).ok());
     CHECK(LimitsVerdict(snap, MakePod().Name("new").Volume(ClaimVolume("csi-1")).Info()).IsSuccess());
   }
+  SECTION("the node's CSINode count comes before its allocatable entry, as kube-scheduler reads it") {
+    CsiNodeInfo csi;
+    csi.node = "n1";
+    csi.attach_limits["ebs.csi.aws.com"] = 2;
+    csi.attach_limits["other.csi"] = 0;
+    snap.UpsertCsiNode(csi);
+    CHECK(LimitsVerdict(snap, MakePod().Name("new").Volume(ClaimVolume("csi-2")).Info()).IsSuccess());
+    CheckExceeded(LimitsVerdict(snap, MakePod().Name("new").Volume(ClaimVolume("other")).Info()));
+    CheckExceeded(LimitsVerdict(snap, MakePod().Name("new").Volume(ClaimVolume("csi-2")).Volume(ClaimVolume("csi-3")).Info()));
+    // Another node's CSINode says nothing about n1.
+    csi.node = "n2";
+    csi.attach_limits["ebs.csi.aws.com"] = 5;
+    snap.UpsertCsiNode(csi);
+    CheckExceeded(LimitsVerdict(snap, MakePod().Name("new").Volume(ClaimVolume("csi-2")).Volume(ClaimVolume("csi-3")).Info()));
+    // Without its CSINode, n1 falls back to allocatable (1).
+    REQUIRE(snap.RemoveCsiNode("n1").ok());
+    CheckExceeded(LimitsVerdict(snap, MakePod().Name("new").Volume(ClaimVolume("csi-2")).Info()));
+    CHECK(snap.RemoveCsiNode("n1").code() == Code::kNotFound);
+  }
   SECTION("a claim of the new pod that does not exist") {
     PluginStatus s = LimitsVerdict(snap, MakePod().Name("new").Volume(ClaimVolume("nope")).Info());
     CHECK(s.code() == PluginCode::kUnschedulableAndUnresolvable);
@@ -307,8 +329,30 @@ TEST_CASE("NodeVolumeLimits: Nitro instance types", "[volumes]") {
   CHECK_FALSE(plugins::IsNitroInstanceType("m4.large"));
   CHECK_FALSE(plugins::IsNitroInstanceType("t2.micro"));
   CHECK_FALSE(plugins::IsNitroInstanceType("x5.large"));
-  CHECK(plugins::VolumeLimit(MakeNode().Info(), "attachable-volumes-csi-x") == std::nullopt);
-  CHECK(plugins::VolumeLimit(MakeNode().Info(), "attachable-volumes-cinder") == 256);
+  VolumeCatalog catalog;
+  CHECK(plugins::VolumeLimit(MakeNode().Info(), "attachable-volumes-csi-x", catalog) == std::nullopt);
+  CHECK(plugins::VolumeLimit(MakeNode().Info(), "attachable-volumes-cinder", catalog) == 256);
+}
+
+TEST_CASE("A CSINode manifest gives each driver's allocatable count; drivers without one give none", "[volumes]") {
+  auto docs = model::DecodeManifests(R"(apiVersion: storage.k8s.io/v1
+kind: CSINode
+metadata: {name: node-1}
+spec:
+  drivers:
+  - name: ebs.csi.aws.com
+    nodeID: i-0abc
+    allocatable: {count: 25}
+    topologyKeys: [topology.ebs.csi.aws.com/zone]
+  - name: hostpath.csi.k8s.io
+    nodeID: node-1
+)");
+  REQUIRE(docs.ok());
+  REQUIRE((*docs)[0].status.ok());
+  const std::string& bytes = (*docs)[0].object.bytes;
+  CsiNodeInfo info = CsiNodeInfoFromCsiNode(*flatbuffers::GetRoot<api::CSINode>(bytes.data()));
+  CHECK(info.node == "node-1");
+  CHECK(info.attach_limits == std::map<std::string, int64_t, std::less<>>{{"ebs.csi.aws.com", 25}});
 }
 
 }  // namespace

@@ -74,7 +74,14 @@ bool IsNitroInstanceType(std::string_view t) {
          t.find("t3") != std::string_view::npos || t.find("z1d") != std::string_view::npos;
 }
 
-std::optional<int64_t> VolumeLimit(const NodeInfo& node, std::string_view limit_key) {
+std::optional<int64_t> VolumeLimit(const NodeInfo& node, std::string_view limit_key, const VolumeCatalog& catalog) {
+  // A CSI driver's count in the node's CSINode comes first, as in
+  // kube-scheduler.
+  if (limit_key.starts_with(kCsiAttachLimitPrefix)) {
+    if (std::optional<int64_t> count = catalog.CsiAttachLimit(node.name, limit_key.substr(kCsiAttachLimitPrefix.size()))) {
+      return count;
+    }
+  }
   const auto& scalar = node.allocatable.scalar;
   auto it = std::lower_bound(scalar.begin(), scalar.end(), limit_key,
                              [](const ScalarResource& r, std::string_view k) { return r.name < k; });
@@ -118,7 +125,7 @@ PluginStatus NodeVolumeLimits::Filter(const CycleState& state, const PodInfo&, c
     for (; it != s->volumes.end() && it->first == key; ++it) {
       if (!attached.contains(*it)) ++added;
     }
-    const std::optional<int64_t> limit = VolumeLimit(node, key);
+    const std::optional<int64_t> limit = VolumeLimit(node, key, *s->catalog);
     if (!limit.has_value()) continue;
     // A CSI driver's limit binds only volumes the node does not have yet;
     // the in-tree counters compare the total whenever the pod uses the kind.

@@ -13,9 +13,9 @@
 // Limits: attachable-volumes-aws-ebs (default 39, 25 on Nitro instance
 // types), attachable-volumes-gce-pd (16), attachable-volumes-azure-disk
 // (16), attachable-volumes-cinder (256): the node's allocatable entry of that
-// name, when present, replaces the default. CSI driver D: the allocatable
-// entry attachable-volumes-csi-D, no limit without one (podflow has no
-// CSINode, the other place Kubernetes reads CSI limits from).
+// name, when present, replaces the default. CSI driver D: the node's
+// CSINode entry for D (spec.drivers[].allocatable.count), else the
+// allocatable entry attachable-volumes-csi-D, no limit without either.
 #pragma once
 
 #include <cstdint>
@@ -42,8 +42,9 @@ inline constexpr int64_t kDefaultMaxCinderVolumes = 256;
 // (c5*, m5*, r5*, or "t3" / "z1d" anywhere).
 bool IsNitroInstanceType(std::string_view instance_type);
 
-// The limit for `limit_key` on `node`; nullopt when unlimited.
-std::optional<int64_t> VolumeLimit(const NodeInfo& node, std::string_view limit_key);
+// The limit for `limit_key` on `node` (its CSINode's counts from
+// `catalog`); nullopt when unlimited.
+std::optional<int64_t> VolumeLimit(const NodeInfo& node, std::string_view limit_key, const VolumeCatalog& catalog);
 
 class NodeVolumeLimits {
  public:
