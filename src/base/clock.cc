@@ -121,6 +121,53 @@ std::string FormatGoDuration(SimDuration d) {
   return sign + secs;
 }
 
+std::optional<SimDuration> ParseGoDuration(std::string_view text) {
+  if (text == "0") return SimDuration(0);
+  if (text.empty()) return std::nullopt;
+  // Each part in microseconds first, so that "1.5ms" is not lost to rounding.
+  constexpr int64_t kMax = int64_t{1} << 53;  // far beyond any timeout
+  int64_t total_us = 0;
+  size_t i = 0;
+  while (i < text.size()) {
+    int64_t whole = 0;
+    size_t start = i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+      if (whole > kMax) return std::nullopt;
+      whole = whole * 10 + (text[i++] - '0');
+    }
+    int64_t frac = 0;
+    int64_t frac_scale = 1;
+    const bool digits = i > start;
+    bool frac_digits = false;
+    if (i < text.size() && text[i] == '.') {
+      ++i;
+      while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+        if (frac_scale < 1'000'000) {
+          frac = frac * 10 + (text[i] - '0');
+          frac_scale *= 10;
+        }
+        ++i;
+        frac_digits = true;
+      }
+    }
+    if (!digits && !frac_digits) return std::nullopt;
+    int64_t unit_us = 0;
+    if (text.substr(i, 2) == "ms") {
+      unit_us = 1000;
+      i += 2;
+    } else if (i < text.size() && (text[i] == 'h' || text[i] == 'm' || text[i] == 's')) {
+      unit_us = text[i] == 'h' ? 3'600'000'000 : text[i] == 'm' ? 60'000'000 : 1'000'000;
+      ++i;
+    } else {
+      return std::nullopt;  // a number needs its unit
+    }
+    if (whole > kMax / unit_us) return std::nullopt;
+    total_us += whole * unit_us + frac * unit_us / frac_scale;
+    if (total_us > kMax) return std::nullopt;
+  }
+  return SimDuration(total_us / 1000);
+}
+
 bool IsRfc3339(std::string_view text) { return Scan(text, "Tt").has_value(); }
 
 std::optional<std::chrono::system_clock::time_point> ParseRfc3339(std::string_view text) {

@@ -48,6 +48,11 @@ std::string FormatRfc3339Micro(SimTime t);
 // contain these): "0s", "500ms", "1.5s", "2m3.25s", "1h0m0s".
 std::string FormatGoDuration(SimDuration d);
 
+// A non-negative duration as Go's time.ParseDuration reads one, to the
+// millisecond: "0", "300ms", "1.5s", "2m", "1h30m" (units h, m, s, ms;
+// a sequence of them adds up). nullopt when `text` is not such a duration.
+std::optional<SimDuration> ParseGoDuration(std::string_view text);
+
 // True when `text` has the RFC 3339 shape metav1.Time accepts:
 // "2024-01-02T03:04:05Z", 'T' or 't' between date and time, an optional
 // fraction, then 'Z', 'z' or a numeric offset "+hh:mm". Only the shape is

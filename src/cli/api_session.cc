@@ -7,6 +7,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "client/wire.h"
 #include "messages_generated.h"
 #include "pipeline/config.h"
 #include "pipeline/credentials.h"
@@ -21,6 +22,7 @@ Result<ToolEndpoints> ResolveEndpoints(const std::string& config_file, const std
   if (!data_dir.empty()) config->data_dir = data_dir;
   ToolEndpoints e;
   e.submit = submit.empty() ? config->Endpoint("submit") : submit;
+  e.apiwatch = config->Endpoint("apiwatch");
   e.api = api.empty() ? config->Endpoint("api") : api;
   e.watch = watch.empty() ? config->Endpoint("watch") : watch;
   e.data_dir = config->data_dir;
@@ -72,13 +74,16 @@ Result<std::unique_ptr<ApiSession>> ApiSession::Open(const ToolEndpoints& endpoi
   session->rpc_ = std::make_unique<bus::RpcClient>(session->context_, endpoints.submit);
   session->token_ = endpoints.token;
   session->endpoint_ = endpoints.submit;
+  session->watch_endpoint_ = endpoints.apiwatch;
   return session;
 }
 
-Result<ApiResponse> ApiSession::Call(const ApiCall& call) {
-  flatbuffers::FlatBufferBuilder fbb(call.body.size() + 512);
+namespace {
+
+flatbuffers::Offset<msg::ApiRequest> BuildRequest(flatbuffers::FlatBufferBuilder& fbb, const ApiCall& call,
+                                                  const std::string& token_text) {
   auto body = fbb.CreateVector(reinterpret_cast<const uint8_t*>(call.body.data()), call.body.size());
-  auto token = fbb.CreateString(token_);
+  auto token = fbb.CreateString(token_text);
   auto verb = fbb.CreateString(call.verb);
   auto resource = fbb.CreateString(call.resource);
   auto ns = fbb.CreateString(call.namespace_);
@@ -89,6 +94,7 @@ Result<ApiResponse> ApiSession::Call(const ApiCall& call) {
   auto labels = fbb.CreateString(call.label_selector);
   auto fields = fbb.CreateString(call.field_selector);
   auto continue_token = fbb.CreateString(call.continue_token);
+  auto resource_version = fbb.CreateString(call.resource_version);
   msg::ApiRequestBuilder b(fbb);
   b.add_token(token);
   b.add_verb(verb);
@@ -105,7 +111,17 @@ Result<ApiResponse> ApiSession::Call(const ApiCall& call) {
   b.add_field_selector(fields);
   b.add_limit(call.limit);
   b.add_continue_token(continue_token);
-  auto offset = b.Finish();
+  b.add_resource_version(resource_version);
+  b.add_allow_watch_bookmarks(call.allow_watch_bookmarks);
+  b.add_timeout_seconds(call.timeout_seconds);
+  return b.Finish();
+}
+
+}  // namespace
+
+Result<ApiResponse> ApiSession::Call(const ApiCall& call) {
+  flatbuffers::FlatBufferBuilder fbb(call.body.size() + 512);
+  auto offset = BuildRequest(fbb, call, token_);
   Result<bus::Frame> reply = rpc_->Call(fbb, msg::Body::ApiRequest, offset.Union(), std::chrono::seconds(30));
   if (!reply.ok()) return reply.status();
   const msg::ApiReply* api = reply->envelope().body_as_ApiReply();
@@ -122,17 +138,40 @@ Result<ApiResponse> ApiSession::Call(const ApiCall& call) {
     }
   }
   if (api->objects()) {
-    for (const msg::KeyValue* kv : *api->objects()) {
-      KeyValue o;
-      o.key = kv->key() ? kv->key()->str() : "";
-      if (kv->value()) o.value.assign(reinterpret_cast<const char*>(kv->value()->data()), kv->value()->size());
-      o.create_revision = Revision(kv->create_revision());
-      o.mod_revision = Revision(kv->mod_revision());
-      o.version = kv->version();
-      out.objects.push_back(std::move(o));
-    }
+    for (const msg::KeyValue* kv : *api->objects()) out.objects.push_back(client::FromMsg(*kv));
   }
   return out;
+}
+
+Result<std::unique_ptr<ApiWatchStream>> ApiSession::Watch(const ApiCall& call) {
+  ApiCall watch = call;
+  watch.verb = "watch";
+  Result<std::unique_ptr<bus::StreamClient>> stream = bus::StreamClient::Open(
+      context_, watch_endpoint_, 16, [&](flatbuffers::FlatBufferBuilder& fbb, uint64_t) -> bus::ReplyBody {
+        return {msg::Body::ApiRequest, BuildRequest(fbb, watch, token_).Union()};
+      });
+  if (!stream.ok()) return stream.status();
+  return std::make_unique<ApiWatchStream>(std::move(*stream));
+}
+
+Result<std::optional<ApiWatchStream::Frame>> ApiWatchStream::Next(std::chrono::milliseconds timeout) {
+  Result<std::optional<bus::Frame>> next = stream_->Next(timeout);
+  if (!next.ok()) return next.status();
+  if (!next->has_value()) return std::optional<Frame>();
+  const msg::ApiWatchFrame* frame = (*next)->envelope().body_as_ApiWatchFrame();
+  if (frame == nullptr) return Status::Internal("the API's watch sent something else than an ApiWatchFrame");
+  Frame out;
+  out.end = frame->end();
+  if (frame->events()) {
+    for (const msg::ApiWatchEvent* e : *frame->events()) {
+      ApiWatchEvent event;
+      event.type = e->type() ? e->type()->str() : "";
+      if (e->object()) event.object = client::FromMsg(*e->object());
+      if (e->status()) event.status = model::ReadApiStatus(*e->status());
+      out.events.push_back(std::move(event));
+    }
+  }
+  return std::optional<Frame>(std::move(out));
 }
 
 Result<ApiResponse> ApiSession::ListAll(ApiCall call, int64_t page) {

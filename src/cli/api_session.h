@@ -4,6 +4,7 @@
 // inputs kubectl takes: files, directories and stdin.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,7 +19,7 @@ namespace podflow::cli {
 
 // Where a tool reaches the pipeline, and as whom.
 struct ToolEndpoints {
-  std::string submit, api, watch, token, data_dir;
+  std::string submit, apiwatch, api, watch, token, data_dir;
 };
 
 // From the config (`config_file`, "" for the embedded default), with the
@@ -50,6 +51,33 @@ struct ApiCall {
   std::string field_selector;
   int64_t limit = 0;            // list: a page of at most this many
   std::string continue_token;   // list: the next page
+  // watch:
+  std::string resource_version;  // events after it; "" or "0": the current objects as ADDED first
+  bool allow_watch_bookmarks = false;
+  int64_t timeout_seconds = 0;   // the server ends the watch after this long (0: never)
+};
+
+// One event of a watch, as kube-apiserver streams it.
+struct ApiWatchEvent {
+  std::string type;              // ADDED MODIFIED DELETED BOOKMARK ERROR
+  KeyValue object;               // BOOKMARK: only mod_revision
+  model::ApiStatusInfo status;   // ERROR
+};
+
+// A watch the API streams (ApiSession::Watch). Not copyable; destroying it
+// ends the watch.
+class ApiWatchStream {
+ public:
+  struct Frame {
+    std::vector<ApiWatchEvent> events;
+    bool end = false;  // the watch ended (its timeout, or the ERROR among the events)
+  };
+  explicit ApiWatchStream(std::unique_ptr<bus::StreamClient> stream) : stream_(std::move(stream)) {}
+  // The next frame, nullopt when none came within `timeout`.
+  Result<std::optional<Frame>> Next(std::chrono::milliseconds timeout);
+
+ private:
+  std::unique_ptr<bus::StreamClient> stream_;
 };
 
 struct ApiResponse {
@@ -71,6 +99,8 @@ class ApiSession {
   Result<ApiResponse> Call(const ApiCall& call);
   // A list, page after page (`page` objects read each) until the last.
   Result<ApiResponse> ListAll(ApiCall call, int64_t page = 500);
+  // Opens a watch of `call.resource` (verb watch) on the apiwatch channel.
+  Result<std::unique_ptr<ApiWatchStream>> Watch(const ApiCall& call);
   const std::string& endpoint() const { return endpoint_; }
 
  private:
@@ -79,6 +109,7 @@ class ApiSession {
   std::unique_ptr<bus::RpcClient> rpc_;
   std::string token_;
   std::string endpoint_;
+  std::string watch_endpoint_;
 };
 
 // kubectl apply of every document of `files` (already expanded), printing

@@ -8,6 +8,7 @@
 #include <memory>
 
 
+#include "base/clock.h"
 #include "cli/api_session.h"
 #include "cli/commands.h"
 #include "cli/describe.h"
@@ -41,6 +42,10 @@ struct ReadOptions {
   std::string server;
   std::string data_dir;
   std::string token;  // bearer token (default: the data dir's admin token)
+  bool watch = false;                // -w: list, then print every change
+  bool watch_only = false;           // --watch-only: only the changes
+  bool output_watch_events = false;  // --output-watch-events: an EVENT column (or WatchEvent objects)
+  std::string request_timeout = "0";  // --request-timeout: a watch ends after it ("0": never)
 };
 
 // A resource and the names asked for, from `pods a b` or `pod/a pod/b`.
@@ -112,13 +117,16 @@ class ApiReader {
   // The objects of `kind` in `namespace_` ("": every namespace), page by
   // page. A stored value that is not a valid object of `kind` is reported
   // on stderr with its key and skipped.
-  Result<std::vector<KeyValue>> List(const model::KindInfo& kind, const std::string& namespace_) {
+  // `revision`, when given, gets the revision the list was read at.
+  Result<std::vector<KeyValue>> List(const model::KindInfo& kind, const std::string& namespace_,
+                                     int64_t* revision = nullptr) {
     ApiCall call;
     call.resource = ResourceArg(kind);
     call.namespace_ = namespace_;
     Result<ApiResponse> all = session_->ListAll(call);
     if (!all.ok()) return Unreachable(all.status());
     if (!all->status.success()) return Refused(all->status);
+    if (revision != nullptr) *revision = all->revision;
     std::vector<KeyValue> valid;
     for (KeyValue& kv : all->objects) {
       if (Status s = Verify(kind, kv); !s.ok()) {
@@ -128,6 +136,13 @@ class ApiReader {
       valid.push_back(std::move(kv));
     }
     return valid;
+  }
+
+  // A watch of `call` (resource, namespace, selectors, revision).
+  Result<std::unique_ptr<ApiWatchStream>> Watch(const ApiCall& call) {
+    Result<std::unique_ptr<ApiWatchStream>> stream = session_->Watch(call);
+    if (!stream.ok()) return Unreachable(stream.status());
+    return stream;
   }
 
   // The value at one key, or nullopt when there is none; not verified.
@@ -363,6 +378,161 @@ void PrintSelectionError(const Status& s) {
   }
 }
 
+// --request-timeout as kubectl takes it: "0" (never), a number of seconds,
+// or a duration with its unit ("5s", "2m", "1h30m").
+Result<std::chrono::seconds> ParseRequestTimeout(const std::string& text) {
+  std::optional<SimDuration> d;
+  if (!text.empty() && text.size() <= 9 && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    d = std::chrono::seconds(std::stoll(text));
+  } else {
+    d = ParseGoDuration(text);
+  }
+  if (!d) {
+    return Status::Invalid("invalid argument \"" + text +
+                           "\" for request timeout: a number of seconds or a duration such as 5s, 2m, 1h");
+  }
+  // A part of a second still ends the watch: rounded up.
+  return std::chrono::ceil<std::chrono::seconds>(*d);
+}
+
+// How `get -w` prints what it sees: the objects it starts from, then one
+// row (or document) per change, as kubectl does: the header once, each
+// change's row aligned on its own, YAML documents separated by `---`,
+// with --output-watch-events an EVENT column (or WatchEvent objects).
+class WatchPrinter {
+ public:
+  WatchPrinter(const model::KindInfo& kind, const ReadOptions& options, bool all, const std::optional<JsonPath>& jsonpath)
+      : kind_(kind), options_(options), all_(all), jsonpath_(jsonpath) {}
+
+  // The starting objects, each as an ADDED: one table.
+  Status PrintInitial(const std::vector<KeyValue>& kvs) {
+    if (Table() && !kvs.empty()) {
+      std::vector<std::string> objects;
+      for (const KeyValue& kv : kvs) objects.push_back(kv.value);
+      PrintRows(objects, "ADDED");
+      return Status::Ok();
+    }
+    for (const KeyValue& kv : kvs) PODFLOW_RETURN_IF_ERROR(Print("ADDED", kv));
+    return Status::Ok();
+  }
+
+  Status Print(std::string_view type, const KeyValue& kv) {
+    if (Table()) {
+      PrintRows({kv.value}, type);
+      return Status::Ok();
+    }
+    if (options_.output == "name") {
+      const std::string group(model::ApiGroup(kind_));
+      std::printf("%s%s/%s\n", Lower(kind_.kind).c_str(), group.empty() ? "" : ("." + group).c_str(),
+                  kv.key.substr(kv.key.rfind('/') + 1).c_str());
+      return Status::Ok();
+    }
+    model::Value object = OutputValue(kind_, kv);
+    if (jsonpath_) {
+      Result<std::string> text = jsonpath_->Execute(object);
+      if (!text.ok()) return text.status();
+      std::fputs(text->c_str(), stdout);
+      return Status::Ok();
+    }
+    if (options_.output_watch_events) {
+      model::Value event = model::Value::Object();
+      event.Set("type", model::Value::String(std::string(type)));
+      event.Set("object", std::move(object));
+      object = std::move(event);
+    }
+    if (options_.output == "yaml" && printed_ > 0) std::fputs("---\n", stdout);
+    std::fputs(Serialize(object, options_.output).c_str(), stdout);
+    ++printed_;
+    return Status::Ok();
+  }
+
+ private:
+  bool Table() const { return options_.output.empty() || options_.output == "wide"; }
+
+  void PrintRows(const std::vector<std::string>& objects, std::string_view type) {
+    PrintOptions print;
+    print.wide = options_.output == "wide";
+    print.all_namespaces = all_;
+    podflow::cli::Table table = BuildTable(kind_, objects, print, std::chrono::system_clock::now());
+    if (options_.output_watch_events) {
+      table.header.insert(table.header.begin(), "EVENT");
+      for (auto& row : table.rows) row.insert(row.begin(), std::string(type));
+    }
+    std::fputs(RenderTable(table, !header_printed_).c_str(), stdout);
+    header_printed_ = true;
+  }
+
+  const model::KindInfo& kind_;
+  const ReadOptions& options_;
+  const bool all_;
+  const std::optional<JsonPath>& jsonpath_;
+  bool header_printed_ = false;
+  size_t printed_ = 0;
+};
+
+// How long a watch may stay silent (the server sends a bookmark every
+// second while nothing changes) before it is taken as lost.
+constexpr std::chrono::seconds kWatchSilence{10};
+
+// kubectl get -w after the objects were read at `revision`: every change
+// after it, until the watch ends (--request-timeout), fails or is
+// interrupted.
+int WatchChanges(ApiReader& reader, const model::KindInfo& kind, const ReadOptions& options, const Target& target,
+                 int64_t revision, bool all, WatchPrinter& printer, std::chrono::seconds timeout) {
+  ApiCall call;
+  call.resource = ResourceArg(kind);
+  call.namespace_ = !kind.namespaced || all ? "" : options.namespace_;
+  if (!target.names.empty()) call.name = target.names[0];
+  call.label_selector = options.label_selector;
+  call.field_selector = options.field_selector;
+  call.resource_version = std::to_string(revision);
+  call.allow_watch_bookmarks = true;
+  call.timeout_seconds = timeout.count();
+  Result<std::unique_ptr<ApiWatchStream>> stream = reader.Watch(call);
+  if (!stream.ok()) {
+    PrintError(stream.status());
+    return 1;
+  }
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point last_word = Clock::now();
+  while (true) {
+    Result<std::optional<ApiWatchStream::Frame>> frame = (*stream)->Next(std::chrono::milliseconds(500));
+    if (!frame.ok()) {
+      PrintError(frame.status());
+      return 1;
+    }
+    if (!frame->has_value()) {
+      if (Clock::now() - last_word > kWatchSilence) {
+        std::fprintf(stderr, "error: the watch went silent for %llds: is the pipeline running?\n",
+                     static_cast<long long>(kWatchSilence.count()));
+        return 1;
+      }
+      continue;
+    }
+    last_word = Clock::now();
+    for (const ApiWatchEvent& event : (*frame)->events) {
+      if (event.type == "BOOKMARK") continue;
+      if (event.type == "ERROR") {
+        std::fflush(stdout);
+        std::fprintf(stderr, "%s\n", model::KubectlMessage(event.status).c_str());
+        return 1;
+      }
+      if (!model::VerifyObject(kind, event.object.value).ok()) {
+        std::fprintf(stderr, "error: the value stored at %s is not a valid %s; skipped it\n",
+                     event.object.key.c_str(), std::string(kind.kind).c_str());
+        continue;
+      }
+      if (Status printed = printer.Print(event.type, event.object); !printed.ok()) {
+        std::fflush(stdout);
+        std::fprintf(stderr, "error: %s\n", printed.message().c_str());
+        return 1;
+      }
+    }
+    std::fflush(stdout);
+    if ((*frame)->end) return 0;
+  }
+}
+
 int RunGet(const ReadOptions& options) {
   if (!ValidOutput(options.output)) {
     std::fprintf(stderr,
@@ -404,6 +574,23 @@ int RunGet(const ReadOptions& options) {
     std::fprintf(stderr, "error: name cannot be provided when a selector is specified\n");
     return 1;
   }
+  const bool watch = options.watch || options.watch_only;
+  Result<std::chrono::seconds> timeout = ParseRequestTimeout(options.request_timeout);
+  if (!timeout.ok()) {
+    std::fprintf(stderr, "error: %s\n", timeout.status().message().c_str());
+    return 1;
+  }
+  if (watch && target->names.size() > 1) {
+    std::fprintf(stderr,
+                 "error: watch is only supported on individual resources and resource collections, but %zu "
+                 "resources were found\n",
+                 target->names.size());
+    return 1;
+  }
+  if (watch && sort_by) {
+    std::fprintf(stderr, "--watch or --watch-only requested, --sort-by will be ignored\n");
+    sort_by.reset();
+  }
   auto reader = ApiReader::Open(options);
   if (!reader.ok()) {
     PrintError(reader.status());
@@ -413,9 +600,10 @@ int RunGet(const ReadOptions& options) {
   const bool all = options.all_namespaces && target->names.empty();
   std::vector<KeyValue> kvs;
   int exit_code = 0;
+  int64_t revision = 0;  // what was read is as of this revision
   std::vector<Status> missing;
   if (target->names.empty()) {
-    auto listed = (*reader)->List(kind, all ? "" : options.namespace_);
+    auto listed = (*reader)->List(kind, all ? "" : options.namespace_, &revision);
     if (!listed.ok()) {
       PrintError(listed.status());
       return 1;
@@ -426,6 +614,7 @@ int RunGet(const ReadOptions& options) {
     for (const std::string& name : target->names) {
       auto kv = (*reader)->Get(kind, options.namespace_, name);
       if (kv.ok()) {
+        revision = std::max(revision, kv->mod_revision.value());
         kvs.push_back(std::move(*kv));
       } else if (kv.status().code() == Code::kNotFound || kv.status().code() == Code::kCorruption) {
         missing.push_back(kv.status());
@@ -435,6 +624,21 @@ int RunGet(const ReadOptions& options) {
       }
     }
     exit_code = missing.empty() ? 0 : 1;
+  }
+  if (watch) {
+    if (!missing.empty()) {
+      for (const Status& s : missing) PrintError(s);
+      return 1;
+    }
+    WatchPrinter printer(kind, options, all, jsonpath);
+    if (!options.watch_only) {
+      if (Status printed = printer.PrintInitial(kvs); !printed.ok()) {
+        std::fprintf(stderr, "error: %s\n", printed.message().c_str());
+        return 1;
+      }
+      std::fflush(stdout);
+    }
+    return WatchChanges(**reader, kind, options, *target, revision, all, printer, *timeout);
   }
   if (sort_by) {
     if (Status sorted = SortBy(kind, RelaxedPath(options.sort_by), *sort_by, kvs); !sorted.ok()) {
@@ -630,6 +834,15 @@ void AddGetCommands(CLI::App& app, CommandAction& action) {
   get_cmd->add_option("--field-selector", get->field_selector,
                       "Selector (field query) to filter on: metadata.name=x, spec.nodeName=n, "
                       "involvedObject.name=p (events), ...");
+  get_cmd->add_flag("-w,--watch", get->watch,
+                    "After listing/getting the requested object, watch for changes");
+  get_cmd->add_flag("--watch-only", get->watch_only,
+                    "Watch for changes to the requested object(s), without listing/getting first");
+  get_cmd->add_flag("--output-watch-events", get->output_watch_events,
+                    "Output watch event objects when --watch or --watch-only is used");
+  get_cmd->add_option("--request-timeout", get->request_timeout,
+                      "How long a watch lasts before it ends (1s, 2m, 3h; 0: no end)")
+      ->capture_default_str();
   get_cmd->callback([&action, get] { action = [get] { return RunGet(*get); }; });
 
   auto describe = std::make_shared<ReadOptions>();

@@ -245,7 +245,7 @@ Table BuildTable(const model::KindInfo& kind, std::span<const std::string> objec
   return table;
 }
 
-std::string RenderTable(const Table& table) {
+std::string RenderTable(const Table& table, bool with_header) {
   TabWriter w(/*min_width=*/6, /*padding=*/3);
   auto write_row = [&w](const std::vector<std::string>& cells) {
     std::string line;
@@ -258,7 +258,7 @@ std::string RenderTable(const Table& table) {
     line += '\n';
     w.Write(line);
   };
-  write_row(table.header);
+  if (with_header) write_row(table.header);
   for (const auto& row : table.rows) write_row(row);
   return w.String();
 }

@@ -38,8 +38,9 @@ struct Table {
 Table BuildTable(const model::KindInfo& kind, std::span<const std::string> objects,
                  const PrintOptions& options, TimePoint now);
 
-// Cells joined by tabs through kubectl's tabwriter (min width 6, padding 3).
-std::string RenderTable(const Table& table);
+// Cells joined by tabs through kubectl's tabwriter (min width 6, padding 3);
+// the header row unless `with_header` is false.
+std::string RenderTable(const Table& table, bool with_header = true);
 
 // kubectl's "No resources found in default namespace." / "No resources found".
 std::string NoResourcesMessage(const model::KindInfo& kind, std::string_view namespace_,

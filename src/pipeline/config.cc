@@ -51,7 +51,7 @@ Result<std::string> Key(const YAML::Node& key, const std::string& source, const 
 }  // namespace
 
 const std::vector<std::string>& RequiredChannels() {
-  static const std::vector<std::string> kChannels = {"submit", "api", "watch", "decisions", "reports"};
+  static const std::vector<std::string> kChannels = {"submit", "apiwatch", "api", "watch", "decisions", "reports"};
   return kChannels;
 }
 
@@ -204,6 +204,15 @@ Result<ClusterConfig> LoadConfig(const std::string& path) {
           Result<bool> v = Scalar<bool>(s.second, source, "storage.sync");
           if (!v.ok()) return v.status();
           config.sync = *v;
+        } else if (skey == "compactionInterval") {
+          Result<std::string> v = Scalar<std::string>(s.second, source, "storage.compactionInterval");
+          if (!v.ok()) return v.status();
+          std::optional<SimDuration> d = ParseGoDuration(*v);
+          if (!d || (d->count() > 0 && *d < std::chrono::seconds(1))) {
+            return Bad(source, "storage.compactionInterval: Invalid value: \"" + *v +
+                                   "\": a duration of at least 1s (5m, 1h), or 0 for never");
+          }
+          config.compaction_interval = *d;
         } else {
           return Bad(source, "storage." + skey + ": unknown field");
         }

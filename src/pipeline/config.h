@@ -9,6 +9,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "base/clock.h"
 #include "base/result.h"
 
 namespace podflow::pipeline {
@@ -38,6 +39,11 @@ struct ClusterConfig {
   std::string source;  // file path, or "<embedded default>"
   std::string data_dir = "podflow-data";
   bool sync = true;
+  // How often the persistence stage compacts the log, as kube-apiserver's
+  // --etcd-compaction-interval: each time, the history below the revision
+  // seen at the previous time goes. 0: never (the whole history stays for
+  // replay).
+  SimDuration compaction_interval{0};
   PipelineSpec pipeline;
   std::map<std::string, YAML::Node> sections;  // admission, scheduler, runtime, ...
 

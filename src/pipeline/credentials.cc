@@ -9,8 +9,16 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <fstream>
 #include <sstream>
+
+#include <openssl/bio.h>
+#include <openssl/bn.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
 
 #include "pipeline/config.h"
 #include "pipeline/stage_names.h"
@@ -86,6 +94,79 @@ Status EnsureToken(const std::string& path) {
     token += kHex[b & 15];
   }
   return WriteAtomically(path, token + "\n", 0600);
+}
+
+// OpenSSL's objects, freed with their owners.
+template <typename T, void (*Free)(T*)>
+struct OpenSslDeleter {
+  void operator()(T* p) const { Free(p); }
+};
+template <typename T, void (*Free)(T*)>
+using OpenSslPtr = std::unique_ptr<T, OpenSslDeleter<T, Free>>;
+using KeyPtr = OpenSslPtr<EVP_PKEY, EVP_PKEY_free>;
+using CertPtr = OpenSslPtr<X509, X509_free>;
+using BioPtr = OpenSslPtr<BIO, BIO_free_all>;
+using BigNumPtr = OpenSslPtr<BIGNUM, BN_free>;
+
+std::string BioText(BIO* bio) {
+  char* data = nullptr;
+  const long size = BIO_get_mem_data(bio, &data);
+  return size > 0 ? std::string(data, static_cast<size_t>(size)) : std::string();
+}
+
+// Adds one X.509v3 extension, written as openssl.cnf writes it.
+bool AddExtension(X509* cert, int nid, const char* value) {
+  X509V3_CTX ctx;
+  X509V3_set_ctx_nodb(&ctx);
+  X509V3_set_ctx(&ctx, cert, cert, nullptr, nullptr, 0);
+  X509_EXTENSION* ext = X509V3_EXT_conf_nid(nullptr, &ctx, nid, value);
+  if (ext == nullptr) return false;
+  const bool added = X509_add_ext(cert, ext, -1) == 1;
+  X509_EXTENSION_free(ext);
+  return added;
+}
+
+// Makes pki/ca.crt and ca.key unless both exist: a self-signed CA
+// certificate as kubeadm's (CN "kubernetes", CA:TRUE, key usages
+// digitalSignature, keyEncipherment and keyCertSign, ten years).
+Status EnsureRootCa(const std::string& pki) {
+  const std::string cert_path = pki + "/ca.crt";
+  const std::string key_path = pki + "/ca.key";
+  if (fs::exists(cert_path) && fs::exists(key_path)) return Status::Ok();
+  auto failed = [&](const char* step) { return Status::Internal(std::string("making the root CA: ") + step + " failed"); };
+  KeyPtr key(EVP_EC_gen("P-256"));
+  if (!key) return failed("EC key generation");
+  CertPtr cert(X509_new());
+  BigNumPtr serial(BN_new());
+  if (!cert || !serial || X509_set_version(cert.get(), X509_VERSION_3) != 1 ||
+      BN_rand(serial.get(), 127, BN_RAND_TOP_ANY, BN_RAND_BOTTOM_ANY) != 1 ||
+      BN_to_ASN1_INTEGER(serial.get(), X509_get_serialNumber(cert.get())) == nullptr) {
+    return failed("serial number");
+  }
+  constexpr long kTenYears = 10L * 365 * 24 * 3600;
+  X509_NAME* name = X509_get_subject_name(cert.get());
+  if (X509_gmtime_adj(X509_getm_notBefore(cert.get()), 0) == nullptr ||
+      X509_gmtime_adj(X509_getm_notAfter(cert.get()), kTenYears) == nullptr ||
+      X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>("kubernetes"), -1,
+                                 -1, 0) != 1 ||
+      X509_set_issuer_name(cert.get(), name) != 1 || X509_set_pubkey(cert.get(), key.get()) != 1) {
+    return failed("certificate fields");
+  }
+  if (!AddExtension(cert.get(), NID_basic_constraints, "critical,CA:TRUE") ||
+      !AddExtension(cert.get(), NID_key_usage, "critical,digitalSignature,keyEncipherment,keyCertSign") ||
+      !AddExtension(cert.get(), NID_subject_key_identifier, "hash")) {
+    return failed("certificate extensions");
+  }
+  if (X509_sign(cert.get(), key.get(), EVP_sha256()) == 0) return failed("signing");
+  BioPtr cert_pem(BIO_new(BIO_s_mem()));
+  BioPtr key_pem(BIO_new(BIO_s_mem()));
+  if (!cert_pem || !key_pem || PEM_write_bio_X509(cert_pem.get(), cert.get()) != 1 ||
+      PEM_write_bio_PrivateKey(key_pem.get(), key.get(), nullptr, nullptr, 0, nullptr, nullptr) != 1) {
+    return failed("PEM encoding");
+  }
+  // The key first: a certificate present means its key is too.
+  PODFLOW_RETURN_IF_ERROR(WriteAtomically(key_path, BioText(key_pem.get()), 0600));
+  return WriteAtomically(cert_path, BioText(cert_pem.get()), 0644);
 }
 
 // The one line of a credentials file. A secret (`secret`) must be readable
@@ -185,7 +266,26 @@ Status EnsureCredentials(const std::string& data_dir) {
     PODFLOW_RETURN_IF_ERROR(EnsureKeyPair(IdentitiesDir(data_dir) + "/" + std::string(stage)));
   }
   PODFLOW_RETURN_IF_ERROR(EnsureKeyPair(IdentitiesDir(data_dir) + "/" + std::string(kAdminIdentity)));
+  PODFLOW_RETURN_IF_ERROR(EnsureRootCa(PkiDir(data_dir)));
   return EnsureToken(TokenFile(data_dir));
+}
+
+Result<std::string> ReadRootCa(const std::string& data_dir) {
+  CredentialsLock lock(data_dir, /*exclusive=*/false);
+  PODFLOW_RETURN_IF_ERROR(lock.status());
+  const std::string path = PkiDir(data_dir) + "/ca.crt";
+  std::ifstream in(path);
+  if (!in) {
+    if (!fs::exists(path)) return Status::NotFound(path + " does not exist: start the pipeline once (podflow run)");
+    return Status::IOError("cannot read " + path);
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string pem = text.str();
+  BioPtr bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
+  CertPtr cert(bio ? PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr) : nullptr);
+  if (!cert) return Status::Invalid(path + " holds no PEM certificate");
+  return pem;
 }
 
 Result<bus::Security> LoadSecurity(const std::string& data_dir, const std::vector<std::string>& identities,

@@ -5,6 +5,11 @@
 //                                            that binds serves with
 //   <dataDir>/pki/identities/<name>.key, .pub one pair per identity: each
 //                                            stage, and "admin" (the tools)
+//   <dataDir>/pki/ca.crt, ca.key             the cluster's root CA (ECDSA
+//                                            P-256, CN "kubernetes", ten
+//                                            years), as kubeadm makes one;
+//                                            every namespace's
+//                                            kube-root-ca.crt holds ca.crt
 //   <dataDir>/admin.token                    the bearer token of user
 //                                            "admin" (group system:masters)
 //   <dataDir>/run/                           the ipc:// sockets (0700)
@@ -47,6 +52,10 @@ Status SecureTool(bus::Context& context, const std::string& data_dir);
 
 // The admin bearer token of `data_dir`.
 Result<std::string> ReadAdminToken(const std::string& data_dir);
+
+// The root CA certificate of `data_dir` (PEM). NotFound before the
+// credentials are made; Invalid when the file holds no certificate.
+Result<std::string> ReadRootCa(const std::string& data_dir);
 
 // The directory of the pipeline's ipc:// sockets: only the owner may enter.
 std::string RunDir(const std::string& data_dir);

@@ -759,6 +759,31 @@ TEST_CASE("ResourceQuota: the docs' walkthrough end to end; 8 racing clients get
   CHECK(pipeline.SubmitFromThread(
             "{apiVersion: v1, kind: Pod, metadata: {name: over, namespace: race}, spec: {containers: [{name: c, "
             "image: \"nginx:1.14.2\"}]}}") == "Forbidden");
+
+  // An update is charged what it adds, in its own write: one Service may
+  // become a NodePort, the second may not.
+  REQUIRE(run({"apply", "-f", file("ports-quota.yaml", "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: "
+                                                        "ports, namespace: race}\nspec: {hard: {services.nodeports: "
+                                                        "\"1\"}}\n")})
+              .first == 0);
+  for (const char* name : {"a", "b"}) {
+    CHECK(pipeline.SubmitFromThread(std::string("{apiVersion: v1, kind: Service, metadata: {name: ") + name +
+                                    ", namespace: race}, spec: {selector: {app: x}, ports: [{port: 80}]}}") == "");
+  }
+  {
+    auto [code, out] = run({"patch", "service", "a", "-n", "race", "-p", R"({"spec":{"type":"NodePort"}})"});
+    INFO(out);
+    CHECK(code == 0);
+    CHECK(out == "service/a patched\n");
+  }
+  CHECK(QuotaUsed(pipeline, "race", "ports") == std::map<std::string, std::string>{{"services.nodeports", "1"}});
+  {
+    auto [code, out] = run({"patch", "service", "b", "-n", "race", "-p", R"({"spec":{"type":"NodePort"}})"});
+    INFO(out);
+    CHECK(code == 1);
+    CHECK(out == "Error from server (Forbidden): services \"b\" is forbidden: exceeded quota: ports, requested: "
+                 "services.nodeports=1, used: services.nodeports=1, limited: services.nodeports=1\n");
+  }
   pipeline.StopAll();
 }
 
@@ -828,6 +853,46 @@ TEST_CASE("Every manifest of the bad-manifest table is refused with its Status, 
       CHECK_FALSE(pipeline.Get(model::ObjectKey(*o.kind, o.namespace_, o.name)).has_value());
     }
   }
+  pipeline.StopAll();
+}
+
+}  // namespace
+}  // namespace podflow::e2e
+
+namespace podflow::e2e {
+namespace {
+
+TEST_CASE("A pod gets its account's token volume; every namespace holds the cluster's CA in kube-root-ca.crt",
+          "[e2e]") {
+  Pipeline pipeline(false);
+  pipeline.StartAll();
+  REQUIRE(pipeline.Podflow({"create", "namespace", "team"}).first == 0);
+  auto results = pipeline.Submit(
+      "{apiVersion: v1, kind: Pod, metadata: {name: web, namespace: team}, spec: {containers: [{name: c, image: "
+      "\"nginx:1.14.2\"}]}}");
+  REQUIRE(results.size() == 1);
+  CHECK(results[0].first.empty());
+  {
+    auto [code, out] = pipeline.Podflow({"get", "pod", "web", "-n", "team", "-o",
+                                         "jsonpath={.spec.volumes[0].name} {.spec.containers[0].volumeMounts[0]}"});
+    INFO(out);
+    CHECK(code == 0);
+    CHECK(out.starts_with("kube-api-access-"));
+    CHECK(out.find(R"({"mountPath":"/var/run/secrets/kubernetes.io/serviceaccount","name":"kube-api-access-)") !=
+          std::string::npos);
+    CHECK(out.ends_with(R"(","readOnly":true})"));
+  }
+  Result<std::string> ca = pipeline::ReadRootCa(pipeline.data_dir());
+  REQUIRE(ca.ok());
+  for (const char* ns : {"default", "kube-system", "team"}) {
+    auto [code, out] = pipeline.Podflow({"get", "configmap", "kube-root-ca.crt", "-n", ns, "-o",
+                                         "jsonpath={.data.ca\\.crt}"});
+    INFO(ns << ": " << out);
+    CHECK(code == 0);
+    CHECK(out == *ca);
+  }
+  std::string bytes;
+  CHECK(pipeline.WaitFor<api::Pod>(model::ObjectKey(model::Kind("Pod"), "team", "web"), Running, &bytes) != nullptr);
   pipeline.StopAll();
 }
 

@@ -215,6 +215,67 @@ inline std::vector<BadManifest> CoreBadManifests() {
       {"node name", "{apiVersion: v1, kind: Node, metadata: {name: Node_1}}",
        "Node \"Node_1\" is invalid: metadata.name: Invalid value: \"Node_1\": " +
            std::string(kSubdomainMsg)},
+      {"an env var name with '='",
+       Pod("x", "{containers: [{name: a, image: nginx, env: [{name: 'A=B', value: x}]}]}"),
+       "Pod \"x\" is invalid: spec.containers[0].env[0].name: Invalid value: \"A=B\": a valid environment variable "
+       "name must consist only of printable ASCII characters other than '='"},
+      {"an env var without a name", Pod("x", "{containers: [{name: a, image: nginx, env: [{value: x}]}]}"),
+       "Pod \"x\" is invalid: spec.containers[0].env[0].name: Required value"},
+      {"an env var with a value and a valueFrom",
+       Pod("x", "{containers: [{name: a, image: nginx, env: [{name: A, value: x, valueFrom: {configMapKeyRef: "
+                "{name: cfg, key: k}}}]}]}"),
+       "Pod \"x\" is invalid: spec.containers[0].env[0].valueFrom: Invalid value: \"\": may not be specified when "
+       "`value` is not empty"},
+      {"an env var from a config key that cannot be one",
+       Pod("x", "{containers: [{name: a, image: nginx, env: [{name: A, valueFrom: {configMapKeyRef: {name: cfg, "
+                "key: 'a b'}}}]}]}"),
+       "Pod \"x\" is invalid: spec.containers[0].env[0].valueFrom.configMapKeyRef.key: Invalid value: \"a b\": a "
+       "valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or "
+       "'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')"},
+      {"an env var from a pod field env vars cannot read",
+       Pod("x", "{containers: [{name: a, image: nginx, env: [{name: A, valueFrom: {fieldRef: {fieldPath: "
+                "status.phase}}}]}]}"),
+       "Pod \"x\" is invalid: spec.containers[0].env[0].valueFrom.fieldRef.fieldPath: Unsupported value: "
+       "\"status.phase\": supported values: \"metadata.name\", \"metadata.namespace\", \"metadata.uid\", "
+       "\"spec.nodeName\", \"spec.serviceAccountName\", \"status.hostIP\", \"status.hostIPs\", \"status.podIP\", "
+       "\"status.podIPs\""},
+      {"envFrom with two sources",
+       Pod("x", "{containers: [{name: a, image: nginx, envFrom: [{configMapRef: {name: c}, secretRef: {name: s}}]}]}"),
+       "Pod \"x\" is invalid: spec.containers[0].envFrom: Invalid value: \"\": may not have more than one field "
+       "specified at a time"},
+      {"a resource a container cannot ask for",
+       Pod("x", "{containers: [{name: a, image: nginx, resources: {requests: {foo: '1'}}}]}"),
+       "Pod \"x\" is invalid: [spec.containers[0].resources.requests[foo]: Invalid value: \"foo\": must be a "
+       "standard resource type or fully qualified, spec.containers[0].resources.requests[foo]: Invalid value: "
+       "\"foo\": must be a standard resource for containers]"},
+      {"a fraction of an extended resource",
+       Pod("x", "{containers: [{name: a, image: nginx, resources: {limits: {example.com/dongle: 500m}, requests: "
+                "{example.com/dongle: 500m}}}]}"),
+       "Pod \"x\" is invalid: [spec.containers[0].resources.limits[example.com/dongle]: Invalid value: \"500m\": "
+       "must be an integer, spec.containers[0].resources.requests[example.com/dongle]: Invalid value: \"500m\": "
+       "must be an integer]"},
+      {"an extended resource requested without a limit",
+       Pod("x", "{containers: [{name: a, image: nginx, resources: {requests: {example.com/dongle: '1'}}}]}"),
+       "Pod \"x\" is invalid: spec.containers[0].resources.limits: Required value: Limit must be set for non "
+       "overcommitable resources"},
+      {"an extended resource requested below its limit",
+       Pod("x", "{containers: [{name: a, image: nginx, resources: {requests: {example.com/dongle: '1'}, limits: "
+                "{example.com/dongle: '2'}}}]}"),
+       "Pod \"x\" is invalid: spec.containers[0].resources.requests: Invalid value: \"1\": must be equal to "
+       "example.com/dongle limit of 2"},
+      {"a probe period below zero",
+       Pod("x", "{containers: [{name: a, image: nginx, readinessProbe: {tcpSocket: {port: 80}, periodSeconds: "
+                "-1}}]}"),
+       "Pod \"x\" is invalid: spec.containers[0].readinessProbe.periodSeconds: Invalid value: -1: must be greater "
+       "than or equal to 0"},
+      {"a liveness probe that needs two successes",
+       Pod("x", "{containers: [{name: a, image: nginx, livenessProbe: {httpGet: {path: /, port: 80}, "
+                "successThreshold: 2}}]}"),
+       "Pod \"x\" is invalid: spec.containers[0].livenessProbe.successThreshold: Invalid value: 2: must be 1"},
+      {"a probe on port 0",
+       Pod("x", "{containers: [{name: a, image: nginx, startupProbe: {tcpSocket: {port: 0}}}]}"),
+       "Pod \"x\" is invalid: spec.containers[0].startupProbe.tcpSocket.port: Invalid value: 0: must be between 1 "
+       "and 65535, inclusive"},
   };
 }
 

@@ -24,6 +24,7 @@
 #include "model/codec.h"
 #include "model/objects.h"
 #include "client/client.h"
+#include "pipeline/config.h"
 #include "pipeline/credentials.h"
 
 namespace podflow::e2e {
@@ -76,7 +77,10 @@ class Pipeline {
  public:
   // `multi_process`: every stage in its own process (started one by one by
   // this fixture, so a test can stop and restart a single stage).
-  explicit Pipeline(bool multi_process) : multi_process_(multi_process) {
+  // `storage_extra`: more keys of the config's storage map
+  // ("compactionInterval: 1s").
+  explicit Pipeline(bool multi_process, std::string storage_extra = "")
+      : multi_process_(multi_process), storage_extra_(std::move(storage_extra)) {
     std::string tmpl = (std::filesystem::temp_directory_path() / "podflow-e2e-XXXXXX").string();
     dir_ = mkdtemp(tmpl.data());
     WriteConfig();
@@ -308,9 +312,7 @@ class Pipeline {
   void WriteConfig() {
     std::ofstream pipeline(dir_ + "/pipeline.yaml");
     pipeline << "channels:\n";
-    for (const char* ch : {"submit", "api", "watch", "decisions", "reports"}) {
-      pipeline << "  " << ch << ": " << Endpoint(ch) << "\n";
-    }
+    for (const std::string& ch : pipeline::RequiredChannels()) pipeline << "  " << ch << ": " << Endpoint(ch) << "\n";
     pipeline << "processes:\n";
     if (multi_process_) {
       for (const std::string& stage : Stages()) pipeline << "  - {name: " << stage << ", stages: [" << stage << "]}\n";
@@ -319,7 +321,8 @@ class Pipeline {
     }
     std::ofstream config(this->config());
     config << "pipeline: pipeline.yaml\n"
-           << "storage: {dataDir: " << data_dir() << ", sync: true}\n"
+           << "storage: {dataDir: " << data_dir() << ", sync: true"
+           << (storage_extra_.empty() ? "" : ", " + storage_extra_) << "}\n"
            << "admission:\n  tokens:\n    - {token: e2e-token, user: tester, uid: \"7\", groups: [\"system:masters\"]}\n"
            << "    - {token: viewer-token, user: viewer, uid: \"8\", groups: [viewers]}\n"
            << "  serviceClusterIPRange: 10.96.0.0/12\n"
@@ -346,6 +349,7 @@ class Pipeline {
   }
 
   bool multi_process_;
+  std::string storage_extra_;
   std::string dir_;
   std::map<std::string, pid_t> pids_;
   bus::Context context_;

@@ -21,6 +21,7 @@
 #include "log/log.h"
 #include "model/codec.h"
 #include "model/objects.h"
+#include "pipeline/config.h"
 #include "pipeline/credentials.h"
 #include "pipeline/stage_names.h"
 
@@ -229,12 +230,10 @@ class Publisher {
 Status WriteFiles(const std::string& dir, bool per_stage) {
   std::ofstream stages(dir + "/pipeline.yaml");
   stages << "channels:\n";
-  for (const char* channel : {"submit", "api", "watch", "decisions", "reports"}) {
-    const bool internal = std::string_view(channel) == "decisions" || std::string_view(channel) == "reports";
+  for (const std::string& channel : pipeline::RequiredChannels()) {
+    const bool internal = channel == "decisions" || channel == "reports";
     stages << "  " << channel << ": "
-             << (internal && !per_stage ? std::string("inproc://") + channel
-                                        : "ipc://" + dir + "/" + channel + ".sock")
-             << "\n";
+           << (internal && !per_stage ? "inproc://" + channel : "ipc://" + dir + "/" + channel + ".sock") << "\n";
   }
   stages << "processes:\n";
   if (per_stage) {
@@ -357,6 +356,10 @@ ChaosResult RunChaos(const ChaosOptions& options) {
   // Up when the nodes have registered.
   bool up = false;
   for (int i = 0; i < 600 && !up; ++i) {
+    // A process that ended at its start will not come up (a bad config).
+    if (std::vector<std::string> exited = processes.Exited(); !exited.empty()) {
+      return fail(Status::Internal(exited.front() + " exited at its start (logs in " + dir + ")"));
+    }
     Result<RangeResult> nodes = api.List("/registry/nodes/", 500, 1s);
     up = nodes.ok() && nodes->kvs.size() >= 200;
     if (!up) std::this_thread::sleep_for(100ms);

@@ -151,6 +151,11 @@ NamespaceInfo ReadNamespace(std::string_view bytes) {
   return info;
 }
 
+ServiceAccountInfo ReadServiceAccount(std::string_view bytes) {
+  const api::ServiceAccount* sa = flatbuffers::GetRoot<api::ServiceAccount>(bytes.data());
+  return ServiceAccountInfo{sa->automount_service_account_token()};
+}
+
 ApiStatusInfo CannotBeHandled(const model::KindInfo& kind, std::string_view why) {
   const std::string k(kind.kind);
   return BadRequestStatus(k + " in version \"" + std::string(kind.api_version) + "\" cannot be handled as a " + k +
@@ -225,7 +230,8 @@ AdmitReply Admission::AdmitAs(const UserInfo& user, std::string_view manifest_te
                      .limit_ranges = cluster.limit_ranges,
                      .quotas = cluster.quotas,
                      .service_accounts = cluster.service_accounts,
-                     .now = clock_()};
+                     .now = clock_(),
+                     .rng = &rng_};
   for (const model::Decoded& d : *documents) {
     AdmissionOutcome out;
     out.kind = d.object.kind;
@@ -254,7 +260,7 @@ AdmitReply Admission::AdmitAs(const UserInfo& user, std::string_view manifest_te
     model::VisitKind(*kind, [&]<typename T>() { AdmitTyped<T>(d.object, ctx, out); });
     if (out.admitted() && kind->kind == "LimitRange") state.request_limit_ranges.push_back(out.bytes);
     if (out.admitted() && kind->kind == "ServiceAccount") {
-      state.request_service_accounts.insert(out.namespace_ + "/" + out.name);
+      state.request_service_accounts.insert_or_assign(out.namespace_ + "/" + out.name, ReadServiceAccount(out.bytes));
     }
     // The quotas this document was charged to: the request's documents
     // after it see them charged; the caller charges the stored ones.

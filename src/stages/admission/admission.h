@@ -293,9 +293,21 @@ using NamespaceLookup = std::function<Result<std::optional<NamespaceInfo>>(const
 using ResourceQuotaLister =
     std::function<Result<std::vector<api::ResourceQuotaT>>(const std::string& namespace_)>;
 
-// Whether a ServiceAccount is stored, as the ServiceAccount plugin asks. An
-// empty function stands for "every one exists".
-using ServiceAccountLookup = std::function<Result<bool>(const std::string& namespace_, const std::string& name)>;
+// The ConfigMap of every namespace that holds the cluster's CA certificate
+// (key ca.crt), which service account token volumes project.
+inline constexpr std::string_view kRootCaConfigMap = "kube-root-ca.crt";
+
+// A stored ServiceAccount as the ServiceAccount plugin reads it.
+struct ServiceAccountInfo {
+  std::optional<bool> automount_token;  // automountServiceAccountToken
+};
+// The ServiceAccount stored as namespace_/name, nullopt when there is none,
+// as the ServiceAccount plugin asks. An empty function stands for "every
+// one exists" (and says nothing of its token).
+using ServiceAccountLookup = std::function<Result<std::optional<ServiceAccountInfo>>(const std::string& namespace_,
+                                                                                    const std::string& name)>;
+// ServiceAccountInfo of a verified stored ServiceAccount.
+ServiceAccountInfo ReadServiceAccount(std::string_view bytes);
 
 // What admission reads from the cluster, answered by the caller. A member
 // left empty stands for "none stored" (for `namespaces`: every namespace
@@ -362,8 +374,22 @@ struct ChangeOutcome {
   ApiStatusInfo status;       // 200 when allowed, or why not
   Write write = Write::kNone; // kNone on success: nothing changed
   std::string bytes;          // the object as it is after the change (kDelete: as it was)
+  // An update that adds to what its quotas count (a Service turned
+  // NodePort, a claim asking for more): the quotas' keys and what it adds,
+  // charged by the caller in the write, as for a create (AdmissionOutcome).
+  std::vector<std::string> quota_keys;
+  std::map<std::string, model::Quantity> quota_usage;
+  std::vector<std::string> warnings;  // for the client (PodSecurity's warn level)
 
   bool ok() const { return status.success(); }
+};
+
+// Who asks for an update or patch, and what admission reads from the
+// cluster for it: the plugins that look at updates (PodSecurity,
+// ResourceQuota) run with them. Empty: no user, nothing stored.
+struct ChangeContext {
+  UserInfo user;
+  ClusterView cluster;
 };
 
 // metav1.DeleteOptions, the part podflow honours.
@@ -404,15 +430,17 @@ class Admission {
   // generation) carry over; generation grows when the spec changes. On the
   // main resource the status is kept; on `subresource` "status" only the
   // status changes. Scheme defaults and the kind's update validation
-  // (immutable fields, a pod's few mutable ones) apply. An object being
+  // (immutable fields, a pod's few mutable ones) apply, then the plugins
+  // that look at updates, as `context.user` asks it. An object being
   // deleted whose last finalizer goes is removed.
   ChangeOutcome Update(const model::KindInfo& kind, std::string_view namespace_, std::string_view name,
-                       std::string_view subresource, std::string_view object_text, const StoredObject& stored);
+                       std::string_view subresource, std::string_view object_text, const StoredObject& stored,
+                       const ChangeContext& context = {});
   // patch: `patch_text` (JSON or YAML) applied to `stored` as `type` says,
   // then the same as Update with the result.
   ChangeOutcome Patch(const model::KindInfo& kind, std::string_view namespace_, std::string_view name,
                       std::string_view subresource, model::PatchType type, std::string_view patch_text,
-                      const StoredObject& stored);
+                      const StoredObject& stored, const ChangeContext& context = {});
   // delete: a pod on a node is deleted gracefully (deletionTimestamp and
   // deletionGracePeriodSeconds set: the kubelet stops it, then removes it);
   // an object with finalizers waits for them (deletionTimestamp set);
@@ -423,7 +451,7 @@ class Admission {
  private:
   ChangeOutcome UpdateDecoded(const model::KindInfo& kind, std::string_view namespace_, std::string_view name,
                               std::string_view subresource, const model::Decoded& decoded,
-                              const StoredObject& stored);
+                              const StoredObject& stored, const ChangeContext& context);
 
   AdmissionConfig config_;
   Clock clock_;

@@ -120,12 +120,34 @@ std::string NamespaceManifest(std::string_view name) {
   return "apiVersion: v1\nkind: Namespace\nmetadata: {name: " + std::string(name) + "}\n";
 }
 
-// The `default` ServiceAccount of each namespace admitted in `outcomes`.
-std::string DefaultServiceAccounts(const std::vector<AdmissionOutcome>& outcomes) {
+// What every namespace admitted in `outcomes` is given, as Kubernetes'
+// controllers give it: its `default` ServiceAccount (the service account
+// controller) and, with the cluster's CA certificate `root_ca` (PEM), the
+// kube-root-ca.crt ConfigMap (the root CA certificate publisher).
+std::string NamespaceDefaults(const std::vector<AdmissionOutcome>& outcomes, const std::string& root_ca) {
   std::string manifest;
   for (const AdmissionOutcome& o : outcomes) {
     if (!o.admitted() || o.kind == nullptr || o.kind->kind != "Namespace") continue;
     manifest += "---\napiVersion: v1\nkind: ServiceAccount\nmetadata: {name: default, namespace: " + o.name + "}\n";
+    if (root_ca.empty()) continue;
+    model::Value meta = model::Value::Object();
+    meta.Set("name", model::Value::String(std::string(kRootCaConfigMap)));
+    meta.Set("namespace", model::Value::String(o.name));
+    model::Value annotations = model::Value::Object();
+    annotations.Set("kubernetes.io/description",
+                    model::Value::String("Contains a CA bundle that can be used to verify the kube-apiserver when "
+                                         "using internal endpoints such as the internal service IP or "
+                                         "kubernetes.default.svc. No other usage is guaranteed across distributions "
+                                         "of Kubernetes clusters."));
+    meta.Set("annotations", std::move(annotations));
+    model::Value data = model::Value::Object();
+    data.Set("ca.crt", model::Value::String(root_ca));
+    model::Value config_map = model::Value::Object();
+    config_map.Set("apiVersion", model::Value::String("v1"));
+    config_map.Set("kind", model::Value::String("ConfigMap"));
+    config_map.Set("metadata", std::move(meta));
+    config_map.Set("data", std::move(data));
+    manifest += "---\n" + model::ToJson(config_map) + "\n";
   }
   return manifest;
 }
@@ -167,22 +189,10 @@ void CreateAll(client::ApiClient& client, std::vector<AdmissionOutcome>& outcome
       // another create charged meanwhile fails the guard, and this one is
       // decided again on it.
       std::vector<TxnOp> charges;
-      for (const std::string& key : o.quota_keys) {
-        Result<std::optional<KeyValue>> stored = client.Get(key);
-        if (!stored.ok()) {
-          o.status = InternalErrorStatus(stored.status().ToString());
-          return client::Mutation::Skip();
-        }
-        if (!stored->has_value() || !model::VerifyObject(model::Kind("ResourceQuota"), (*stored)->value).ok()) {
-          continue;  // deleted since: nothing to charge
-        }
-        std::unique_ptr<api::ResourceQuotaT> quota = model::Unpack<api::ResourceQuota>((*stored)->value);
-        bool charged = false;
-        if (std::optional<std::string> why = ChargeQuota(*quota, *o.kind, o.quota_usage, &charged)) {
-          o.status = AdmissionForbiddenStatus(*o.kind, o.name, *why);
-          return client::Mutation::Skip();
-        }
-        if (charged) charges.push_back(PutOp{key, model::Pack(*quota), (*stored)->mod_revision});
+      if (std::optional<ApiStatusInfo> refused =
+              ChargeStoredQuotas(client, o.quota_keys, *o.kind, o.name, o.quota_usage, charges)) {
+        o.status = std::move(*refused);
+        return client::Mutation::Skip();
       }
       return client::Mutation::Put(o.bytes, std::move(charges));
     };
@@ -214,6 +224,26 @@ void CreateAll(client::ApiClient& client, std::vector<AdmissionOutcome>& outcome
 
 }  // namespace
 
+std::optional<ApiStatusInfo> ChargeStoredQuotas(client::ApiClient& client, const std::vector<std::string>& keys,
+                                               const model::KindInfo& kind, const std::string& name,
+                                               const std::map<std::string, model::Quantity>& usage,
+                                               std::vector<TxnOp>& charges) {
+  for (const std::string& key : keys) {
+    Result<std::optional<KeyValue>> stored = client.Get(key);
+    if (!stored.ok()) return InternalErrorStatus(stored.status().ToString());
+    if (!stored->has_value() || !model::VerifyObject(model::Kind("ResourceQuota"), (*stored)->value).ok()) {
+      continue;  // deleted since: nothing to charge
+    }
+    std::unique_ptr<api::ResourceQuotaT> quota = model::Unpack<api::ResourceQuota>((*stored)->value);
+    bool charged = false;
+    if (std::optional<std::string> why = ChargeQuota(*quota, kind, usage, &charged)) {
+      return AdmissionForbiddenStatus(kind, name, *why);
+    }
+    if (charged) charges.push_back(PutOp{key, model::Pack(*quota), (*stored)->mod_revision});
+  }
+  return std::nullopt;
+}
+
 Result<std::optional<NamespaceInfo>> AdmissionStage::LookupNamespace(client::ApiClient& client,
                                                                    const std::string& name) {
   const std::string key = model::ObjectKey(model::Kind("Namespace"), "", name);
@@ -223,12 +253,17 @@ Result<std::optional<NamespaceInfo>> AdmissionStage::LookupNamespace(client::Api
   return InfoOf(key, **stored);
 }
 
-Result<bool> AdmissionStage::LookupServiceAccount(client::ApiClient& client, const std::string& ns,
-                                                  const std::string& name) {
-  Result<std::optional<std::string>> stored =
-      StoredValue(*service_accounts_, client, model::ObjectKey(model::Kind("ServiceAccount"), ns, name));
+Result<std::optional<ServiceAccountInfo>> AdmissionStage::LookupServiceAccount(client::ApiClient& client,
+                                                                               const std::string& ns,
+                                                                               const std::string& name) {
+  const std::string key = model::ObjectKey(model::Kind("ServiceAccount"), ns, name);
+  Result<std::optional<std::string>> stored = StoredValue(*service_accounts_, client, key);
   if (!stored.ok()) return stored.status();
-  return stored->has_value();
+  if (!stored->has_value()) return std::optional<ServiceAccountInfo>();
+  if (!model::VerifyObject(model::Kind("ServiceAccount"), **stored).ok()) {
+    return Status::Corruption("the value stored at " + key + " is not a valid ServiceAccount");
+  }
+  return std::optional<ServiceAccountInfo>(ReadServiceAccount(**stored));
 }
 
 Result<std::vector<api::ResourceQuotaT>> AdmissionStage::QuotasIn(const std::string& ns) {
@@ -269,7 +304,7 @@ void AdmissionStage::Bootstrap() {
     made.namespaces = [](const std::string&) -> Result<std::optional<NamespaceInfo>> {
       return std::optional<NamespaceInfo>(NamespaceInfo{});
     };
-    AdmitReply accounts = worker->admission.AdmitAs(kApiServer, DefaultServiceAccounts(namespaces.results), made);
+    AdmitReply accounts = worker->admission.AdmitAs(kApiServer, NamespaceDefaults(namespaces.results, root_ca_), made);
     std::vector<AdmissionOutcome> all = std::move(namespaces.results);
     for (AdmissionOutcome& o : accounts.results) all.push_back(std::move(o));
     std::vector<int64_t> revisions(all.size(), 0);
@@ -315,6 +350,14 @@ Result<std::unique_ptr<AdmissionStage>> AdmissionStage::Create(pipeline::StageCo
   } else if (admin_token.status().code() != Code::kNotFound) {
     return admin_token.status();
   }
+  // The cluster's CA certificate, which every namespace's kube-root-ca.crt
+  // holds (none before the data dir has its credentials).
+  std::string root_ca;
+  if (Result<std::string> ca = pipeline::ReadRootCa(context.config.data_dir); ca.ok()) {
+    root_ca = std::move(*ca);
+  } else if (ca.status().code() != Code::kNotFound) {
+    return ca.status();
+  }
   Result<AdmissionConfig> config =
       ParseAdmissionConfig(context.config.Section("admission"), base_dir, std::move(generated));
   if (!config.ok()) return config.status();
@@ -322,7 +365,8 @@ Result<std::unique_ptr<AdmissionStage>> AdmissionStage::Create(pipeline::StageCo
   if (config->authorization_mode == "RBAC") {
     config->authorizer = Authorizer::Rbac([rbac] { return rbac->Current(); });
   }
-  return std::unique_ptr<AdmissionStage>(new AdmissionStage(context, std::move(*config), std::move(rbac)));
+  return std::unique_ptr<AdmissionStage>(
+      new AdmissionStage(context, std::move(*config), std::move(rbac), std::move(root_ca)));
 }
 
 Status AdmissionStage::Start() {
@@ -349,7 +393,10 @@ Status AdmissionStage::Start() {
       [this](const msg::Envelope& request, std::string_view, flatbuffers::FlatBufferBuilder& fbb) {
         return Handle(request, fbb);
       });
+  watch_server_ = std::make_unique<bus::StreamServer>(
+      context_.bus, context_.Endpoint("apiwatch"), [this](const msg::Envelope& open) { return OpenWatch(open); });
   Status started = server_->Start();
+  if (started.ok()) started = watch_server_->Start();
   // The runner stops only what started: a failed start stops its threads.
   if (!started.ok()) Stop();
   return started;
@@ -369,6 +416,7 @@ void AdmissionStage::Stop() {
   if (bootstrap_.joinable()) bootstrap_.join();
   if (namespace_finalizer_.joinable()) namespace_finalizer_.join();
   if (quota_controller_.joinable()) quota_controller_.join();
+  if (watch_server_) watch_server_->Stop();
   if (server_) server_->Stop();
   if (namespaces_) namespaces_->Stop();
   if (limit_ranges_) limit_ranges_->Stop();
@@ -442,9 +490,9 @@ AdmissionStage::Created AdmissionStage::CreateObjects(Worker& worker, std::strin
       Result<std::string> counted = CountStoredQuota(worker.client, o.key);
       if (counted.ok() && !counted->empty()) AwaitReplaced(*quotas_, o.key, o.bytes, stopping_);
     }
-    // Every new namespace gets its `default` ServiceAccount, as the
-    // service account controller makes it in Kubernetes.
-    const std::string accounts = DefaultServiceAccounts(admitted.results);
+    // Every new namespace gets its `default` ServiceAccount and the
+    // cluster's CA, as Kubernetes' controllers make them.
+    const std::string accounts = NamespaceDefaults(admitted.results, root_ca_);
     if (!accounts.empty()) {
       AdmitReply made = worker.admission.AdmitAs(kApiServer, accounts, view);
       std::vector<int64_t> made_revisions(made.results.size(), 0);

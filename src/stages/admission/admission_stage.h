@@ -4,7 +4,7 @@
 // created in the log with "must not exist" semantics; the reply carries one
 // Kubernetes-style status per document. An ApiRequest is one verb on one
 // resource (get, list, create, update, patch, delete, deletecollection),
-// as kube-apiserver serves it.
+// as kube-apiserver serves it; a watch is a stream on the apiwatch channel.
 #pragma once
 
 #include <atomic>
@@ -29,6 +29,16 @@ namespace podflow::admission {
 // refused, changes nothing, or is a dry run.
 client::Mutation MutationOf(const ChangeOutcome& decided, bool dry_run = false);
 
+// Charges `usage` (what the object `name` of `kind` counts for, or an
+// update adds) to the stored quotas `keys` as they are now: a guarded put
+// of each quota it adds to is appended to `charges`, for the transaction
+// that writes the object. Why not (a quota with no room left, or a read
+// that failed), in kube-apiserver's words.
+std::optional<ApiStatusInfo> ChargeStoredQuotas(client::ApiClient& client, const std::vector<std::string>& keys,
+                                               const model::KindInfo& kind, const std::string& name,
+                                               const std::map<std::string, model::Quantity>& usage,
+                                               std::vector<TxnOp>& charges);
+
 class AdmissionStage {
  public:
   static constexpr std::string_view kName = "admission";
@@ -47,8 +57,9 @@ class AdmissionStage {
     client::ApiClient client;
   };
 
-  AdmissionStage(pipeline::StageContext& context, AdmissionConfig config, std::shared_ptr<RbacStores> rbac)
-      : context_(context), config_(std::move(config)), rbac_(std::move(rbac)) {}
+  AdmissionStage(pipeline::StageContext& context, AdmissionConfig config, std::shared_ptr<RbacStores> rbac,
+                 std::string root_ca)
+      : context_(context), config_(std::move(config)), rbac_(std::move(rbac)), root_ca_(std::move(root_ca)) {}
   bus::ReplyBody Handle(const msg::Envelope& request, flatbuffers::FlatBufferBuilder& fbb);
 
   // What creating a manifest's documents came to.
@@ -61,14 +72,18 @@ class AdmissionStage {
   Created CreateObjects(Worker& worker, std::string_view token, std::string_view text, bool dry_run);
   // An ApiRequest: the verbs on one resource (api_requests.cc).
   bus::ReplyBody HandleApi(Worker& worker, const msg::ApiRequest& request, flatbuffers::FlatBufferBuilder& fbb);
+  // A watch a client opened on the apiwatch channel (api_watch.cc): the
+  // stream's source, or one that says why it was refused.
+  std::unique_ptr<bus::StreamSource> OpenWatch(const msg::Envelope& open);
   // NamespaceLifecycle's question: the store's answer, or the log's when
   // the store has not seen the namespace.
   Result<std::optional<NamespaceInfo>> LookupNamespace(client::ApiClient& client, const std::string& name);
   // LimitRanger's question: the LimitRanges the store holds for `ns`.
   Result<std::vector<api::LimitRangeT>> LimitRangesIn(const std::string& ns);
-  // The ServiceAccount plugin's: whether `ns`/`name` is stored (the
-  // store's answer, or the log's when the store has not seen it).
-  Result<bool> LookupServiceAccount(client::ApiClient& client, const std::string& ns, const std::string& name);
+  // The ServiceAccount plugin's: `ns`/`name` as stored (the store's
+  // answer, or the log's when the store has not seen it).
+  Result<std::optional<ServiceAccountInfo>> LookupServiceAccount(client::ApiClient& client, const std::string& ns,
+                                                                 const std::string& name);
   // The ResourceQuota plugin's: the quotas the store holds for `ns`.
   Result<std::vector<api::ResourceQuotaT>> QuotasIn(const std::string& ns);
   // What admission reads from the cluster, for one request of `worker`.
@@ -107,7 +122,9 @@ class AdmissionStage {
   pipeline::StageContext& context_;
   const AdmissionConfig config_;
   const std::shared_ptr<RbacStores> rbac_;  // what the RBAC authorizer reads
+  const std::string root_ca_;  // the cluster's CA certificate (PEM), "" when the data dir has none
   std::unique_ptr<bus::RpcServer> server_;
+  std::unique_ptr<bus::StreamServer> watch_server_;  // the apiwatch channel
 
   std::mutex pool_mu_;
   std::vector<std::unique_ptr<Worker>> pool_;  // GUARDED_BY(pool_mu_)

@@ -6,31 +6,23 @@
 
 #include "base/logging.h"
 #include "client/update.h"
+#include "client/wire.h"
 #include "model/fields.h"
 #include "model/kind_types.h"
 #include "model/labels.h"
 #include "model/objects.h"
 #include "stages/admission/admission_stage.h"
+#include "stages/admission/api_common.h"
 
 namespace podflow::admission {
 namespace {
-
-std::string Text(const flatbuffers::String* s) { return s ? s->str() : std::string(); }
-
-std::string_view Bytes(const flatbuffers::Vector<uint8_t>* v) {
-  return v ? std::string_view(reinterpret_cast<const char*>(v->data()), v->size()) : std::string_view();
-}
 
 // A reply: the status, the objects it carries, the revision it reflects.
 bus::ReplyBody Reply(flatbuffers::FlatBufferBuilder& fbb, const ApiStatusInfo& status,
                      const std::vector<KeyValue>& objects = {}, int64_t revision = 0,
                      const std::string& continue_token = {}, const std::vector<std::string>& warnings = {}) {
   std::vector<flatbuffers::Offset<msg::KeyValue>> kvs;
-  for (const KeyValue& kv : objects) {
-    kvs.push_back(msg::CreateKeyValue(fbb, fbb.CreateString(kv.key),
-                                      fbb.CreateVector(reinterpret_cast<const uint8_t*>(kv.value.data()), kv.value.size()),
-                                      kv.create_revision.value(), kv.mod_revision.value(), kv.version));
-  }
+  for (const KeyValue& kv : objects) kvs.push_back(client::ToMsg(fbb, kv));
   auto written = WriteApiStatus(fbb, status);
   auto reply = msg::CreateApiReply(fbb, written, fbb.CreateVector(kvs), revision,
                                    continue_token.empty() ? 0 : fbb.CreateString(continue_token),
@@ -41,37 +33,6 @@ bus::ReplyBody Reply(flatbuffers::FlatBufferBuilder& fbb, const ApiStatusInfo& s
 bus::ReplyBody Failed(flatbuffers::FlatBufferBuilder& fbb, const ApiStatusInfo& status) { return Reply(fbb, status); }
 
 ApiStatusInfo Unavailable(const Status& s) { return InternalErrorStatus(s.ToString()); }
-
-// The objects of a list that its selectors select. A stored value that is
-// not a valid object of the kind is logged and passed on as it is: the
-// client verifies what it reads, and names the key it could not use.
-struct Selection {
-  model::LabelSelector labels;
-  model::FieldSelector fields;
-
-  bool Selects(const model::KindInfo& kind, const KeyValue& kv) const {
-    static auto log = Logger("stage.admission");
-    const bool everything = labels.MatchesEverything() && fields.empty();
-    if (!model::VerifyObject(kind, kv.value).ok()) {
-      log->warn("{} is not a valid {}", kv.key, kind.kind);
-      return everything;  // no selector can say it is selected
-    }
-    if (everything) return true;
-    const model::Value object = model::ToValue(kind, kv.value);
-    return labels.Matches(model::LabelsOf(object)) && fields.Matches(object);
-  }
-};
-
-Result<Selection> ParseSelection(const model::KindInfo& kind, const msg::ApiRequest& request) {
-  Selection s;
-  Result<model::LabelSelector> labels = model::ParseLabelSelector(Text(request.label_selector()));
-  if (!labels.ok()) return labels.status();
-  Result<model::FieldSelector> fields = model::FieldSelector::Parse(kind, Text(request.field_selector()));
-  if (!fields.ok()) return fields.status();
-  s.labels = std::move(*labels);
-  s.fields = std::move(*fields);
-  return s;
-}
 
 // The body of a create as the URL places it: exactly one object, of the
 // URL's kind, in the URL's namespace (given it when it names none). Checked
@@ -120,6 +81,29 @@ bool HasStatus(const model::KindInfo& kind) {
 }
 
 }  // namespace
+
+bool Selection::Selects(const model::KindInfo& kind, const KeyValue& kv) const {
+  static auto log = Logger("stage.admission");
+  const bool everything = labels.MatchesEverything() && fields.empty();
+  if (!model::VerifyObject(kind, kv.value).ok()) {
+    log->warn("{} is not a valid {}", kv.key, kind.kind);
+    return everything;  // no selector can say it is selected
+  }
+  if (everything) return true;
+  const model::Value object = model::ToValue(kind, kv.value);
+  return labels.Matches(model::LabelsOf(object)) && fields.Matches(object);
+}
+
+Result<Selection> ParseSelection(const model::KindInfo& kind, const msg::ApiRequest& request) {
+  Selection s;
+  Result<model::LabelSelector> labels = model::ParseLabelSelector(Text(request.label_selector()));
+  if (!labels.ok()) return labels.status();
+  Result<model::FieldSelector> fields = model::FieldSelector::Parse(kind, Text(request.field_selector()));
+  if (!fields.ok()) return fields.status();
+  s.labels = std::move(*labels);
+  s.fields = std::move(*fields);
+  return s;
+}
 
 client::Mutation MutationOf(const ChangeOutcome& decided, bool dry_run) {
   if (!decided.ok() || dry_run || decided.write == ChangeOutcome::Write::kNone) return client::Mutation::Skip();
@@ -271,6 +255,9 @@ bus::ReplyBody AdmissionStage::HandleApi(Worker& worker, const msg::ApiRequest& 
   options.propagation_policy = Text(request.propagation_policy());
   const std::string_view body = Bytes(request.body());
 
+  // The plugins that look at updates read the cluster, as this user asks.
+  std::optional<Result<std::vector<PriorityClassInfo>>> classes;
+  const ChangeContext context{*user, View(worker, classes)};
   ChangeOutcome decided;
   bool decided_once = false;  // the stored object was read and decided on
   bool found = true;
@@ -287,9 +274,9 @@ bus::ReplyBody AdmissionStage::HandleApi(Worker& worker, const msg::ApiRequest& 
     seen = current->mod_revision.value();
     const StoredObject stored{current->key, current->value, current->mod_revision.value()};
     if (verb == "update") {
-      decided = worker.admission.Update(*kind, ns, name, subresource, body, stored);
+      decided = worker.admission.Update(*kind, ns, name, subresource, body, stored, context);
     } else if (verb == "patch") {
-      decided = worker.admission.Patch(*kind, ns, name, subresource, *patch_type, body, stored);
+      decided = worker.admission.Patch(*kind, ns, name, subresource, *patch_type, body, stored, context);
     } else {
       decided = worker.admission.Delete(*kind, stored, options);
     }
@@ -297,6 +284,18 @@ bus::ReplyBody AdmissionStage::HandleApi(Worker& worker, const msg::ApiRequest& 
       if (std::optional<std::string> why = config_.authorizer.Escalation(*user, *kind, decided.bytes)) {
         decided.status = model::AdmissionForbiddenStatus(*kind, name, *why);
       }
+    }
+    // What the update adds to its quotas, charged in the same write as a
+    // create's is: a quota changed meanwhile fails the guard, and the
+    // update is decided again on it.
+    if (decided.ok() && decided.write == ChangeOutcome::Write::kPut && !decided.quota_keys.empty() && !dry_run) {
+      std::vector<TxnOp> charges;
+      if (std::optional<ApiStatusInfo> refused =
+              ChargeStoredQuotas(worker.client, decided.quota_keys, *kind, name, decided.quota_usage, charges)) {
+        decided.status = std::move(*refused);
+        return client::Mutation::Skip();
+      }
+      return client::Mutation::Put(decided.bytes, std::move(charges));
     }
     return MutationOf(decided, dry_run);
   };
@@ -313,7 +312,7 @@ bus::ReplyBody AdmissionStage::HandleApi(Worker& worker, const msg::ApiRequest& 
   }
   const int64_t revision = outcome.written ? outcome.revision.value() : seen;
   KeyValue kv{key, decided.bytes, Revision(0), Revision(revision), 0};
-  return Reply(fbb, decided.status, {kv}, revision);
+  return Reply(fbb, decided.status, {kv}, revision, {}, decided.warnings);
 }
 
 }  // namespace podflow::admission

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <set>
 
+#include "model/objects.h"
+#include "model/quantity.h"
 #include "stages/admission/defaults.h"
 #include "stages/admission/kind_rules.h"
 #include "stages/admission/names.h"
@@ -310,6 +312,44 @@ void ValidateUpdate(const api::ResourceQuotaT& old, const api::ResourceQuotaT& q
   if (std::set<api::ResourceQuotaScope>(before.begin(), before.end()) !=
       std::set<api::ResourceQuotaScope>(after.begin(), after.end())) {
     out.push_back(FieldError::InvalidRendered("spec.scopes", GoScopes(after), "field is immutable"));
+  }
+}
+
+namespace {
+
+// The storage a claim asks for; zero when it names none (or none that parses).
+model::Quantity RequestedStorage(const api::PersistentVolumeClaimT& claim) {
+  if (claim.spec && claim.spec->resources) {
+    for (const auto& e : claim.spec->resources->requests) {
+      if (e && e->key == "storage") {
+        if (Result<model::Quantity> q = model::Quantity::Parse(e->value); q.ok()) return *q;
+      }
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+void ValidateUpdate(const api::PersistentVolumeClaimT& old, const api::PersistentVolumeClaimT& claim, Causes& out) {
+  if (!old.spec || !claim.spec) return;
+  // The spec as it would be if only what may change had changed.
+  api::PersistentVolumeClaimSpecT was = *old.spec;
+  if (was.volume_name.empty()) was.volume_name = claim.spec->volume_name;
+  const bool bound = claim.status && claim.status->phase == api::PersistentVolumeClaimPhase::Bound;
+  api::PersistentVolumeClaimSpecT now = *claim.spec;
+  now.volume_attributes_class_name = was.volume_attributes_class_name;
+  if (bound && now.resources && was.resources) {
+    api::VolumeResourceRequirementsT earlier = *was.resources;
+    now.resources->requests = std::move(earlier.requests);
+  }
+  if (model::Pack(now) != model::Pack(was)) {
+    out.push_back(FieldError::Forbidden(
+        "spec", "spec is immutable after creation except resources.requests and volumeAttributesClassName for bound "
+                "claims"));
+  }
+  if (RequestedStorage(claim) < RequestedStorage(old)) {
+    out.push_back(FieldError::Forbidden("spec.resources.requests.storage", "field can not be less than previous value"));
   }
 }
 

@@ -8,35 +8,13 @@
 #include "base/base64.h"
 #include "stages/admission/defaults.h"
 #include "stages/admission/kind_rules.h"
+#include "stages/admission/names.h"
 
 namespace podflow::admission {
 namespace {
 
 // ConfigMaps and Secrets may hold at most 1 MiB of data.
 constexpr int64_t kMaxDataBytes = 1024 * 1024;
-
-// IsConfigMapKey's messages.
-std::vector<std::string> ConfigKeyErrors(std::string_view key) {
-  std::vector<std::string> out;
-  if (key.size() > 253) out.push_back("must be no more than 253 characters");
-  bool ok = !key.empty();
-  for (char c : key) {
-    ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.');
-  }
-  if (!ok) {
-    out.push_back(
-        "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or "
-        "'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')");
-  }
-  if (key == ".") {
-    out.push_back("must not be '.'");
-  } else if (key == "..") {
-    out.push_back("must not be '..'");
-  } else if (key.starts_with("..")) {
-    out.push_back("must not start with '..'");
-  }
-  return out;
-}
 
 const api::StringEntryT* FindEntry(const std::vector<std::unique_ptr<api::StringEntryT>>& entries,
                                    std::string_view key) {
@@ -51,7 +29,7 @@ const api::StringEntryT* FindEntry(const std::vector<std::unique_ptr<api::String
 void ValidateData(Causes& out, const std::string& path, const std::vector<std::unique_ptr<api::StringEntryT>>& data,
                   bool base64, int64_t& bytes) {
   for (const auto& e : data) {
-    AddInvalid(out, path + "[" + e->key + "]", e->key, ConfigKeyErrors(e->key));
+    AddInvalid(out, path + "[" + e->key + "]", e->key, IsConfigMapKey(e->key));
     Result<std::string> decoded = base64 ? Base64Decode(e->value) : Result<std::string>(e->value);
     if (decoded.ok()) bytes += static_cast<int64_t>(decoded->size());
   }

@@ -111,6 +111,9 @@ void ValidateKind(const api::PodDisruptionBudgetT& pdb, Causes& out);
 void KeepAllocated(const api::NamespaceT& old, api::NamespaceT& ns);
 void ValidateUpdate(const api::NamespaceT& old, const api::NamespaceT& ns, Causes& out);
 void ValidateKind(const api::EndpointSliceT& slice, Causes& out);
+// A claim's spec is fixed once made, but for its volumeName (set once, by
+// the binder) and, on a bound claim, a larger storage request.
+void ValidateUpdate(const api::PersistentVolumeClaimT& old, const api::PersistentVolumeClaimT& claim, Causes& out);
 // A quota's hard limits name resources kube-apiserver knows, are
 // non-negative (whole numbers for object counts), its scopes fit its
 // resources and each other and never change; its status is the quota

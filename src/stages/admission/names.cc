@@ -1,6 +1,7 @@
 // Name, port and label syntax, worded as k8s.io/apimachinery validation.
 #include "stages/admission/names.h"
 
+#include <cctype>
 #include <regex>
 
 namespace podflow::admission {
@@ -159,6 +160,40 @@ bool IsIpv4(std::string_view s) {
   static const std::regex kIpv4(
       R"(^((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])$)");
   return std::regex_match(s.begin(), s.end(), kIpv4);
+}
+
+std::vector<std::string> IsConfigMapKey(std::string_view key) {
+  std::vector<std::string> out;
+  if (key.size() > 253) out.push_back("must be no more than 253 characters");
+  bool ok = !key.empty();
+  for (char c : key) {
+    ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.');
+  }
+  if (!ok) {
+    out.push_back(
+        "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or "
+        "'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')");
+  }
+  if (key == ".") {
+    out.push_back("must not be '.'");
+  } else if (key == "..") {
+    out.push_back("must not be '..'");
+  } else if (key.starts_with("..")) {
+    out.push_back("must not start with '..'");
+  }
+  return out;
+}
+
+std::vector<std::string> IsRelaxedEnvVarName(std::string_view value) {
+  std::vector<std::string> out;
+  if (value.empty()) out.push_back("environment variable name must be non-empty");
+  for (char c : value) {
+    if (c < ' ' || c > '~' || c == '=') {
+      out.push_back("a valid environment variable name must consist only of printable ASCII characters other than '='");
+      break;
+    }
+  }
+  return out;
 }
 
 }  // namespace podflow::admission

@@ -18,6 +18,11 @@ std::vector<std::string> IsValidPortName(std::string_view value);
 // A label or annotation key: [prefix/]name.
 std::vector<std::string> IsQualifiedName(std::string_view value);
 std::vector<std::string> IsValidLabelValue(std::string_view value);
+// A ConfigMap or Secret key (and the key an env var takes from one).
+std::vector<std::string> IsConfigMapKey(std::string_view value);
+// An environment variable name (or an envFrom prefix) as kube-apiserver
+// takes it since names were relaxed (v1.32): printable ASCII but '='.
+std::vector<std::string> IsRelaxedEnvVarName(std::string_view value);
 // IPv4 dotted quad.
 bool IsIpv4(std::string_view value);
 

@@ -11,6 +11,8 @@
 #include "stages/admission/admission.h"
 #include "stages/admission/defaults.h"
 #include "stages/admission/kind_rules.h"
+#include "stages/admission/plugins/plugin.h"
+#include "stages/admission/priority.h"
 #include "stages/admission/validation.h"
 
 namespace podflow::admission {
@@ -18,6 +20,13 @@ namespace {
 
 template <typename T>
 concept HasStatus = requires(T t) { t.status; };
+
+// What an update runs besides the objects: the plugins, as whom, and when.
+struct UpdateRun {
+  const AdmissionChain& plugins;
+  const ChangeContext& context;
+  std::chrono::system_clock::time_point now;
+};
 
 template <typename T>
 std::unique_ptr<T> Copy(const std::unique_ptr<T>& p) {
@@ -54,9 +63,20 @@ bool HasSpecFinalizers(const T&) {
 }
 bool HasSpecFinalizers(const api::NamespaceT& ns) { return ns.spec != nullptr && !ns.spec->finalizers.empty(); }
 
+// The plugins that look at updates, on the update of `old` to `next`:
+// why not, or nullopt with what they charged and warned of in `out`.
+template <typename T>
+std::optional<ApiStatusInfo> UpdatePlugins(const model::KindInfo& kind, T& next, const T& old,
+                                           std::string_view subresource, const UpdateRun& run, bool validating,
+                                           RequestState& state) {
+  const api::ObjectMetaT& meta = *next.metadata;
+  Attributes attributes(kind, meta.namespace_, meta.name, run.context.user, &next, &old, std::string(subresource));
+  return validating ? run.plugins.Validate(attributes, state) : run.plugins.Admit(attributes, state);
+}
+
 template <typename T>
 ChangeOutcome UpdateTyped(const model::KindInfo& kind, const model::Object& object, const StoredObject& stored,
-                          std::string_view subresource) {
+                          std::string_view subresource, const UpdateRun& run) {
   ChangeOutcome out;
   auto old = model::Unpack<typename T::TableType>(stored.bytes);
   auto next = model::Unpack<typename T::TableType>(object.bytes);
@@ -121,6 +141,17 @@ ChangeOutcome UpdateTyped(const model::KindInfo& kind, const model::Object& obje
   next->metadata->resource_version.clear();
   next->metadata->self_link.clear();
 
+  RequestPriorityClasses classes(run.context.cluster.priority_classes);
+  RequestState state{.namespaces = run.context.cluster.namespaces,
+                     .priority_classes = classes,
+                     .limit_ranges = run.context.cluster.limit_ranges,
+                     .quotas = run.context.cluster.quotas,
+                     .service_accounts = run.context.cluster.service_accounts,
+                     .now = run.now};
+  if (auto refused = UpdatePlugins(kind, *next, *old, subresource, run, false, state)) {
+    out.status = std::move(*refused);
+    return out;
+  }
   Causes causes = ValidateMeta(kind, *next->metadata);
   ValidateKind(*next, causes);
   ValidateUpdate(*old, *next, causes);
@@ -128,6 +159,13 @@ ChangeOutcome UpdateTyped(const model::KindInfo& kind, const model::Object& obje
     out.status = InvalidStatus(kind, was.name, std::move(causes));
     return out;
   }
+  if (auto refused = UpdatePlugins(kind, *next, *old, subresource, run, true, state)) {
+    out.status = std::move(*refused);
+    return out;
+  }
+  for (auto& [key, quota] : state.document_quotas) out.quota_keys.push_back(key);
+  if (!out.quota_keys.empty()) out.quota_usage = std::move(state.document_usage);
+  out.warnings = std::move(state.document_warnings);
   if (was.generation > 0 && SpecBytes(*old) != SpecBytes(*next)) next->metadata->generation = was.generation + 1;
 
   out.bytes = model::Pack(*next);
@@ -212,7 +250,7 @@ ChangeOutcome DeleteTyped(const model::KindInfo& kind, const StoredObject& store
 
 ChangeOutcome Admission::Update(const model::KindInfo& kind, std::string_view namespace_, std::string_view name,
                                 std::string_view subresource, std::string_view object_text,
-                                const StoredObject& stored) {
+                                const StoredObject& stored, const ChangeContext& context) {
   ChangeOutcome out;
   if (object_text.size() > kMaxRequestBytes) {
     out.status = model::RequestEntityTooLargeStatus(kMaxRequestBytes);
@@ -227,12 +265,12 @@ ChangeOutcome Admission::Update(const model::KindInfo& kind, std::string_view na
     out.status = BadRequestStatus("an update takes exactly one object, not " + std::to_string(documents->size()));
     return out;
   }
-  return UpdateDecoded(kind, namespace_, name, subresource, (*documents)[0], stored);
+  return UpdateDecoded(kind, namespace_, name, subresource, (*documents)[0], stored, context);
 }
 
 ChangeOutcome Admission::Patch(const model::KindInfo& kind, std::string_view namespace_, std::string_view name,
                                std::string_view subresource, model::PatchType type, std::string_view patch_text,
-                               const StoredObject& stored) {
+                               const StoredObject& stored, const ChangeContext& context) {
   ChangeOutcome out;
   if (patch_text.size() > kMaxRequestBytes) {
     out.status = model::RequestEntityTooLargeStatus(kMaxRequestBytes);
@@ -264,12 +302,13 @@ ChangeOutcome Admission::Patch(const model::KindInfo& kind, std::string_view nam
     out.status = Unprocessable(patched.status().message());
     return out;
   }
-  return UpdateDecoded(kind, namespace_, name, subresource, model::DecodeValue(*patched), stored);
+  return UpdateDecoded(kind, namespace_, name, subresource, model::DecodeValue(*patched), stored, context);
 }
 
 ChangeOutcome Admission::UpdateDecoded(const model::KindInfo& kind, std::string_view namespace_,
                                        std::string_view name, std::string_view subresource,
-                                       const model::Decoded& decoded, const StoredObject& stored) {
+                                       const model::Decoded& decoded, const StoredObject& stored,
+                                       const ChangeContext& context) {
   ChangeOutcome out;
   if (!decoded.status.ok()) {
     out.status = DecodeFailure(decoded);
@@ -294,7 +333,10 @@ ChangeOutcome Admission::UpdateDecoded(const model::KindInfo& kind, std::string_
     out.status = model::NoSuchResourceStatus();
     return out;
   }
-  model::VisitKind(kind, [&]<typename T>() { out = UpdateTyped<typename T::NativeTableType>(kind, object, stored, subresource); });
+  const UpdateRun run{config_.plugins, context, clock_()};
+  model::VisitKind(kind, [&]<typename T>() {
+    out = UpdateTyped<typename T::NativeTableType>(kind, object, stored, subresource, run);
+  });
   return out;
 }
 

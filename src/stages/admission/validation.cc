@@ -50,30 +50,209 @@ const api::QuantityEntryT* Find(const std::vector<std::unique_ptr<api::QuantityE
   return nullptr;
 }
 
-void ValidateResources(Causes& out, const std::string& path, const api::ResourceRequirementsT& r) {
-  auto negative = [](const std::string& text) {
-    Result<model::Quantity> q = model::Quantity::Parse(text);
-    return q.ok() && *q < model::Quantity();
-  };
-  for (const auto& e : r.limits) {
-    if (negative(e->value)) {
-      out.push_back(FieldError::Invalid(path + ".limits[" + e->key + "]", e->value,
-                                   "must be greater than or equal to 0"));
-    }
+// A resource Kubernetes defines itself: a bare name, or one under a
+// kubernetes.io domain.
+bool NativeResource(std::string_view name) {
+  return name.find('/') == std::string_view::npos || name.find("kubernetes.io/") != std::string_view::npos;
+}
+
+// An extended resource (`example.com/dongle`): not native, and a valid
+// name once quota prefixes it with `requests.`.
+bool ExtendedResource(std::string_view name) {
+  return !NativeResource(name) && !name.starts_with("requests.") &&
+         IsQualifiedName("requests." + std::string(name)).empty();
+}
+
+// A resource a container may ask for, as validateContainerResourceName
+// words it.
+void ValidateContainerResourceName(Causes& out, const std::string& at, const std::string& name) {
+  if (std::vector<std::string> errs = IsQualifiedName(name); !errs.empty()) {
+    AddInvalid(out, at, name, errs);
+    return;
   }
-  for (const auto& e : r.requests) {
-    if (negative(e->value)) {
-      out.push_back(FieldError::Invalid(path + ".requests[" + e->key + "]", e->value,
-                                   "must be greater than or equal to 0"));
+  if (name.find('/') == std::string::npos) {
+    // The standard names of any kind (quota's too), then a container's.
+    static const std::set<std::string_view> kStandard = {
+        "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory", "requests.ephemeral-storage",
+        "limits.cpu", "limits.memory", "limits.ephemeral-storage", "pods", "services", "replicationcontrollers",
+        "resourcequotas", "secrets", "configmaps", "persistentvolumeclaims", "storage", "requests.storage",
+        "services.nodeports", "services.loadbalancers"};
+    const bool hugepages = name.starts_with("hugepages-");
+    if (!hugepages && !kStandard.contains(name)) {
+      out.push_back(FieldError::Invalid(at, name, "must be a standard resource type or fully qualified"));
     }
+    if (!hugepages && name != "cpu" && name != "memory" && name != "ephemeral-storage") {
+      out.push_back(FieldError::Invalid(at, name, "must be a standard resource for containers"));
+    }
+  } else if (!NativeResource(name) && !ExtendedResource(name)) {
+    out.push_back(FieldError::Invalid(at, name, "doesn't follow extended resource name standard"));
+  }
+}
+
+// A container's requests and limits, as ValidateResourceRequirements has
+// them: known names, amounts not negative (whole ones for extended
+// resources), requests within limits; resources that cannot be
+// overcommitted (extended ones, hugepages) need a limit equal to the request.
+void ValidateResources(Causes& out, const std::string& path, const api::ResourceRequirementsT& r) {
+  auto amount = [&](const std::string& at, const api::QuantityEntryT& e) {
+    ValidateContainerResourceName(out, at, e.key);
+    Result<model::Quantity> q = model::Quantity::Parse(e.value);
+    if (!q.ok()) return;  // the codec refused it already
+    if (*q < model::Quantity()) out.push_back(FieldError::Invalid(at, e.value, "must be greater than or equal to 0"));
+    if (ExtendedResource(e.key) && q->MilliValue() % 1000 != 0) {
+      out.push_back(FieldError::Invalid(at, e.value, "must be an integer"));
+    }
+  };
+  for (const auto& e : r.limits) amount(path + ".limits[" + e->key + "]", *e);
+  for (const auto& e : r.requests) {
+    amount(path + ".requests[" + e->key + "]", *e);
+    const bool overcommit = NativeResource(e->key) && !e->key.starts_with("hugepages-");
     const api::QuantityEntryT* limit = Find(r.limits, e->key);
-    if (limit == nullptr) continue;
+    if (limit == nullptr) {
+      if (!overcommit) out.push_back(FieldError::Required(path + ".limits", "Limit must be set for non overcommitable resources"));
+      continue;
+    }
     Result<model::Quantity> req = model::Quantity::Parse(e->value);
     Result<model::Quantity> lim = model::Quantity::Parse(limit->value);
-    if (req.ok() && lim.ok() && *req > *lim) {
-      out.push_back(
-          FieldError::Invalid(path + ".requests", e->value,
-                         "must be less than or equal to " + e->key + " limit of " + limit->value));
+    if (!req.ok() || !lim.ok()) continue;
+    if (!overcommit && *req != *lim) {
+      out.push_back(FieldError::Invalid(path + ".requests", e->value,
+                                        "must be equal to " + e->key + " limit of " + limit->value));
+    } else if (*req > *lim) {
+      out.push_back(FieldError::Invalid(path + ".requests", e->value,
+                                        "must be less than or equal to " + e->key + " limit of " + limit->value));
+    }
+  }
+}
+
+// The name of an object a container reads from: required, a DNS subdomain.
+void ValidateSourceName(Causes& out, const std::string& at, const std::string& name) {
+  if (name.empty()) {
+    out.push_back(FieldError::Required(at));
+  } else {
+    AddInvalid(out, at, name, IsDns1123Subdomain(name));
+  }
+}
+
+// A key selector of a ConfigMap or Secret (validateConfigMapKeySelector).
+template <typename Selector>
+void ValidateKeySelector(Causes& out, const std::string& path, const Selector& s) {
+  AddInvalid(out, path + ".name", s.name, IsDns1123Subdomain(s.name));
+  if (s.key.empty()) {
+    out.push_back(FieldError::Required(path + ".key"));
+  } else {
+    AddInvalid(out, path + ".key", s.key, IsConfigMapKey(s.key));
+  }
+}
+
+// The downward API's fields an env var may read (validEnvDownwardAPIFieldPathExpressions).
+const std::vector<std::string>& EnvFieldPaths() {
+  static const std::vector<std::string> kPaths = {
+      "metadata.name", "metadata.namespace", "metadata.uid", "spec.nodeName", "spec.serviceAccountName",
+      "status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs"};
+  return kPaths;
+}
+
+// An env var's downward API field: one the API can convert
+// (ConvertDownwardAPIFieldLabel), and one an env var may read — a label or
+// annotation only by its key (`metadata.labels['app']`).
+void ValidateEnvFieldRef(Causes& out, const std::string& path, const api::ObjectFieldSelectorT& ref) {
+  const std::string& field = ref.field_path;
+  const std::string at = path + ".fieldPath";
+  if (field.empty()) {
+    out.push_back(FieldError::Required(at));
+    return;
+  }
+  auto unconvertible = [&](const std::string& why) {
+    out.push_back(FieldError::Invalid(at, field, "error converting fieldPath: " + why));
+  };
+  if (!ref.api_version.empty() && ref.api_version != "v1") return unconvertible("unsupported pod version: " + ref.api_version);
+  const size_t open = field.find("['");
+  if (open != std::string::npos && field.ends_with("']")) {
+    const std::string base = field.substr(0, open);
+    if (base != "metadata.labels" && base != "metadata.annotations") {
+      return unconvertible("field label does not support subscript: " + field);
+    }
+    return;
+  }
+  static const std::set<std::string_view> kConvertible = {
+      "metadata.annotations", "metadata.labels", "metadata.name", "metadata.namespace", "metadata.uid",
+      "spec.nodeName", "spec.restartPolicy", "spec.serviceAccountName", "spec.schedulerName", "status.phase",
+      "status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs"};
+  if (!kConvertible.contains(field)) return unconvertible("field label not supported: " + field);
+  if (std::find(EnvFieldPaths().begin(), EnvFieldPaths().end(), field) == EnvFieldPaths().end()) {
+    out.push_back(FieldError::NotSupported(at, field, EnvFieldPaths()));
+  }
+}
+
+void ValidateEnv(Causes& out, const std::string& path, const std::vector<std::unique_ptr<api::EnvVarT>>& env) {
+  for (size_t i = 0; i < env.size(); ++i) {
+    const api::EnvVarT& e = *env[i];
+    const std::string at = Index(path, i);
+    if (e.name.empty()) {
+      out.push_back(FieldError::Required(at + ".name"));
+    } else {
+      AddInvalid(out, at + ".name", e.name, IsRelaxedEnvVarName(e.name));
+    }
+    if (!e.value_from) continue;
+    const api::EnvVarSourceT& from = *e.value_from;
+    const std::string from_at = at + ".valueFrom";
+    int sources = 0;
+    if (from.field_ref) {
+      ++sources;
+      ValidateEnvFieldRef(out, from_at + ".fieldRef", *from.field_ref);
+    }
+    if (from.resource_field_ref) {
+      ++sources;
+      static const std::vector<std::string> kResources = {
+          "limits.cpu", "limits.ephemeral-storage", "limits.memory", "requests.cpu", "requests.ephemeral-storage",
+          "requests.memory"};
+      const std::string& resource = from.resource_field_ref->resource;
+      const bool hugepages = resource.starts_with("limits.hugepages-") || resource.starts_with("requests.hugepages-");
+      if (resource.empty()) {
+        out.push_back(FieldError::Required(from_at + ".resourceFieldRef.resource"));
+      } else if (!hugepages && std::find(kResources.begin(), kResources.end(), resource) == kResources.end()) {
+        out.push_back(FieldError::NotSupported(from_at + ".resourceFieldRef.resource", resource, kResources));
+      }
+    }
+    if (from.config_map_key_ref) {
+      ++sources;
+      ValidateKeySelector(out, from_at + ".configMapKeyRef", *from.config_map_key_ref);
+    }
+    if (from.secret_key_ref) {
+      ++sources;
+      ValidateKeySelector(out, from_at + ".secretKeyRef", *from.secret_key_ref);
+    }
+    if (sources == 0) {
+      out.push_back(FieldError::Invalid(
+          from_at, "", "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`"));
+    } else if (!e.value.empty()) {
+      out.push_back(FieldError::Invalid(from_at, "", "may not be specified when `value` is not empty"));
+    } else if (sources > 1) {
+      out.push_back(FieldError::Invalid(from_at, "", "may not have more than one field specified at a time"));
+    }
+  }
+}
+
+void ValidateEnvFrom(Causes& out, const std::string& path,
+                     const std::vector<std::unique_ptr<api::EnvFromSourceT>>& env_from) {
+  for (size_t i = 0; i < env_from.size(); ++i) {
+    const api::EnvFromSourceT& e = *env_from[i];
+    const std::string at = Index(path, i);
+    if (!e.prefix.empty()) AddInvalid(out, at + ".prefix", e.prefix, IsRelaxedEnvVarName(e.prefix));
+    int sources = 0;
+    if (e.config_map_ref) {
+      ++sources;
+      ValidateSourceName(out, at + ".configMapRef.name", e.config_map_ref->name);
+    }
+    if (e.secret_ref) {
+      ++sources;
+      ValidateSourceName(out, at + ".secretRef.name", e.secret_ref->name);
+    }
+    if (sources == 0) {
+      out.push_back(FieldError::Invalid(path, "", "must specify one of: `configMapRef` or `secretRef`"));
+    } else if (sources > 1) {
+      out.push_back(FieldError::Invalid(path, "", "may not have more than one field specified at a time"));
     }
   }
 }
@@ -97,8 +276,23 @@ void ValidateVolumeMounts(Causes& out, const std::string& path,
   }
 }
 
-// A probe has exactly one handler: the second one set is refused.
-void ValidateProbe(Causes& out, const std::string& path, const api::ProbeT* probe) {
+// A port a probe or hook names: a number 1-65535, or a port name.
+void ValidatePortNumOrName(Causes& out, const std::string& at, const api::IntOrStringT* port) {
+  if (port == nullptr) return;
+  if (port->type == api::IntOrStringType::String) {
+    AddInvalid(out, at, port->str_val, IsValidPortName(port->str_val));
+  } else {
+    ValidatePortNumber(out, at, port->int_val);
+  }
+}
+
+enum class ProbeKind { kLiveness, kReadiness, kStartup };
+
+// A probe has exactly one handler (the second one set is refused), a port
+// that can be one, and no negative numbers; liveness and startup probes
+// succeed at once (successThreshold 1), and only readiness probes may not
+// set their own grace period.
+void ValidateProbe(Causes& out, const std::string& path, const api::ProbeT* probe, ProbeKind kind) {
   if (probe == nullptr) return;
   int handlers = 0;
   for (auto [name, set] : {std::pair{"exec", probe->exec != nullptr}, std::pair{"httpGet", probe->http_get != nullptr},
@@ -112,6 +306,28 @@ void ValidateProbe(Causes& out, const std::string& path, const api::ProbeT* prob
     }
   }
   if (handlers == 0) out.push_back(FieldError::Required(path, "must specify a handler type"));
+  if (probe->http_get) ValidatePortNumOrName(out, path + ".httpGet.port", probe->http_get->port.get());
+  if (probe->tcp_socket) ValidatePortNumOrName(out, path + ".tcpSocket.port", probe->tcp_socket->port.get());
+  if (probe->grpc) ValidatePortNumber(out, path + ".grpc.port", probe->grpc->port);
+  for (auto [name, value] : {std::pair{".initialDelaySeconds", probe->initial_delay_seconds},
+                             std::pair{".timeoutSeconds", probe->timeout_seconds},
+                             std::pair{".periodSeconds", probe->period_seconds},
+                             std::pair{".successThreshold", probe->success_threshold},
+                             std::pair{".failureThreshold", probe->failure_threshold}}) {
+    if (value < 0) out.push_back(FieldError::InvalidInt(path + name, value, "must be greater than or equal to 0"));
+  }
+  if (probe->termination_grace_period_seconds && *probe->termination_grace_period_seconds <= 0) {
+    out.push_back(FieldError::InvalidInt(path + ".terminationGracePeriodSeconds",
+                                         *probe->termination_grace_period_seconds, "must be greater than 0"));
+  }
+  if (kind != ProbeKind::kReadiness && probe->success_threshold != 1) {
+    out.push_back(FieldError::InvalidInt(path + ".successThreshold", probe->success_threshold, "must be 1"));
+  }
+  if (kind == ProbeKind::kReadiness && probe->termination_grace_period_seconds) {
+    out.push_back(FieldError::InvalidInt(path + ".terminationGracePeriodSeconds",
+                                         *probe->termination_grace_period_seconds,
+                                         "must not be set for readinessProbes"));
+  }
 }
 
 void ValidateContainers(Causes& out, const std::string& path,
@@ -138,11 +354,13 @@ void ValidateContainers(Causes& out, const std::string& path,
           FieldError::Invalid(at + ".image", c.image, "must not have leading or trailing whitespace"));
     }
     ValidatePorts(out, at + ".ports", c.ports);
+    ValidateEnv(out, at + ".env", c.env);
+    ValidateEnvFrom(out, at + ".envFrom", c.env_from);
     ValidateVolumeMounts(out, at + ".volumeMounts", c.volume_mounts, volumes);
     if (c.resources) ValidateResources(out, at + ".resources", *c.resources);
-    ValidateProbe(out, at + ".livenessProbe", c.liveness_probe.get());
-    ValidateProbe(out, at + ".readinessProbe", c.readiness_probe.get());
-    ValidateProbe(out, at + ".startupProbe", c.startup_probe.get());
+    ValidateProbe(out, at + ".livenessProbe", c.liveness_probe.get(), ProbeKind::kLiveness);
+    ValidateProbe(out, at + ".readinessProbe", c.readiness_probe.get(), ProbeKind::kReadiness);
+    ValidateProbe(out, at + ".startupProbe", c.startup_probe.get(), ProbeKind::kStartup);
   }
 }
 

@@ -17,6 +17,22 @@ TEST_CASE("Go duration format, as kubelet messages print it") {
   CHECK(FormatRfc3339Micro(FromUnixMillis(1'714'564'800'250)) == "2024-05-01T12:00:00.250000Z");
 }
 
+TEST_CASE("Go durations read as time.ParseDuration reads them, and what FormatGoDuration writes reads back") {
+  CHECK(ParseGoDuration("0") == SimDuration(0));
+  CHECK(ParseGoDuration("300ms") == SimDuration(300));
+  CHECK(ParseGoDuration("1.5s") == SimDuration(1500));
+  CHECK(ParseGoDuration("2m") == SimDuration(120'000));
+  CHECK(ParseGoDuration("1h30m") == SimDuration(5'400'000));
+  CHECK(ParseGoDuration(".5s") == SimDuration(500));
+  for (int64_t ms : {0, 500, 1500, 15981, 123'250, 3'600'000, 90'061'001}) {
+    CHECK(ParseGoDuration(FormatGoDuration(SimDuration(ms))) == SimDuration(ms));
+  }
+  for (const char* bad : {"", "5", "s", "1x", "-1s", "1.s5", "1 s", "99999999999999999999h", "9999999999h"}) {
+    INFO(bad);
+    CHECK_FALSE(ParseGoDuration(bad).has_value());
+  }
+}
+
 TEST_CASE("IsRfc3339 checks the shape metav1.Time accepts") {
   CHECK(IsRfc3339("2024-01-02T03:04:05Z"));
   CHECK(IsRfc3339("2024-01-02t03:04:05.5z"));

@@ -44,14 +44,14 @@ TEST_CASE("The multi-process pipeline puts each stage in its own process") {
 
 TEST_CASE("Bad pipeline files are rejected naming the key") {
   const char* base_channels =
-      "channels: {submit: tcp://127.0.0.1:1, api: tcp://127.0.0.1:2, watch: tcp://127.0.0.1:3, "
+      "channels: {submit: tcp://127.0.0.1:1, apiwatch: tcp://127.0.0.1:4, api: tcp://127.0.0.1:2, watch: tcp://127.0.0.1:3, "
       "decisions: inproc://d, reports: inproc://r}\n";
   struct Case {
     std::string text;
     std::string error;
   };
   const Case cases[] = {
-      {"channels: {submit: tcp://x}\nprocesses: [{name: a, stages: []}]\n", "channels.api: Required value"},
+      {"channels: {submit: tcp://x}\nprocesses: [{name: a, stages: []}]\n", "channels.apiwatch: Required value"},
       {std::string(base_channels) + "processes: [{name: a, stages: [persistence, admission, scheduling, "
                                     "binding, runtime, proxy]}]\n",
        "no process runs stage \"status\""},

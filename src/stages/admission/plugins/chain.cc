@@ -91,6 +91,7 @@ Result<AdmissionChain> AdmissionChain::Create(const std::vector<std::string>& en
 
 std::optional<ApiStatusInfo> AdmissionChain::Admit(Attributes& attributes, RequestState& state) const {
   for (const auto& plugin : plugins_) {
+    if (!plugin->Handles(attributes.operation())) continue;
     if (std::optional<ApiStatusInfo> refused = plugin->Admit(attributes, state)) return refused;
   }
   return std::nullopt;
@@ -98,6 +99,7 @@ std::optional<ApiStatusInfo> AdmissionChain::Admit(Attributes& attributes, Reque
 
 std::optional<ApiStatusInfo> AdmissionChain::Validate(const Attributes& attributes, RequestState& state) const {
   for (const auto& plugin : plugins_) {
+    if (!plugin->Handles(attributes.operation())) continue;
     if (std::optional<ApiStatusInfo> refused = plugin->Validate(attributes, state)) return refused;
   }
   return std::nullopt;

@@ -31,10 +31,12 @@ struct RequestState {
   std::vector<std::string> request_limit_ranges;
   const ResourceQuotaLister& quotas;
   const ServiceAccountLookup& service_accounts;
-  // ServiceAccounts admitted earlier in the request, as "namespace/name".
-  std::set<std::string> request_service_accounts;
+  // ServiceAccounts admitted earlier in the request, by "namespace/name".
+  std::map<std::string, ServiceAccountInfo> request_service_accounts;
   // The request's time (a deleted pod's grace running out).
   std::chrono::system_clock::time_point now;
+  // Draws the names plugins generate (the token volume's); null: none drawn.
+  std::mt19937_64* rng = nullptr;
   // Quotas (by key) as the request's documents so far have charged them.
   std::map<std::string, api::ResourceQuotaT> request_quotas;
   // What the document being admitted is charged: the quotas as they are
@@ -49,11 +51,28 @@ struct RequestState {
 // stored one (none when it does not exist).
 Result<std::map<std::string, std::string>> NamespaceLabels(const std::string& ns, const RequestState& state);
 
+// What a request does to the object (admission.Operation), for the
+// operations plugins look at.
+enum class Operation { kCreate, kUpdate };
+
 // One document as the plugins see it (admission.Attributes).
 class Attributes {
  public:
   Attributes(const model::KindInfo& kind, std::string ns, std::string name, const UserInfo& user, void* object)
       : kind_(kind), ns_(std::move(ns)), name_(std::move(name)), user_(user), object_(object) {}
+  // An update of `old_object` (its native type, as stored) to `object`,
+  // on the main resource or on `subresource`.
+  Attributes(const model::KindInfo& kind, std::string ns, std::string name, const UserInfo& user, void* object,
+             const void* old_object, std::string subresource)
+      : kind_(kind), ns_(std::move(ns)), name_(std::move(name)), user_(user), object_(object),
+        operation_(Operation::kUpdate), old_object_(old_object), subresource_(std::move(subresource)) {}
+
+  Operation operation() const { return operation_; }
+  // An update's subresource ("status"), empty for the object itself.
+  const std::string& subresource() const { return subresource_; }
+  // An update: the object as it was stored, seen as a create of it would
+  // be (same kind, namespace and name). REQUIRES: operation() is kUpdate.
+  Attributes Old() const { return Attributes(kind_, ns_, name_, user_, const_cast<void*>(old_object_)); }
 
   const model::KindInfo& kind() const { return kind_; }
   const std::string& namespace_() const { return ns_; }
@@ -76,11 +95,17 @@ class Attributes {
   std::string name_;
   const UserInfo& user_;
   void* object_;
+  Operation operation_ = Operation::kCreate;
+  const void* old_object_ = nullptr;
+  std::string subresource_;
 };
 
 class Plugin {
  public:
   virtual ~Plugin() = default;
+  // Whether the plugin looks at `op` (admission.Handler.Handles): creates
+  // only, unless it says otherwise.
+  virtual bool Handles(Operation op) const { return op == Operation::kCreate; }
   // Mutating phase: may change the object; a status refuses it.
   virtual std::optional<ApiStatusInfo> Admit(Attributes&, RequestState&) const { return std::nullopt; }
   // Validating phase, on the valid object: a status refuses it.

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <set>
 
+#include "model/objects.h"
 #include "stages/admission/plugins/plugin.h"
 #include "stages/admission/validation.h"
 
@@ -536,13 +537,57 @@ const api::PodTemplateSpecT* TemplateOf(const Attributes& a) {
   return nullptr;
 }
 
+// Whether a pod update changes what PodSecurity checks, as its
+// isSignificantPodUpdate decides: the seccomp annotations, the number of
+// containers or init containers, or a container's image. Anything else
+// (labels, tolerations, gates, activeDeadlineSeconds) is let through
+// unchecked, so that a pod admitted before its namespace tightened can
+// still be updated.
+bool SignificantPodUpdate(const api::PodT& pod, const api::PodT& old) {
+  auto annotation = [](const api::PodT& p, std::string_view key) -> std::string {
+    if (!p.metadata) return "";
+    for (const auto& a : p.metadata->annotations) {
+      if (a && a->key == key) return a->value;
+    }
+    return "";
+  };
+  constexpr std::string_view kSeccompPod = "seccomp.security.alpha.kubernetes.io/pod";
+  constexpr std::string_view kSeccompContainer = "container.seccomp.security.alpha.kubernetes.io/";
+  if (annotation(pod, kSeccompPod) != annotation(old, kSeccompPod)) return true;
+  if (!pod.spec || !old.spec) return pod.spec != nullptr || old.spec != nullptr;
+  auto containers_differ = [&](const auto& now, const auto& before) {
+    if (now.size() != before.size()) return true;
+    for (size_t i = 0; i < now.size(); ++i) {
+      if (now[i]->image != before[i]->image) return true;
+      const std::string key = std::string(kSeccompContainer) + now[i]->name;
+      if (annotation(pod, key) != annotation(old, key)) return true;
+    }
+    return false;
+  };
+  return containers_differ(pod.spec->containers, old.spec->containers) ||
+         containers_differ(pod.spec->init_containers, old.spec->init_containers);
+}
+
 class PodSecurity : public Plugin {
  public:
+  bool Handles(Operation) const override { return true; }
+
   std::optional<ApiStatusInfo> Validate(const Attributes& a, RequestState& state) const override {
     const api::PodT* pod = a.As<api::PodT>();
     const api::PodTemplateSpecT* tmpl = pod == nullptr ? TemplateOf(a) : nullptr;
     const api::PodSpecT* spec = pod ? pod->spec.get() : tmpl ? tmpl->spec.get() : nullptr;
     if (spec == nullptr) return std::nullopt;
+    if (a.operation() == Operation::kUpdate) {
+      // A status write changes nothing checked; an update only when it
+      // changes what is (kube's pod and pod-controller rules).
+      if (!a.subresource().empty()) return std::nullopt;
+      const Attributes old = a.Old();
+      if (pod != nullptr && !SignificantPodUpdate(*pod, *old.As<api::PodT>())) return std::nullopt;
+      if (tmpl != nullptr) {
+        const api::PodTemplateSpecT* before = TemplateOf(old);
+        if (before != nullptr && model::Pack(*before) == model::Pack(*tmpl)) return std::nullopt;
+      }
+    }
     const api::ObjectMetaT* meta = pod ? pod->metadata.get() : tmpl->metadata.get();
     Result<std::map<std::string, std::string>> labels = NamespaceLabels(a.namespace_(), state);
     if (!labels.ok()) return InternalErrorStatus(labels.status().ToString());

@@ -4,6 +4,9 @@
 // quota, and what the object counts for must fit each quota's hard limits
 // beside what is used. The charge is handed to the caller, who adds it to
 // the stored quotas in the write that creates the object (quota.h).
+// An update is charged what it adds: a Service that becomes a NodePort or
+// LoadBalancer, a claim that asks for more storage (kube-apiserver's
+// evaluators handle no other update; pods' resources cannot change).
 #include "model/objects.h"
 #include "stages/admission/plugins/plugin.h"
 #include "stages/admission/quota.h"
@@ -11,16 +14,41 @@
 namespace podflow::admission {
 namespace {
 
+QuotaObject ObjectOf(const Attributes& a, const RequestState& state) {
+  return {a.kind(), a.As<api::PodT>(), a.As<api::ServiceT>(), a.As<api::PersistentVolumeClaimT>(), state.now};
+}
+
+// What an update adds: each amount that grew, by how much (kube's
+// SubtractWithNonNegativeResult, zeros removed).
+ResourceUsage Added(const ResourceUsage& now, const ResourceUsage& before) {
+  ResourceUsage added;
+  for (const auto& [name, amount] : now) {
+    model::Quantity grown = amount;
+    if (auto it = before.find(name); it != before.end()) grown -= it->second;
+    if (grown > model::Quantity()) added.emplace(name, grown);
+  }
+  return added;
+}
+
 class ResourceQuota : public Plugin {
  public:
+  bool Handles(Operation) const override { return true; }
+
   std::optional<ApiStatusInfo> Validate(const Attributes& a, RequestState& state) const override {
     if (!a.kind().namespaced || !state.quotas) return std::nullopt;
+    const bool update = a.operation() == Operation::kUpdate;
+    if (update && (!a.subresource().empty() || (a.kind().kind != "Service" && a.kind().kind != "PersistentVolumeClaim"))) {
+      return std::nullopt;
+    }
+    const QuotaObject object = ObjectOf(a, state);
+    ResourceUsage usage = UsageOf(object);
+    if (update) {
+      usage = Added(usage, UsageOf(ObjectOf(a.Old(), state)));
+      if (usage.empty()) return std::nullopt;
+    }
     Result<std::vector<api::ResourceQuotaT>> stored = state.quotas(a.namespace_());
     if (!stored.ok()) return InternalErrorStatus(stored.status().ToString());
     if (stored->empty()) return std::nullopt;
-    const QuotaObject object{a.kind(), a.As<api::PodT>(), a.As<api::ServiceT>(), a.As<api::PersistentVolumeClaimT>(),
-                             state.now};
-    const ResourceUsage usage = UsageOf(object);
     for (api::ResourceQuotaT& quota : *stored) {
       if (!quota.metadata) continue;
       const std::string key = model::ObjectKey(model::Kind("ResourceQuota"), a.namespace_(), quota.metadata->name);

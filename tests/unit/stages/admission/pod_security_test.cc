@@ -191,3 +191,48 @@ spec:
 
 }  // namespace
 }  // namespace podflow::admission
+
+namespace podflow::admission {
+namespace {
+
+TEST_CASE("PodSecurity on updates: a changed image is checked, a label change is not, a status write never",
+          "[admission][podsecurity]") {
+  // A pod admitted while the namespace allowed it.
+  AdmissionOutcome admitted = AdmitIn({}, std::string(kBaselinePod));
+  REQUIRE(admitted.admitted());
+  const StoredObject stored{admitted.key, admitted.bytes, 5};
+  Admission admission = testing::TestAdmission();
+  ChangeContext context;
+  context.cluster.namespaces = testing::Labelled({{"pod-security.kubernetes.io/enforce", "baseline"},
+                                                  {"pod-security.kubernetes.io/warn", "restricted"}});
+  // A label: let through, though the pod breaks the level now enforced.
+  ChangeOutcome labelled = admission.Patch(model::Kind("Pod"), "default", "nginx", "", model::PatchType::kMerge,
+                                           R"({"metadata":{"labels":{"tier":"web"}}})", stored, context);
+  INFO(labelled.status.message);
+  CHECK(labelled.ok());
+  CHECK(labelled.warnings.empty());
+  // A status write: never checked.
+  ChangeOutcome status = admission.Patch(model::Kind("Pod"), "default", "nginx", "status", model::PatchType::kMerge,
+                                         R"({"status":{"message":"hi"}})", stored, context);
+  CHECK(status.ok());
+  // A new image: the whole pod is checked against the level, as on create.
+  ChangeOutcome image = admission.Patch(model::Kind("Pod"), "default", "nginx", "", model::PatchType::kJson,
+                                        R"([{"op":"replace","path":"/spec/containers/0/image","value":"nginx:1.27"}])",
+                                        stored, context);
+  CHECK(image.status.code == 403);
+  CHECK(image.status.message.starts_with(
+      "pods \"nginx\" is forbidden: violates PodSecurity \"baseline:latest\": host namespaces (hostNetwork=true)"));
+  CHECK(image.write == ChangeOutcome::Write::kNone);
+
+  // Under warn only, the same update goes through with the warning.
+  context.cluster.namespaces = testing::Labelled({{"pod-security.kubernetes.io/warn", "baseline"}});
+  ChangeOutcome warned = admission.Patch(model::Kind("Pod"), "default", "nginx", "", model::PatchType::kJson,
+                                         R"([{"op":"replace","path":"/spec/containers/0/image","value":"nginx:1.27"}])",
+                                         stored, context);
+  CHECK(warned.ok());
+  REQUIRE(warned.warnings.size() == 1);
+  CHECK(warned.warnings[0].starts_with("would violate PodSecurity \"baseline:latest\": host namespaces"));
+}
+
+}  // namespace
+}  // namespace podflow::admission

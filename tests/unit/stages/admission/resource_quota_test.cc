@@ -302,3 +302,84 @@ TEST_CASE("ResourceQuota: a quota's own validation", "[admission][quota]") {
 
 }  // namespace
 }  // namespace podflow::admission
+
+namespace podflow::admission {
+namespace {
+
+TEST_CASE("ResourceQuota on updates: a Service made NodePort and a claim grown are charged what they add",
+          "[admission][quota]") {
+  std::vector<api::ResourceQuotaT> quotas;
+  quotas.push_back(Counted(R"(apiVersion: v1
+kind: ResourceQuota
+metadata: {name: storage-and-ports}
+spec:
+  hard: {services.nodeports: "1", requests.storage: 10Gi, persistentvolumeclaims: "5"}
+)"));
+  std::vector<AdmissionOutcome> created = Admit(R"(apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec: {selector: {app: web}, ports: [{port: 80, name: a}, {port: 81, name: b}]}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: data}
+spec:
+  accessModes: [ReadWriteOnce]
+  resources: {requests: {storage: 4Gi}}
+)",
+                                                quotas);
+  REQUIRE(created.size() == 2);
+  REQUIRE(created[0].admitted());
+  REQUIRE(created[1].admitted());
+  for (const AdmissionOutcome& o : created) {
+    bool charged = false;
+    REQUIRE_FALSE(ChargeQuota(quotas[0], *o.kind, o.quota_usage, &charged).has_value());
+  }
+  CHECK(List(quotas[0].status->used).at("requests.storage") == "4Gi");
+  Admission admission = testing::TestAdmission();
+  ChangeContext context;
+  context.cluster.quotas = Lister(quotas);
+  auto patch = [&](const AdmissionOutcome& o, const std::string& body) {
+    return admission.Patch(*o.kind, "default", o.name, "", model::PatchType::kMerge, body,
+                           StoredObject{o.key, o.bytes, 7}, context);
+  };
+
+  // Two node ports where the quota has room for one.
+  ChangeOutcome nodeport = patch(created[0], R"({"spec":{"type":"NodePort"}})");
+  CHECK(nodeport.status.message ==
+        "services \"web\" is forbidden: exceeded quota: storage-and-ports, requested: services.nodeports=2, used: "
+        "services.nodeports=0, limited: services.nodeports=1");
+  // A label adds nothing: nothing to charge.
+  ChangeOutcome labelled = patch(created[0], R"({"metadata":{"labels":{"a":"b"}}})");
+  CHECK(labelled.ok());
+  CHECK(labelled.quota_keys.empty());
+  // An unbound claim may not grow; a bound one may, and is charged 4Gi
+  // for 4Gi -> 8Gi; 12Gi would add 8Gi over the 6Gi left; less is refused.
+  ChangeOutcome unbound = patch(created[1], R"({"spec":{"resources":{"requests":{"storage":"8Gi"}}}})");
+  CHECK(unbound.status.message ==
+        "PersistentVolumeClaim \"data\" is invalid: spec: Forbidden: spec is immutable after creation except "
+        "resources.requests and volumeAttributesClassName for bound claims");
+  ChangeOutcome bound = admission.Patch(*created[1].kind, "default", "data", "status", model::PatchType::kMerge,
+                                        R"({"status":{"phase":"Bound"}})",
+                                        StoredObject{created[1].key, created[1].bytes, 7}, context);
+  REQUIRE(bound.ok());
+  AdmissionOutcome claim = created[1];
+  claim.bytes = bound.bytes;
+  ChangeOutcome grown = patch(claim, R"({"spec":{"resources":{"requests":{"storage":"8Gi"}}}})");
+  INFO(grown.status.message);
+  REQUIRE(grown.ok());
+  CHECK(grown.quota_keys == std::vector<std::string>{model::ObjectKey(model::Kind("ResourceQuota"), "default",
+                                                                      "storage-and-ports")});
+  CHECK(grown.quota_usage == ResourceUsage{{"requests.storage", *model::Quantity::Parse("4Gi")}});
+  ChangeOutcome too_big = patch(claim, R"({"spec":{"resources":{"requests":{"storage":"12Gi"}}}})");
+  CHECK(too_big.status.message ==
+        "persistentvolumeclaims \"data\" is forbidden: exceeded quota: storage-and-ports, requested: "
+        "requests.storage=8Gi, used: requests.storage=4Gi, limited: requests.storage=10Gi");
+  ChangeOutcome shrunk = patch(claim, R"({"spec":{"resources":{"requests":{"storage":"1Gi"}}}})");
+  CHECK(shrunk.status.message ==
+        "PersistentVolumeClaim \"data\" is invalid: spec.resources.requests.storage: Forbidden: field can not be "
+        "less than previous value");
+}
+
+}  // namespace
+}  // namespace podflow::admission

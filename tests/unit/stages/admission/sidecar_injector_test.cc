@@ -62,9 +62,12 @@ TEST_CASE("Sidecar injector: a selected pod gets the rule's sidecar and volumes,
   CHECK(shipper.restart_policy == "Always");
   CHECK(shipper.image_pull_policy == api::PullPolicy::IfNotPresent);
   CHECK(shipper.termination_message_path == "/dev/termination-log");
-  // The pod's own `logs` volume is kept, not replaced.
-  REQUIRE(pod->spec->volumes.size() == 1);
+  // The pod's own `logs` volume is kept, not replaced (beside it, the
+  // ServiceAccount plugin's token volume).
+  REQUIRE(pod->spec->volumes.size() == 2);
+  CHECK(pod->spec->volumes[0]->name == "logs");
   CHECK(pod->spec->volumes[0]->empty_dir != nullptr);
+  CHECK(pod->spec->volumes[1]->name.starts_with("kube-api-access-"));
 
   // Not selected: another app, or a namespace without the label.
   std::string other = kWeb;

@@ -1,0 +1,227 @@
+// The API's watches, as kube-apiserver streams them: a watch on one
+// resource is authorized like any verb, then follows the event log from the
+// revision it names (or from the current objects, sent first as ADDED) and
+// turns each change into ADDED, MODIFIED or DELETED as the watch's
+// selectors see it: an object that stops being selected is DELETED, one
+// that starts is ADDED. BOOKMARK events mark the revision while nothing
+// changes; a revision the log has compacted away ends the watch with
+// 410 Expired, which tells the client to list again.
+#include <deque>
+#include <limits>
+
+#include "base/logging.h"
+#include "client/wire.h"
+#include "model/objects.h"
+#include "stages/admission/admission_stage.h"
+#include "stages/admission/api_common.h"
+
+namespace podflow::admission {
+namespace {
+
+// Events per frame when the current objects are sent at the start.
+constexpr size_t kInitialPerFrame = 100;
+// How often the log watch reports progress while idle: the bookmark
+// period, and how soon a lost log stream is noticed.
+constexpr std::chrono::milliseconds kProgress{1000};
+
+struct ApiEvent {
+  std::string_view type;  // ADDED MODIFIED DELETED BOOKMARK
+  KeyValue object;
+};
+
+bus::ReplyBody Frame(flatbuffers::FlatBufferBuilder& fbb, const std::vector<ApiEvent>& events,
+                     const std::optional<ApiStatusInfo>& error = std::nullopt, bool end = false) {
+  std::vector<flatbuffers::Offset<msg::ApiWatchEvent>> out;
+  for (const ApiEvent& e : events) {
+    out.push_back(msg::CreateApiWatchEvent(fbb, fbb.CreateString(e.type), client::ToMsg(fbb, e.object)));
+  }
+  if (error) {
+    auto status = WriteApiStatus(fbb, *error);
+    out.push_back(msg::CreateApiWatchEvent(fbb, fbb.CreateString("ERROR"), 0, status));
+  }
+  return {msg::Body::ApiWatchFrame, msg::CreateApiWatchFrame(fbb, fbb.CreateVector(out), end || error).Union()};
+}
+
+// A watch refused when it was opened: one ERROR, then the end.
+class RefusedWatch final : public bus::StreamSource {
+ public:
+  explicit RefusedWatch(ApiStatusInfo why) : why_(std::move(why)) {}
+  Next Produce(flatbuffers::FlatBufferBuilder& fbb) override { return {Frame(fbb, {}, why_), true}; }
+  bool Behind() const override { return true; }
+
+ private:
+  const ApiStatusInfo why_;
+};
+
+class ApiWatch final : public bus::StreamSource {
+ public:
+  ApiWatch(const model::KindInfo& kind, Selection selection, std::unique_ptr<client::RemoteWatcher> watcher,
+           std::deque<ApiEvent> initial, int64_t from, bool bookmarks,
+           std::optional<std::chrono::steady_clock::time_point> deadline)
+      : kind_(kind), selection_(std::move(selection)), watcher_(std::move(watcher)), pending_(std::move(initial)),
+        from_(from), bookmarks_(bookmarks), deadline_(deadline) {}
+
+  Next Produce(flatbuffers::FlatBufferBuilder& fbb) override {
+    more_ = false;
+    if (!pending_.empty()) {
+      std::vector<ApiEvent> events;
+      while (!pending_.empty() && events.size() < kInitialPerFrame) {
+        events.push_back(std::move(pending_.front()));
+        pending_.pop_front();
+      }
+      more_ = !pending_.empty();
+      return {Frame(fbb, events)};
+    }
+    if (deadline_ && std::chrono::steady_clock::now() >= *deadline_) return {Frame(fbb, {}, std::nullopt, true), true};
+    WatchBatch batch = watcher_->Next(std::chrono::milliseconds(0));
+    switch (batch.kind) {
+      case WatchBatch::Kind::kTimedOut:
+        return {};
+      case WatchBatch::Kind::kProgress:
+        more_ = true;
+        return Bookmark(fbb, batch.revision);
+      case WatchBatch::Kind::kEvents: {
+        more_ = true;
+        std::vector<ApiEvent> events = Convert(batch);
+        // Changes the selection does not see still move the watch on: a
+        // bookmark now and then, so that its client hears from it.
+        if (events.empty()) {
+          if (std::chrono::steady_clock::now() - last_frame_ < kProgress) return {};
+          return Bookmark(fbb, batch.revision);
+        }
+        last_frame_ = std::chrono::steady_clock::now();
+        return {Frame(fbb, events)};
+      }
+      case WatchBatch::Kind::kCompacted:
+        // kube-apiserver's words: the revision asked for, and the newest
+        // one the log can no longer start after.
+        return {Frame(fbb, {},
+                      ApiStatusInfo{"Failure", 410, "Expired",
+                                    "too old resource version: " + std::to_string(from_) + " (" +
+                                        std::to_string(batch.revision.value() - 1) + ")",
+                                    {}}),
+                true};
+      case WatchBatch::Kind::kClosed:
+      case WatchBatch::Kind::kError:
+        return {Frame(fbb, {},
+                      InternalErrorStatus("the watch on the event log ended (" + batch.status.ToString() +
+                                          "); list and watch again")),
+                true};
+    }
+    return {};
+  }
+
+  bool Behind() const override { return more_; }
+
+ private:
+  Next Bookmark(flatbuffers::FlatBufferBuilder& fbb, Revision revision) {
+    if (!bookmarks_) return {};
+    last_frame_ = std::chrono::steady_clock::now();
+    return {Frame(fbb, {{"BOOKMARK", KeyValue{"", "", Revision(0), revision, 0}}})};
+  }
+
+  // One revision's changes as the watch's selection sees them.
+  std::vector<ApiEvent> Convert(const WatchBatch& batch) const {
+    std::vector<ApiEvent> events;
+    for (const WatchEvent& e : batch.events) {
+      const bool was = e.prev_kv.has_value() && selection_.Selects(kind_, *e.prev_kv);
+      const bool is = e.type == ChangeType::kPut && selection_.Selects(kind_, e.kv);
+      if (is) {
+        events.push_back({was ? "MODIFIED" : "ADDED", e.kv});
+      } else if (was) {
+        // As it last was, at the revision it went.
+        KeyValue gone = *e.prev_kv;
+        gone.mod_revision = e.kv.mod_revision;
+        events.push_back({"DELETED", std::move(gone)});
+      }
+    }
+    return events;
+  }
+
+  const model::KindInfo& kind_;
+  const Selection selection_;
+  std::unique_ptr<client::RemoteWatcher> watcher_;
+  std::deque<ApiEvent> pending_;  // the current objects, for a watch that asked for them
+  const int64_t from_;            // the resourceVersion the watch named
+  const bool bookmarks_;
+  const std::optional<std::chrono::steady_clock::time_point> deadline_;
+  bool more_ = false;  // the last Produce found something: there may be more at once
+  std::chrono::steady_clock::time_point last_frame_{};  // when the client last got a frame
+};
+
+// A resourceVersion as kube-apiserver parses it: "" and "0" are 0.
+Result<int64_t> ParseResourceVersion(const std::string& text) {
+  if (text.empty()) return 0;
+  int64_t value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9' || value > (std::numeric_limits<int64_t>::max() - (c - '0')) / 10) {
+      return Status::Invalid("resourceVersion: Invalid value: \"" + text + "\": strconv.ParseUint: parsing \"" + text +
+                             "\": invalid syntax");
+    }
+    value = value * 10 + (c - '0');
+  }
+  return value;
+}
+
+}  // namespace
+
+std::unique_ptr<bus::StreamSource> AdmissionStage::OpenWatch(const msg::Envelope& open) {
+  const msg::ApiRequest* request = open.body_as_ApiRequest();
+  if (request == nullptr || Text(request->verb()) != "watch") {
+    return std::make_unique<RefusedWatch>(
+        BadRequestStatus("the apiwatch channel takes ApiRequest messages whose verb is watch"));
+  }
+  Result<UserInfo> user = config_.authenticator.Authenticate(Text(request->token()));
+  if (!user.ok()) return std::make_unique<RefusedWatch>(UnauthorizedStatus());
+  const model::KindInfo* kind = model::FindResource(Text(request->resource()));
+  if (kind == nullptr || !Text(request->subresource()).empty()) {
+    return std::make_unique<RefusedWatch>(model::NoSuchResourceStatus());
+  }
+  const std::string ns = kind->namespaced ? Text(request->namespace_()) : "";
+  const std::string name = Text(request->name());
+  // A watch of one object is authorized as asked by its name, as
+  // kube-apiserver does for a metadata.name field selector.
+  const RequestAttributes asked{"watch", std::string(model::ApiGroup(*kind)), std::string(kind->resource), "",
+                                kind->kind == "Namespace" && !name.empty() ? name : ns, name};
+  if (!config_.authorizer.Allows(*user, asked)) {
+    return std::make_unique<RefusedWatch>(ForbiddenStatus(user->name, "watch", *kind, asked.namespace_, name, ""));
+  }
+  Result<Selection> selection = ParseSelection(*kind, *request);
+  if (!selection.ok()) return std::make_unique<RefusedWatch>(BadRequestStatus(selection.status().message()));
+  Result<int64_t> from = ParseResourceVersion(Text(request->resource_version()));
+  if (!from.ok()) return std::make_unique<RefusedWatch>(BadRequestStatus(from.status().message()));
+
+  const std::string key = name.empty() ? model::KindPrefix(*kind, ns) : model::ObjectKey(*kind, ns, name);
+  std::deque<ApiEvent> initial;
+  int64_t after = *from;
+  if (after == 0) {
+    // The current objects first, then what changes after them.
+    std::unique_ptr<Worker> worker = Borrow();
+    RangeRequest one;
+    one.key = key;
+    Result<RangeResult> listed = name.empty() ? worker->client.List(key) : worker->client.Read(one);
+    Return(std::move(worker));
+    if (!listed.ok()) return std::make_unique<RefusedWatch>(InternalErrorStatus(listed.status().ToString()));
+    for (KeyValue& kv : listed->kvs) {
+      if (selection->Selects(*kind, kv)) initial.push_back({"ADDED", std::move(kv)});
+    }
+    after = listed->revision.value();
+  }
+  client::RemoteWatchOptions options;
+  options.key = key;
+  options.prefix = name.empty();
+  options.start_revision = Revision(after + 1);
+  options.prev_kv = true;
+  options.progress_interval = kProgress;
+  Result<std::unique_ptr<client::RemoteWatcher>> watcher =
+      client::RemoteWatcher::Open(context_.bus, context_.Endpoint("watch"), options);
+  if (!watcher.ok()) return std::make_unique<RefusedWatch>(InternalErrorStatus(watcher.status().ToString()));
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  if (request->timeout_seconds() > 0) {
+    deadline = std::chrono::steady_clock::now() + std::chrono::seconds(request->timeout_seconds());
+  }
+  return std::make_unique<ApiWatch>(*kind, std::move(*selection), std::move(*watcher), std::move(initial), *from,
+                                    request->allow_watch_bookmarks(), deadline);
+}
+
+}  // namespace podflow::admission
