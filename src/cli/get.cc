@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstdio>
 #include <optional>
+#include <utility>
 #include <memory>
 
 
@@ -253,6 +254,13 @@ model::Value ListValue(const model::KindInfo& kind, const std::vector<KeyValue>&
   return list;
 }
 
+// kubectl's -o name of the object at `key`: the kind qualified by its
+// group ("deployment.apps/web").
+std::string NameOutput(const model::KindInfo& kind, const std::string& key) {
+  const std::string group(model::ApiGroup(kind));
+  return Lower(kind.kind) + (group.empty() ? "" : "." + group) + "/" + key.substr(key.rfind('/') + 1);
+}
+
 bool ValidOutput(const std::string& output) {
   return output.empty() || output == "wide" || output == "yaml" || output == "json" || output == "name" ||
          output.starts_with("jsonpath=");
@@ -388,8 +396,9 @@ Result<std::chrono::seconds> ParseRequestTimeout(const std::string& text) {
     d = ParseGoDuration(text);
   }
   if (!d) {
-    return Status::Invalid("invalid argument \"" + text +
-                           "\" for request timeout: a number of seconds or a duration such as 5s, 2m, 1h");
+    return Status::Invalid(
+        "Invalid timeout value. Timeout must be a single integer in seconds, or an integer followed by a "
+        "corresponding time unit (e.g. 1s | 2m | 3h)");
   }
   // A part of a second still ends the watch: rounded up.
   return std::chrono::ceil<std::chrono::seconds>(*d);
@@ -397,8 +406,10 @@ Result<std::chrono::seconds> ParseRequestTimeout(const std::string& text) {
 
 // How `get -w` prints what it sees: the objects it starts from, then one
 // row (or document) per change, as kubectl does: the header once, each
-// change's row aligned on its own, YAML documents separated by `---`,
-// with --output-watch-events an EVENT column (or WatchEvent objects).
+// change's row in the columns of the rows before (a column widens for a
+// wider cell and stays so), YAML documents separated by `---`, with
+// --output-watch-events an EVENT column (or WatchEvent objects, which a
+// JSONPath template then reads).
 class WatchPrinter {
  public:
   WatchPrinter(const model::KindInfo& kind, const ReadOptions& options, bool all, const std::optional<JsonPath>& jsonpath)
@@ -422,23 +433,21 @@ class WatchPrinter {
       return Status::Ok();
     }
     if (options_.output == "name") {
-      const std::string group(model::ApiGroup(kind_));
-      std::printf("%s%s/%s\n", Lower(kind_.kind).c_str(), group.empty() ? "" : ("." + group).c_str(),
-                  kv.key.substr(kv.key.rfind('/') + 1).c_str());
+      std::printf("%s\n", NameOutput(kind_, kv.key).c_str());
       return Status::Ok();
     }
     model::Value object = OutputValue(kind_, kv);
-    if (jsonpath_) {
-      Result<std::string> text = jsonpath_->Execute(object);
-      if (!text.ok()) return text.status();
-      std::fputs(text->c_str(), stdout);
-      return Status::Ok();
-    }
     if (options_.output_watch_events) {
       model::Value event = model::Value::Object();
       event.Set("type", model::Value::String(std::string(type)));
       event.Set("object", std::move(object));
       object = std::move(event);
+    }
+    if (jsonpath_) {
+      Result<std::string> text = jsonpath_->Execute(object);
+      if (!text.ok()) return text.status();
+      std::fputs(text->c_str(), stdout);
+      return Status::Ok();
     }
     if (options_.output == "yaml" && printed_ > 0) std::fputs("---\n", stdout);
     std::fputs(Serialize(object, options_.output).c_str(), stdout);
@@ -458,7 +467,8 @@ class WatchPrinter {
       table.header.insert(table.header.begin(), "EVENT");
       for (auto& row : table.rows) row.insert(row.begin(), std::string(type));
     }
-    std::fputs(RenderTable(table, !header_printed_).c_str(), stdout);
+    WriteTable(writer_, table, !header_printed_);
+    std::fputs(writer_.Take().c_str(), stdout);
     header_printed_ = true;
   }
 
@@ -468,6 +478,8 @@ class WatchPrinter {
   const std::optional<JsonPath>& jsonpath_;
   bool header_printed_ = false;
   size_t printed_ = 0;
+  // kubectl's watch writer: columns keep their widths across rows.
+  TabWriter writer_{/*min_width=*/6, /*padding=*/3, /*remember_widths=*/true};
 };
 
 // How long a watch may stay silent (the server sends a bookmark every
@@ -477,12 +489,22 @@ constexpr std::chrono::seconds kWatchSilence{10};
 // kubectl get -w after the objects were read at `revision`: every change
 // after it, until the watch ends (--request-timeout), fails or is
 // interrupted.
+// kubectl's watch ends with success whatever ended it (an ERROR event, the
+// server gone, the timeout); only a watch that could not start fails.
 int WatchChanges(ApiReader& reader, const model::KindInfo& kind, const ReadOptions& options, const Target& target,
                  int64_t revision, bool all, WatchPrinter& printer, std::chrono::seconds timeout) {
   ApiCall call;
   call.resource = ResourceArg(kind);
   call.namespace_ = !kind.namespaced || all ? "" : options.namespace_;
-  if (!target.names.empty()) call.name = target.names[0];
+  // One object is watched from "0", as kubectl does (the revision it was
+  // read at may be older than the history kept): the watch starts with the
+  // object as an ADDED, which was printed already.
+  bool skip_first_added = false;
+  if (!target.names.empty()) {
+    call.name = target.names[0];
+    revision = 0;
+    skip_first_added = true;
+  }
   call.label_selector = options.label_selector;
   call.field_selector = options.field_selector;
   call.resource_version = std::to_string(revision);
@@ -503,19 +525,22 @@ int WatchChanges(ApiReader& reader, const model::KindInfo& kind, const ReadOptio
     }
     if (!frame->has_value()) {
       if (Clock::now() - last_word > kWatchSilence) {
-        std::fprintf(stderr, "error: the watch went silent for %llds: is the pipeline running?\n",
+        // A watch whose server went away: kubectl's ends quietly.
+        std::fprintf(stderr, "the watch went silent for %llds: is the pipeline running?\n",
                      static_cast<long long>(kWatchSilence.count()));
-        return 1;
+        return 0;
       }
       continue;
     }
     last_word = Clock::now();
     for (const ApiWatchEvent& event : (*frame)->events) {
       if (event.type == "BOOKMARK") continue;
+      if (std::exchange(skip_first_added, false) && event.type == "ADDED") continue;
       if (event.type == "ERROR") {
+        // kubectl ends the watch here, and its command with it, successfully.
         std::fflush(stdout);
         std::fprintf(stderr, "%s\n", model::KubectlMessage(event.status).c_str());
-        return 1;
+        return 0;
       }
       if (!model::VerifyObject(kind, event.object.value).ok()) {
         std::fprintf(stderr, "error: the value stored at %s is not a valid %s; skipped it\n",
@@ -588,8 +613,7 @@ int RunGet(const ReadOptions& options) {
     return 1;
   }
   if (watch && sort_by) {
-    std::fprintf(stderr, "--watch or --watch-only requested, --sort-by will be ignored\n");
-    sort_by.reset();
+    std::fprintf(stderr, "warning: --watch requested, --sort-by will be ignored for watch events received\n");
   }
   auto reader = ApiReader::Open(options);
   if (!reader.ok()) {
@@ -625,6 +649,12 @@ int RunGet(const ReadOptions& options) {
     }
     exit_code = missing.empty() ? 0 : 1;
   }
+  if (sort_by) {
+    if (Status sorted = SortBy(kind, RelaxedPath(options.sort_by), *sort_by, kvs); !sorted.ok()) {
+      std::fprintf(stderr, "error: %s\n", sorted.message().c_str());
+      return 1;
+    }
+  }
   if (watch) {
     if (!missing.empty()) {
       for (const Status& s : missing) PrintError(s);
@@ -639,12 +669,6 @@ int RunGet(const ReadOptions& options) {
       std::fflush(stdout);
     }
     return WatchChanges(**reader, kind, options, *target, revision, all, printer, *timeout);
-  }
-  if (sort_by) {
-    if (Status sorted = SortBy(kind, RelaxedPath(options.sort_by), *sort_by, kvs); !sorted.ok()) {
-      std::fprintf(stderr, "error: %s\n", sorted.message().c_str());
-      return 1;
-    }
   }
 
   if (jsonpath) {
@@ -668,12 +692,7 @@ int RunGet(const ReadOptions& options) {
       std::fprintf(stderr, "%s\n", NoResourcesMessage(kind, options.namespace_, all).c_str());
     }
   } else if (options.output == "name") {
-    for (const KeyValue& kv : kvs) {
-      std::string name = kv.key.substr(kv.key.rfind('/') + 1);
-      // kubectl's -o name: the kind qualified by its group ("deployment.apps/web").
-      const std::string group(model::ApiGroup(kind));
-      std::printf("%s%s/%s\n", Lower(kind.kind).c_str(), group.empty() ? "" : ("." + group).c_str(), name.c_str());
-    }
+    for (const KeyValue& kv : kvs) std::printf("%s\n", NameOutput(kind, kv.key).c_str());
   } else {
     std::vector<std::string> objects;
     for (KeyValue& kv : kvs) objects.push_back(std::move(kv.value));

@@ -245,8 +245,7 @@ Table BuildTable(const model::KindInfo& kind, std::span<const std::string> objec
   return table;
 }
 
-std::string RenderTable(const Table& table, bool with_header) {
-  TabWriter w(/*min_width=*/6, /*padding=*/3);
+void WriteTable(TabWriter& w, const Table& table, bool with_header) {
   auto write_row = [&w](const std::vector<std::string>& cells) {
     std::string line;
     for (size_t i = 0; i < cells.size(); ++i) {
@@ -260,6 +259,11 @@ std::string RenderTable(const Table& table, bool with_header) {
   };
   if (with_header) write_row(table.header);
   for (const auto& row : table.rows) write_row(row);
+}
+
+std::string RenderTable(const Table& table) {
+  TabWriter w(/*min_width=*/6, /*padding=*/3);
+  WriteTable(w, table, true);
   return w.String();
 }
 

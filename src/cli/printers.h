@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/human_time.h"
+#include "cli/tabwriter.h"
 #include "model/codec.h"
 
 namespace podflow::api {
@@ -38,9 +39,11 @@ struct Table {
 Table BuildTable(const model::KindInfo& kind, std::span<const std::string> objects,
                  const PrintOptions& options, TimePoint now);
 
-// Cells joined by tabs through kubectl's tabwriter (min width 6, padding 3);
-// the header row unless `with_header` is false.
-std::string RenderTable(const Table& table, bool with_header = true);
+// Cells joined by tabs through kubectl's tabwriter (min width 6, padding 3).
+std::string RenderTable(const Table& table);
+// The same rows (and the header when `with_header`) written into `w`, a
+// writer that may be flushed between tables (kubectl's watch output).
+void WriteTable(TabWriter& w, const Table& table, bool with_header);
 
 // kubectl's "No resources found in default namespace." / "No resources found".
 std::string NoResourcesMessage(const model::KindInfo& kind, std::string_view namespace_,

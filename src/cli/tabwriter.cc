@@ -1,5 +1,7 @@
 #include "cli/tabwriter.h"
 
+#include <utility>
+
 namespace podflow::cli {
 
 int DisplayWidth(std::string_view s) {
@@ -43,6 +45,11 @@ void TabWriter::Format(size_t line0, size_t line1, std::vector<int>& widths) {
       if (column + 1 >= lines_[self].size()) break;
       width = std::max(width, DisplayWidth(lines_[self][column]) + padding_);
     }
+    if (remember_widths_) {
+      if (max_widths_.size() <= column) max_widths_.resize(column + 1, 0);
+      width = std::max(width, max_widths_[column]);
+      max_widths_[column] = width;
+    }
     widths.push_back(width);
     Format(line0, self, widths);
     widths.pop_back();
@@ -73,6 +80,11 @@ void TabWriter::Flush() {
 std::string TabWriter::String() {
   Flush();
   return out_;
+}
+
+std::string TabWriter::Take() {
+  Flush();
+  return std::exchange(out_, std::string());
 }
 
 }  // namespace podflow::cli

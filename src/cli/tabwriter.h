@@ -5,6 +5,9 @@
 // over each block of consecutive lines that have a cell in that column.
 //
 // kubectl get uses {min_width 6, padding 3}; kubectl describe {0, 2}.
+// With `remember_widths` (kubectl's watch output: liggitt/tabwriter's
+// RememberWidths), a column keeps the widest width it has had across
+// flushes, so that rows printed one by one line up with those before.
 // Not thread-safe; a value type.
 #pragma once
 
@@ -16,7 +19,8 @@ namespace podflow::cli {
 
 class TabWriter {
  public:
-  TabWriter(int min_width, int padding) : min_width_(min_width), padding_(padding) {}
+  TabWriter(int min_width, int padding, bool remember_widths = false)
+      : min_width_(min_width), padding_(padding), remember_widths_(remember_widths) {}
 
   // Appends text; lines end at '\n'.
   void Write(std::string_view text);
@@ -26,6 +30,9 @@ class TabWriter {
   void Flush();
   // Flushes, then returns everything formatted.
   std::string String();
+  // Flushes, then returns what was formatted since the last Take (and
+  // forgets it).
+  std::string Take();
 
  private:
   void Format(size_t line0, size_t line1, std::vector<int>& widths);
@@ -33,6 +40,8 @@ class TabWriter {
 
   const int min_width_;
   const int padding_;
+  const bool remember_widths_;
+  std::vector<int> max_widths_;  // per column, with remember_widths_
   std::vector<std::vector<std::string>> lines_;  // cells of complete lines
   std::string partial_;                          // the line being written
   std::string out_;

@@ -127,15 +127,15 @@ bool AddExtension(X509* cert, int nid, const char* value) {
 }
 
 // Makes pki/ca.crt and ca.key unless both exist: a self-signed CA
-// certificate as kubeadm's (CN "kubernetes", CA:TRUE, key usages
-// digitalSignature, keyEncipherment and keyCertSign, ten years).
+// certificate as kubeadm's (an RSA 2048 key, CN "kubernetes", CA:TRUE, key
+// usages digitalSignature, keyEncipherment and keyCertSign, ten years).
 Status EnsureRootCa(const std::string& pki) {
   const std::string cert_path = pki + "/ca.crt";
   const std::string key_path = pki + "/ca.key";
   if (fs::exists(cert_path) && fs::exists(key_path)) return Status::Ok();
   auto failed = [&](const char* step) { return Status::Internal(std::string("making the root CA: ") + step + " failed"); };
-  KeyPtr key(EVP_EC_gen("P-256"));
-  if (!key) return failed("EC key generation");
+  KeyPtr key(EVP_RSA_gen(2048));
+  if (!key) return failed("RSA key generation");
   CertPtr cert(X509_new());
   BigNumPtr serial(BN_new());
   if (!cert || !serial || X509_set_version(cert.get(), X509_VERSION_3) != 1 ||

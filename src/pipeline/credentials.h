@@ -5,8 +5,8 @@
 //                                            that binds serves with
 //   <dataDir>/pki/identities/<name>.key, .pub one pair per identity: each
 //                                            stage, and "admin" (the tools)
-//   <dataDir>/pki/ca.crt, ca.key             the cluster's root CA (ECDSA
-//                                            P-256, CN "kubernetes", ten
+//   <dataDir>/pki/ca.crt, ca.key             the cluster's root CA (RSA
+//                                            2048, CN "kubernetes", ten
 //                                            years), as kubeadm makes one;
 //                                            every namespace's
 //                                            kube-root-ca.crt holds ca.crt

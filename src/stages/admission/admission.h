@@ -32,6 +32,7 @@
 #include "base/result.h"
 #include "model/api_status.h"
 #include "model/codec.h"
+#include "model/image_catalog.h"
 #include "model/patch.h"
 #include "model/quantity.h"
 #include "pod_generated.h"     // api::PreemptionPolicy
@@ -189,6 +190,9 @@ struct SidecarRule {
 // What configurable plugins are configured with.
 struct PluginConfig {
   std::vector<SidecarRule> sidecars;
+  // The registry catalog ImagePolicy checks images against (the config's
+  // `runtime.registry`): the images that exist.
+  std::vector<model::CatalogImage> registry;
 };
 
 class Plugin;
@@ -198,13 +202,14 @@ struct RequestState;
 // The admission plugins a request runs (plugins/): ordered as kube-apiserver
 // orders them, whatever order the configuration names them in, and chosen
 // as --enable-admission-plugins / --disable-admission-plugins choose. Every
-// plugin podflow has is enabled by default. Immutable; copies share the
-// plugins.
+// plugin podflow has is enabled by default but ImagePolicy, which is off
+// unless enabled (as kube-apiserver's ImagePolicyWebhook). Immutable;
+// copies share the plugins.
 class AdmissionChain {
  public:
   // Every plugin podflow has, in the order they run.
   static const std::vector<std::string_view>& Known();
-  // Every plugin enabled.
+  // Every plugin that is on by default.
   AdmissionChain();
   // The default set, plus `enable`, minus `disable`. Invalid for a name
   // that is not a plugin, or one both enabled and disabled.
@@ -241,9 +246,12 @@ struct AdmissionConfig {
 //   serviceClusterIPRange: 10.96.0.0/12          # default 10.96.0.0/12
 //   authorizationMode: RBAC                      # or AlwaysAllow
 // A relative tokenFile is read from `base_dir`. Unknown keys are errors.
-// `tokens` are known beside the section's (the data dir's admin token).
+// `tokens` are known beside the section's (the data dir's admin token);
+// `registry` is the config's `runtime.registry`, read for ImagePolicy when
+// it is enabled.
 Result<AdmissionConfig> ParseAdmissionConfig(const YAML::Node& section, std::string_view base_dir = {},
-                                             std::vector<TokenEntry> tokens = {});
+                                             std::vector<TokenEntry> tokens = {},
+                                             const YAML::Node& registry = {});
 
 // ---- What admission reads from the log ----
 

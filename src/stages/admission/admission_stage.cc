@@ -124,30 +124,34 @@ std::string NamespaceManifest(std::string_view name) {
 // controllers give it: its `default` ServiceAccount (the service account
 // controller) and, with the cluster's CA certificate `root_ca` (PEM), the
 // kube-root-ca.crt ConfigMap (the root CA certificate publisher).
+// The kube-root-ca.crt ConfigMap of namespace `ns`, holding `root_ca`.
+std::string RootCaConfigMap(const std::string& ns, const std::string& root_ca) {
+  model::Value meta = model::Value::Object();
+  meta.Set("name", model::Value::String(std::string(kRootCaConfigMap)));
+  meta.Set("namespace", model::Value::String(ns));
+  model::Value annotations = model::Value::Object();
+  annotations.Set("kubernetes.io/description",
+                  model::Value::String("Contains a CA bundle that can be used to verify the kube-apiserver when "
+                                       "using internal endpoints such as the internal service IP or "
+                                       "kubernetes.default.svc. No other usage is guaranteed across distributions "
+                                       "of Kubernetes clusters."));
+  meta.Set("annotations", std::move(annotations));
+  model::Value data = model::Value::Object();
+  data.Set("ca.crt", model::Value::String(root_ca));
+  model::Value config_map = model::Value::Object();
+  config_map.Set("apiVersion", model::Value::String("v1"));
+  config_map.Set("kind", model::Value::String("ConfigMap"));
+  config_map.Set("metadata", std::move(meta));
+  config_map.Set("data", std::move(data));
+  return "---\n" + model::ToJson(config_map) + "\n";
+}
+
 std::string NamespaceDefaults(const std::vector<AdmissionOutcome>& outcomes, const std::string& root_ca) {
   std::string manifest;
   for (const AdmissionOutcome& o : outcomes) {
     if (!o.admitted() || o.kind == nullptr || o.kind->kind != "Namespace") continue;
     manifest += "---\napiVersion: v1\nkind: ServiceAccount\nmetadata: {name: default, namespace: " + o.name + "}\n";
-    if (root_ca.empty()) continue;
-    model::Value meta = model::Value::Object();
-    meta.Set("name", model::Value::String(std::string(kRootCaConfigMap)));
-    meta.Set("namespace", model::Value::String(o.name));
-    model::Value annotations = model::Value::Object();
-    annotations.Set("kubernetes.io/description",
-                    model::Value::String("Contains a CA bundle that can be used to verify the kube-apiserver when "
-                                         "using internal endpoints such as the internal service IP or "
-                                         "kubernetes.default.svc. No other usage is guaranteed across distributions "
-                                         "of Kubernetes clusters."));
-    meta.Set("annotations", std::move(annotations));
-    model::Value data = model::Value::Object();
-    data.Set("ca.crt", model::Value::String(root_ca));
-    model::Value config_map = model::Value::Object();
-    config_map.Set("apiVersion", model::Value::String("v1"));
-    config_map.Set("kind", model::Value::String("ConfigMap"));
-    config_map.Set("metadata", std::move(meta));
-    config_map.Set("data", std::move(data));
-    manifest += "---\n" + model::ToJson(config_map) + "\n";
+    if (!root_ca.empty()) manifest += RootCaConfigMap(o.name, root_ca);
   }
   return manifest;
 }
@@ -318,12 +322,39 @@ void AdmissionStage::Bootstrap() {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
+  if (!stopping_) PublishRootCa(*worker);
   Return(std::move(worker));
   {
     std::lock_guard<std::mutex> lock(bootstrap_mu_);
     bootstrapped_ = true;
   }
   bootstrap_cv_.notify_all();
+}
+
+void AdmissionStage::PublishRootCa(Worker& worker) {
+  static auto log = Logger("stage.admission");
+  if (root_ca_.empty()) return;
+  Result<RangeResult> namespaces = worker.client.List(model::KindPrefix(model::Kind("Namespace")));
+  if (!namespaces.ok()) {
+    log->warn("publishing the root CA: listing namespaces: {}", namespaces.status().ToString());
+    return;
+  }
+  std::string manifest;
+  for (const KeyValue& kv : namespaces->kvs) {
+    if (!model::VerifyObject(model::Kind("Namespace"), kv.value).ok()) continue;
+    if (ReadNamespace(kv.value).phase == api::NamespacePhase::Terminating) continue;
+    manifest += RootCaConfigMap(kv.key.substr(kv.key.rfind('/') + 1), root_ca_);
+  }
+  if (manifest.empty()) return;
+  std::optional<Result<std::vector<PriorityClassInfo>>> classes;
+  AdmitReply made = worker.admission.AdmitAs(kApiServer, manifest, View(worker, classes));
+  std::vector<int64_t> revisions(made.results.size(), 0);
+  CreateAll(worker.client, made.results, revisions);
+  for (const AdmissionOutcome& o : made.results) {
+    if (!o.admitted() && o.status.reason != "AlreadyExists") {
+      log->warn("publishing the root CA in {}: {}", o.namespace_, o.status.message);
+    }
+  }
 }
 
 bool AdmissionStage::Idle(std::chrono::milliseconds period) {
@@ -358,8 +389,11 @@ Result<std::unique_ptr<AdmissionStage>> AdmissionStage::Create(pipeline::StageCo
   } else if (ca.status().code() != Code::kNotFound) {
     return ca.status();
   }
+  // The registry catalog, for ImagePolicy (the runtime checks the section).
+  const YAML::Node runtime = context.config.Section("runtime");
+  const YAML::Node registry = runtime.IsMap() ? runtime["registry"] : YAML::Node();
   Result<AdmissionConfig> config =
-      ParseAdmissionConfig(context.config.Section("admission"), base_dir, std::move(generated));
+      ParseAdmissionConfig(context.config.Section("admission"), base_dir, std::move(generated), registry);
   if (!config.ok()) return config.status();
   auto rbac = std::make_shared<RbacStores>();
   if (config->authorization_mode == "RBAC") {

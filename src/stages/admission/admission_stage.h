@@ -105,6 +105,10 @@ class AdmissionStage {
   // kube-system, kube-public, kube-node-lease) and their default
   // ServiceAccounts, retrying until the log takes them.
   void Bootstrap();
+  // The root CA certificate publisher's part: every namespace that is not
+  // Terminating gets its kube-root-ca.crt if it has none (the data dirs of
+  // earlier versions, namespaces made before the CA).
+  void PublishRootCa(Worker& worker);
   // The namespace controller's deletion, until the controllers stage
   // takes it (namespace_deletion.cc): every kNamespaceScan, each
   // Terminating namespace has its objects deleted and, once empty, its

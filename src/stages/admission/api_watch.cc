@@ -7,6 +7,8 @@
 // changes; a revision the log has compacted away ends the watch with
 // 410 Expired, which tells the client to list again.
 #include <deque>
+#include <functional>
+#include <future>
 #include <limits>
 
 #include "base/logging.h"
@@ -21,8 +23,11 @@ namespace {
 // Events per frame when the current objects are sent at the start.
 constexpr size_t kInitialPerFrame = 100;
 // How often the log watch reports progress while idle: the bookmark
-// period, and how soon a lost log stream is noticed.
+// period (podflow's clients take bookmarks as the stream's heartbeat), and
+// how soon a lost log stream is noticed.
 constexpr std::chrono::milliseconds kProgress{1000};
+// The longest timeoutSeconds taken as asked (a year); longer ones are cut.
+constexpr int64_t kMaxTimeout = 365LL * 24 * 3600;
 
 struct ApiEvent {
   std::string_view type;  // ADDED MODIFIED DELETED BOOKMARK
@@ -53,16 +58,28 @@ class RefusedWatch final : public bus::StreamSource {
   const ApiStatusInfo why_;
 };
 
+// Opens the log watch from a revision.
+using WatchOpener = std::function<Result<std::unique_ptr<client::RemoteWatcher>>(Revision start)>;
+
 class ApiWatch final : public bus::StreamSource {
  public:
-  ApiWatch(const model::KindInfo& kind, Selection selection, std::unique_ptr<client::RemoteWatcher> watcher,
-           std::deque<ApiEvent> initial, int64_t from, bool bookmarks,
+  // Watches from `from` + 1, or, when `list` is given, first sends what it
+  // lists as ADDED and watches from the list's revision + 1. The list runs
+  // on a thread of its own, so that the server's other streams go on.
+  ApiWatch(const model::KindInfo& kind, Selection selection, WatchOpener open, int64_t from,
+           std::function<Result<RangeResult>()> list, bool bookmarks,
            std::optional<std::chrono::steady_clock::time_point> deadline)
-      : kind_(kind), selection_(std::move(selection)), watcher_(std::move(watcher)), pending_(std::move(initial)),
-        from_(from), bookmarks_(bookmarks), deadline_(deadline) {}
+      : kind_(kind), selection_(std::move(selection)), open_(std::move(open)), from_(from), bookmarks_(bookmarks),
+        deadline_(deadline) {
+    if (list) listed_ = std::async(std::launch::async, std::move(list));
+  }
 
   Next Produce(flatbuffers::FlatBufferBuilder& fbb) override {
     more_ = false;
+    if (!watcher_) {
+      if (std::optional<Next> failed = Start(fbb)) return std::move(*failed);
+      if (!watcher_) return {};  // the list is still on its way
+    }
     if (!pending_.empty()) {
       std::vector<ApiEvent> events;
       while (!pending_.empty() && events.size() < kInitialPerFrame) {
@@ -114,6 +131,26 @@ class ApiWatch final : public bus::StreamSource {
   bool Behind() const override { return more_; }
 
  private:
+  // Takes the list when it has come, then opens the log watch after it: the
+  // stream's last frame when either failed, nullopt otherwise.
+  std::optional<Next> Start(flatbuffers::FlatBufferBuilder& fbb) {
+    int64_t after = from_;
+    if (listed_.valid()) {
+      if (listed_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return std::nullopt;
+      Result<RangeResult> listed = listed_.get();
+      if (!listed.ok()) return Next{Frame(fbb, {}, InternalErrorStatus(listed.status().ToString())), true};
+      for (KeyValue& kv : listed->kvs) {
+        if (selection_.Selects(kind_, kv)) pending_.push_back({"ADDED", std::move(kv)});
+      }
+      after = listed->revision.value();
+    }
+    Result<std::unique_ptr<client::RemoteWatcher>> watcher = open_(Revision(after + 1));
+    if (!watcher.ok()) return Next{Frame(fbb, {}, InternalErrorStatus(watcher.status().ToString())), true};
+    watcher_ = std::move(*watcher);
+    more_ = true;
+    return std::nullopt;
+  }
+
   Next Bookmark(flatbuffers::FlatBufferBuilder& fbb, Revision revision) {
     if (!bookmarks_) return {};
     last_frame_ = std::chrono::steady_clock::now();
@@ -140,8 +177,10 @@ class ApiWatch final : public bus::StreamSource {
 
   const model::KindInfo& kind_;
   const Selection selection_;
-  std::unique_ptr<client::RemoteWatcher> watcher_;
-  std::deque<ApiEvent> pending_;  // the current objects, for a watch that asked for them
+  const WatchOpener open_;
+  std::future<Result<RangeResult>> listed_;   // the current objects, for a watch that asked for them
+  std::unique_ptr<client::RemoteWatcher> watcher_;  // once the list has come
+  std::deque<ApiEvent> pending_;  // listed objects not sent yet
   const int64_t from_;            // the resourceVersion the watch named
   const bool bookmarks_;
   const std::optional<std::chrono::steady_clock::time_point> deadline_;
@@ -149,12 +188,13 @@ class ApiWatch final : public bus::StreamSource {
   std::chrono::steady_clock::time_point last_frame_{};  // when the client last got a frame
 };
 
-// A resourceVersion as kube-apiserver parses it: "" and "0" are 0.
+// A resourceVersion as kube-apiserver parses it: "" and "0" are 0. One the
+// log can never reach (watched from the revision after it) is refused too.
 Result<int64_t> ParseResourceVersion(const std::string& text) {
   if (text.empty()) return 0;
   int64_t value = 0;
   for (char c : text) {
-    if (c < '0' || c > '9' || value > (std::numeric_limits<int64_t>::max() - (c - '0')) / 10) {
+    if (c < '0' || c > '9' || value > (std::numeric_limits<int64_t>::max() - 1 - (c - '0')) / 10) {
       return Status::Invalid("resourceVersion: Invalid value: \"" + text + "\": strconv.ParseUint: parsing \"" + text +
                              "\": invalid syntax");
     }
@@ -173,6 +213,9 @@ std::unique_ptr<bus::StreamSource> AdmissionStage::OpenWatch(const msg::Envelope
   }
   Result<UserInfo> user = config_.authenticator.Authenticate(Text(request->token()));
   if (!user.ok()) return std::make_unique<RefusedWatch>(UnauthorizedStatus());
+  // The default roles are there before anything is decided, as for the
+  // other verbs (at most kBootstrapWait, at the stage's start).
+  AwaitBootstrap();
   const model::KindInfo* kind = model::FindResource(Text(request->resource()));
   if (kind == nullptr || !Text(request->subresource()).empty()) {
     return std::make_unique<RefusedWatch>(model::NoSuchResourceStatus());
@@ -180,9 +223,10 @@ std::unique_ptr<bus::StreamSource> AdmissionStage::OpenWatch(const msg::Envelope
   const std::string ns = kind->namespaced ? Text(request->namespace_()) : "";
   const std::string name = Text(request->name());
   // A watch of one object is authorized as asked by its name, as
-  // kube-apiserver does for a metadata.name field selector.
-  const RequestAttributes asked{"watch", std::string(model::ApiGroup(*kind)), std::string(kind->resource), "",
-                                kind->kind == "Namespace" && !name.empty() ? name : ns, name};
+  // kube-apiserver does for a metadata.name field selector (a Namespace's
+  // at the cluster scope: the URL names no namespace).
+  const RequestAttributes asked{"watch", std::string(model::ApiGroup(*kind)), std::string(kind->resource), "", ns,
+                                name};
   if (!config_.authorizer.Allows(*user, asked)) {
     return std::make_unique<RefusedWatch>(ForbiddenStatus(user->name, "watch", *kind, asked.namespace_, name, ""));
   }
@@ -192,35 +236,33 @@ std::unique_ptr<bus::StreamSource> AdmissionStage::OpenWatch(const msg::Envelope
   if (!from.ok()) return std::make_unique<RefusedWatch>(BadRequestStatus(from.status().message()));
 
   const std::string key = name.empty() ? model::KindPrefix(*kind, ns) : model::ObjectKey(*kind, ns, name);
-  std::deque<ApiEvent> initial;
-  int64_t after = *from;
-  if (after == 0) {
-    // The current objects first, then what changes after them.
-    std::unique_ptr<Worker> worker = Borrow();
-    RangeRequest one;
-    one.key = key;
-    Result<RangeResult> listed = name.empty() ? worker->client.List(key) : worker->client.Read(one);
-    Return(std::move(worker));
-    if (!listed.ok()) return std::make_unique<RefusedWatch>(InternalErrorStatus(listed.status().ToString()));
-    for (KeyValue& kv : listed->kvs) {
-      if (selection->Selects(*kind, kv)) initial.push_back({"ADDED", std::move(kv)});
-    }
-    after = listed->revision.value();
+  // From "0": the current objects first, then what changes after them.
+  std::function<Result<RangeResult>()> list;
+  if (*from == 0) {
+    list = [this, key, one = !name.empty()]() -> Result<RangeResult> {
+      std::unique_ptr<Worker> worker = Borrow();
+      RangeRequest exact;
+      exact.key = key;
+      Result<RangeResult> listed = one ? worker->client.Read(exact) : worker->client.List(key);
+      Return(std::move(worker));
+      return listed;
+    };
   }
-  client::RemoteWatchOptions options;
-  options.key = key;
-  options.prefix = name.empty();
-  options.start_revision = Revision(after + 1);
-  options.prev_kv = true;
-  options.progress_interval = kProgress;
-  Result<std::unique_ptr<client::RemoteWatcher>> watcher =
-      client::RemoteWatcher::Open(context_.bus, context_.Endpoint("watch"), options);
-  if (!watcher.ok()) return std::make_unique<RefusedWatch>(InternalErrorStatus(watcher.status().ToString()));
+  WatchOpener open_watch = [this, key, prefix = name.empty()](Revision start) {
+    client::RemoteWatchOptions options;
+    options.key = key;
+    options.prefix = prefix;
+    options.start_revision = start;
+    options.prev_kv = true;
+    options.progress_interval = kProgress;
+    return client::RemoteWatcher::Open(context_.bus, context_.Endpoint("watch"), options);
+  };
   std::optional<std::chrono::steady_clock::time_point> deadline;
   if (request->timeout_seconds() > 0) {
-    deadline = std::chrono::steady_clock::now() + std::chrono::seconds(request->timeout_seconds());
+    // Bounded, so that no timeout overflows the clock.
+    deadline = std::chrono::steady_clock::now() + std::chrono::seconds(std::min(request->timeout_seconds(), kMaxTimeout));
   }
-  return std::make_unique<ApiWatch>(*kind, std::move(*selection), std::move(*watcher), std::move(initial), *from,
+  return std::make_unique<ApiWatch>(*kind, std::move(*selection), std::move(open_watch), *from, std::move(list),
                                     request->allow_watch_bookmarks(), deadline);
 }
 

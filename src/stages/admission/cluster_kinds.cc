@@ -317,6 +317,16 @@ void ValidateUpdate(const api::ResourceQuotaT& old, const api::ResourceQuotaT& q
 
 namespace {
 
+// The storage request of a claim as written; "" when it has none.
+std::string StorageText(const api::PersistentVolumeClaimT& claim) {
+  if (claim.spec && claim.spec->resources) {
+    for (const auto& e : claim.spec->resources->requests) {
+      if (e && e->key == "storage") return e->value;
+    }
+  }
+  return "";
+}
+
 // The storage a claim asks for; zero when it names none (or none that parses).
 model::Quantity RequestedStorage(const api::PersistentVolumeClaimT& claim) {
   if (claim.spec && claim.spec->resources) {
@@ -338,10 +348,11 @@ void ValidateUpdate(const api::PersistentVolumeClaimT& old, const api::Persisten
   if (was.volume_name.empty()) was.volume_name = claim.spec->volume_name;
   const bool bound = claim.status && claim.status->phase == api::PersistentVolumeClaimPhase::Bound;
   api::PersistentVolumeClaimSpecT now = *claim.spec;
-  now.volume_attributes_class_name = was.volume_attributes_class_name;
-  if (bound && now.resources && was.resources) {
-    api::VolumeResourceRequirementsT earlier = *was.resources;
-    now.resources->requests = std::move(earlier.requests);
+  // A bound claim's storage request may change (grow: below); nothing else.
+  if (bound && now.resources) {
+    for (auto& e : now.resources->requests) {
+      if (e && e->key == "storage") e->value = StorageText(old);
+    }
   }
   if (model::Pack(now) != model::Pack(was)) {
     out.push_back(FieldError::Forbidden(

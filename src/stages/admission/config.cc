@@ -134,7 +134,7 @@ Result<PluginConfig> ParsePluginConfig(const YAML::Node& section) {
 }
 
 Result<AdmissionConfig> Parse(const YAML::Node& section, std::string_view base_dir,
-                              std::vector<TokenEntry> tokens) {
+                              std::vector<TokenEntry> tokens, const YAML::Node& registry) {
   AdmissionConfig config;
   if (!section || section.IsNull()) {
     Result<TokenAuthenticator> authn = TokenAuthenticator::Create(std::move(tokens));
@@ -206,6 +206,12 @@ Result<AdmissionConfig> Parse(const YAML::Node& section, std::string_view base_d
   if (!disable.ok()) return disable.status();
   Result<PluginConfig> plugins = ParsePluginConfig(section);
   if (!plugins.ok()) return plugins.status();
+  // ImagePolicy reads the catalog the runtime pulls from.
+  if (std::find(enable->begin(), enable->end(), "ImagePolicy") != enable->end() && !yaml::Absent(registry)) {
+    Result<std::vector<model::CatalogImage>> images = model::ParseRegistry(registry, "runtime.registry");
+    if (!images.ok()) return images.status();
+    plugins->registry = std::move(*images);
+  }
   Result<AdmissionChain> chain = AdmissionChain::Create(*enable, *disable, *plugins);
   if (!chain.ok()) return Status::Invalid("admission: " + chain.status().message());
   config.plugins = std::move(*chain);
@@ -215,14 +221,14 @@ Result<AdmissionConfig> Parse(const YAML::Node& section, std::string_view base_d
 }  // namespace
 
 Result<AdmissionConfig> ParseAdmissionConfig(const YAML::Node& section, std::string_view base_dir,
-                                             std::vector<TokenEntry> tokens) {
+                                             std::vector<TokenEntry> tokens, const YAML::Node& registry) {
   // The reads above convert through yaml::As; what is left to throw is
   // yaml-cpp on a node that is not there (e.g. a `policy` map indexed as a
   // list), reported as the other conversion errors are.
   std::optional<Result<AdmissionConfig>> parsed;
   Status status = yaml::Guard(
       [&] {
-        parsed.emplace(Parse(section, base_dir, std::move(tokens)));
+        parsed.emplace(Parse(section, base_dir, std::move(tokens), registry));
         return Status::Ok();
       },
       [](const yaml::Failure& f) {

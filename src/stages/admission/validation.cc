@@ -66,19 +66,18 @@ bool ExtendedResource(std::string_view name) {
 // A resource a container may ask for, as validateContainerResourceName
 // words it.
 void ValidateContainerResourceName(Causes& out, const std::string& at, const std::string& name) {
-  if (std::vector<std::string> errs = IsQualifiedName(name); !errs.empty()) {
-    AddInvalid(out, at, name, errs);
-    return;
-  }
+  // validateResourceName: a qualified name, and a bare one a standard name
+  // of any kind (quota's too) — then a container's own rule.
+  std::vector<std::string> errs = IsQualifiedName(name);
+  AddInvalid(out, at, name, errs);
   if (name.find('/') == std::string::npos) {
-    // The standard names of any kind (quota's too), then a container's.
     static const std::set<std::string_view> kStandard = {
         "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory", "requests.ephemeral-storage",
         "limits.cpu", "limits.memory", "limits.ephemeral-storage", "pods", "services", "replicationcontrollers",
         "resourcequotas", "secrets", "configmaps", "persistentvolumeclaims", "storage", "requests.storage",
         "services.nodeports", "services.loadbalancers"};
     const bool hugepages = name.starts_with("hugepages-");
-    if (!hugepages && !kStandard.contains(name)) {
+    if (errs.empty() && !hugepages && !name.starts_with("requests.hugepages-") && !kStandard.contains(name)) {
       out.push_back(FieldError::Invalid(at, name, "must be a standard resource type or fully qualified"));
     }
     if (!hugepages && name != "cpu" && name != "memory" && name != "ephemeral-storage") {
@@ -175,13 +174,15 @@ void ValidateEnvFieldRef(Causes& out, const std::string& path, const api::Object
     }
     return;
   }
+  // spec.host is the old name of spec.nodeName.
+  const std::string converted = field == "spec.host" ? "spec.nodeName" : field;
   static const std::set<std::string_view> kConvertible = {
       "metadata.annotations", "metadata.labels", "metadata.name", "metadata.namespace", "metadata.uid",
       "spec.nodeName", "spec.restartPolicy", "spec.serviceAccountName", "spec.schedulerName", "status.phase",
       "status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs"};
-  if (!kConvertible.contains(field)) return unconvertible("field label not supported: " + field);
-  if (std::find(EnvFieldPaths().begin(), EnvFieldPaths().end(), field) == EnvFieldPaths().end()) {
-    out.push_back(FieldError::NotSupported(at, field, EnvFieldPaths()));
+  if (!kConvertible.contains(converted)) return unconvertible("field label not supported: " + field);
+  if (std::find(EnvFieldPaths().begin(), EnvFieldPaths().end(), converted) == EnvFieldPaths().end()) {
+    out.push_back(FieldError::NotSupported(at, converted, EnvFieldPaths()));
   }
 }
 
@@ -314,7 +315,7 @@ void ValidateProbe(Causes& out, const std::string& path, const api::ProbeT* prob
                              std::pair{".periodSeconds", probe->period_seconds},
                              std::pair{".successThreshold", probe->success_threshold},
                              std::pair{".failureThreshold", probe->failure_threshold}}) {
-    if (value < 0) out.push_back(FieldError::InvalidInt(path + name, value, "must be greater than or equal to 0"));
+    ValidateNonnegative(out, path + name, value);
   }
   if (probe->termination_grace_period_seconds && *probe->termination_grace_period_seconds <= 0) {
     out.push_back(FieldError::InvalidInt(path + ".terminationGracePeriodSeconds",

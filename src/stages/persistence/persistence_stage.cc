@@ -31,7 +31,9 @@ Status PersistenceStage::Start() {
 
 void PersistenceStage::Compact() {
   static auto log = Logger("stage.persistence");
-  Revision previous = log_->CurrentRevision();
+  // The first tick only records the revision, as kube-apiserver's
+  // compactor does: the first compaction comes after two intervals.
+  Revision previous(0);
   std::unique_lock<std::mutex> lock(mu_);
   while (!stop_cv_.wait_for(lock, context_.config.compaction_interval, [this] { return stopping_; })) {
     const Revision now = log_->CurrentRevision();

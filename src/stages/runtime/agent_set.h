@@ -21,7 +21,7 @@
 
 #include "base/result.h"
 #include "model/report.h"
-#include "stages/runtime/catalog.h"
+#include "model/image_catalog.h"
 #include "stages/runtime/config.h"
 #include "stages/runtime/node_runtime.h"
 #include "stages/runtime/pod_runner.h"

@@ -14,10 +14,17 @@
 
 #include "base/clock.h"
 #include "base/result.h"
-#include "stages/runtime/catalog.h"
+#include "model/image_catalog.h"
 #include "stages/runtime/cidr.h"
 
 namespace podflow::runtime {
+
+// The registry catalog is the model's: admission's ImagePolicy reads it too.
+using model::CatalogImage;
+using model::ImageCatalog;
+using model::ImageReference;
+using model::NormalizeImageReference;
+using model::ResolvedImage;
 
 struct TaintDef {
   std::string key;

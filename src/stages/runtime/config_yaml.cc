@@ -116,24 +116,6 @@ Status ReadTemplate(const YAML::Node& node, const std::string& path, NodeTemplat
   return Visit(node, path, h);
 }
 
-Status ReadRegistry(const YAML::Node& node, const std::string& path,
-                    std::vector<CatalogImage>* out) {
-  if (!node.IsSequence()) return Status::Invalid(path + ": must be a list");
-  for (size_t i = 0; i < node.size(); ++i) {
-    CatalogImage image;
-    const std::string at = path + "[" + std::to_string(i) + "]";
-    PODFLOW_RETURN_IF_ERROR(Visit(
-        node[i], at,
-        {{"name", [&](auto& n, auto& p) { return ReadString(n, p, &image.name); }},
-         {"tags", [&](auto& n, auto& p) { return ReadStringList(n, p, &image.tags); }},
-         {"sizeBytes", [&](auto& n, auto& p) { return ReadInt(n, p, &image.size_bytes); }},
-         {"pullMillis", [&](auto& n, auto& p) { return ReadMillis(n, p, &image.pull_time); }}}));
-    if (image.name.empty()) return Status::Invalid(at + ".name: Required value");
-    out->push_back(std::move(image));
-  }
-  return Status::Ok();
-}
-
 Status ParseInto(const YAML::Node& runtime, RuntimeConfig* c) {
   std::string type;
   int64_t mask = c->node_cidr_mask_size;
@@ -147,7 +129,13 @@ Status ParseInto(const YAML::Node& runtime, RuntimeConfig* c) {
        {"nodes", [&](auto& n, auto& p) { return ReadNodes(n, p, &c->nodes); }},
        {"nodeTemplate",
         [&](auto& n, auto& p) { return ReadTemplate(n, p, &c->node_template.emplace()); }},
-       {"registry", [&](auto& n, auto& p) { return ReadRegistry(n, p, &c->registry); }},
+       {"registry",
+        [&](auto& n, auto& p) {
+          Result<std::vector<CatalogImage>> registry = model::ParseRegistry(n, p);
+          if (!registry.ok()) return registry.status();
+          c->registry = std::move(*registry);
+          return Status::Ok();
+        }},
        {"containerStartMillis",
         [&](auto& n, auto& p) { return ReadMillis(n, p, &t.container_start); }},
        {"initContainerRunMillis", [&](auto& n, auto& p) { return ReadMillis(n, p, &t.init_run); }},

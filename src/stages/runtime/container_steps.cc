@@ -2,7 +2,7 @@
 // the image pull back-off (kubelet: 10s initial, doubling, 300s cap).
 #include <algorithm>
 
-#include "stages/runtime/hex_id.h"
+#include "base/hex_id.h"
 #include "stages/runtime/kubelet_text.h"
 #include "stages/runtime/pod_runner.h"
 

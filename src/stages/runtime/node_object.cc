@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "model/objects.h"
-#include "stages/runtime/hex_id.h"
+#include "base/hex_id.h"
 
 namespace podflow::runtime {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "base/clock.h"
 #include "node_generated.h"
-#include "stages/runtime/catalog.h"
+#include "model/image_catalog.h"
 #include "stages/runtime/config.h"
 
 namespace podflow::runtime {

@@ -10,7 +10,7 @@
 #include <unordered_map>
 
 #include "base/clock.h"
-#include "stages/runtime/catalog.h"
+#include "model/image_catalog.h"
 #include "stages/runtime/config.h"
 #include "stages/runtime/ip_pool.h"
 

@@ -1,7 +1,8 @@
 // The simulated runtime's public header: include this one. It gathers the
 // pieces (each in its own header beside it):
 //   config.h       RuntimeConfig, ParseRuntimeConfig, ResolveNodes -> SimNode
-//   catalog.h      ImageCatalog, image reference normalization
+//   (the registry catalog, ImageCatalog and image reference normalization,
+//   is model/image_catalog.h: admission's ImagePolicy reads it too)
 //   node_object.h  BuildNode / BuildNodeBytes: the Node a simulated kubelet registers
 //   ip_pool.h      PodIpPool over a node's podCIDR (cidr.h: IPv4 / CIDR helpers)
 //   pod_runner.h   PodRunner: one pod's lifecycle on simulated time
@@ -15,7 +16,7 @@
 #include "model/pod_phase.h"
 #include "model/report.h"
 #include "stages/runtime/agent_set.h"
-#include "stages/runtime/catalog.h"
+#include "model/image_catalog.h"
 #include "stages/runtime/cidr.h"
 #include "stages/runtime/config.h"
 #include "stages/runtime/ip_pool.h"

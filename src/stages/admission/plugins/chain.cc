@@ -9,6 +9,7 @@ namespace {
 struct Registered {
   std::string_view name;
   Result<std::unique_ptr<Plugin>> (*make)(const PluginConfig&);
+  bool on_by_default = true;
 };
 
 template <std::unique_ptr<Plugin> (*New)()>
@@ -17,6 +18,7 @@ Result<std::unique_ptr<Plugin>> Plain(const PluginConfig&) {
 }
 
 Result<std::unique_ptr<Plugin>> Sidecars(const PluginConfig& config) { return NewSidecarInjector(config.sidecars); }
+Result<std::unique_ptr<Plugin>> Images(const PluginConfig& config) { return NewImagePolicy(config.registry); }
 
 // kube-apiserver's order (its RecommendedPluginOrder), for the plugins
 // podflow has; the sidecar injector stands where mutating webhooks run.
@@ -24,6 +26,7 @@ constexpr Registered kRegistry[] = {
     {"NamespaceLifecycle", &Plain<&NewNamespaceLifecycle>},
     {"LimitRanger", &Plain<&NewLimitRanger>},
     {"ServiceAccount", &Plain<&NewServiceAccount>},
+    {"ImagePolicy", &Images, /*on_by_default=*/false},
     {"PodSecurity", &Plain<&NewPodSecurity>},
     {"Priority", &Plain<&NewPriority>},
     {"DefaultTolerationSeconds", &Plain<&NewDefaultTolerationSeconds>},
@@ -52,6 +55,7 @@ const std::vector<std::string_view>& AdmissionChain::Known() {
 
 AdmissionChain::AdmissionChain() {
   for (const Registered& r : kRegistry) {
+    if (!r.on_by_default) continue;
     names_.emplace_back(r.name);
     plugins_.push_back(r.make({}).value());  // nothing to configure: cannot fail
   }
@@ -78,8 +82,8 @@ Result<AdmissionChain> AdmissionChain::Create(const std::vector<std::string>& en
   chain.names_.clear();
   chain.plugins_.clear();
   for (const Registered& r : kRegistry) {
-    // Every plugin podflow has is on by default; `enable` matters once an
-    // off-by-default plugin exists.
+    const bool enabled = std::find(enable.begin(), enable.end(), r.name) != enable.end();
+    if (!r.on_by_default && !enabled) continue;
     if (std::find(disable.begin(), disable.end(), r.name) != disable.end()) continue;
     Result<std::unique_ptr<Plugin>> plugin = r.make(config);
     if (!plugin.ok()) return plugin.status();

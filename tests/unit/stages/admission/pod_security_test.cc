@@ -34,6 +34,19 @@ spec:
       path: /
 )";
 
+// A Deployment whose pod template shares the host's PID namespace.
+constexpr std::string_view kHostPidDeployment = R"(apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      hostPID: true
+      containers: [{name: web, image: nginx}]
+)";
+
 constexpr std::string_view kPlainPod =
     "{apiVersion: v1, kind: Pod, metadata: {name: nginx}, spec: {containers: [{name: nginx, image: nginx}]}}";
 
@@ -135,17 +148,7 @@ TEST_CASE("PodSecurity: warn admits with a warning; workloads are warned about, 
 
   AdmissionOutcome deployment = AdmitIn({{"pod-security.kubernetes.io/enforce", "restricted"},
                                          {"pod-security.kubernetes.io/warn", "baseline"}},
-                                        R"(apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web}
-spec:
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      hostPID: true
-      containers: [{name: web, image: nginx}]
-)");
+                                        std::string(kHostPidDeployment));
   CHECK(deployment.admitted());
   CHECK(deployment.warnings ==
         std::vector<std::string>{"would violate PodSecurity \"baseline:latest\": host namespaces (hostPID=true)"});
@@ -232,6 +235,35 @@ TEST_CASE("PodSecurity on updates: a changed image is checked, a label change is
   CHECK(warned.ok());
   REQUIRE(warned.warnings.size() == 1);
   CHECK(warned.warnings[0].starts_with("would violate PodSecurity \"baseline:latest\": host namespaces"));
+}
+
+}  // namespace
+}  // namespace podflow::admission
+
+namespace podflow::admission {
+namespace {
+
+TEST_CASE("PodSecurity on updates: a workload is warned about again only when its template changes",
+          "[admission][podsecurity]") {
+  AdmissionOutcome admitted = AdmitIn({}, std::string(kHostPidDeployment));
+  REQUIRE(admitted.admitted());
+  const StoredObject stored{admitted.key, admitted.bytes, 5};
+  Admission admission = testing::TestAdmission();
+  ChangeContext context;
+  context.cluster.namespaces = testing::Labelled({{"pod-security.kubernetes.io/enforce", "baseline"},
+                                                  {"pod-security.kubernetes.io/warn", "baseline"}});
+  ChangeOutcome scaled = admission.Patch(*admitted.kind, "default", "web", "", model::PatchType::kMerge,
+                                         R"({"spec":{"replicas":3}})", stored, context);
+  INFO(scaled.status.message);
+  CHECK(scaled.ok());
+  CHECK(scaled.warnings.empty());
+  ChangeOutcome retagged = admission.Patch(*admitted.kind, "default", "web", "", model::PatchType::kMerge,
+                                           R"({"spec":{"template":{"metadata":{"labels":{"tier":"front"}}}}})",
+                                           stored, context);
+  // Workloads are warned about, never refused.
+  CHECK(retagged.ok());
+  REQUIRE(retagged.warnings.size() == 1);
+  CHECK(retagged.warnings[0] == "would violate PodSecurity \"baseline:latest\": host namespaces (hostPID=true)");
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // The registry catalog: which images exist, how big they are and how long a
-// pull takes. Image references resolve as Docker normalizes them:
+// pull takes (the runtime pulls from it; admission's ImagePolicy refuses an
+// image it does not have). Image references resolve as Docker normalizes them:
 // "nginx" = "nginx:latest" = "docker.io/library/nginx:latest";
 // "fluent/fluent-bit:3.0" = "docker.io/fluent/fluent-bit:3.0".
 #pragma once
@@ -11,9 +12,12 @@
 #include <unordered_map>
 #include <vector>
 
-#include "base/clock.h"
+#include <yaml-cpp/yaml.h>
 
-namespace podflow::runtime {
+#include "base/clock.h"
+#include "base/result.h"
+
+namespace podflow::model {
 
 // One catalog entry, as configured.
 struct CatalogImage {
@@ -35,6 +39,11 @@ struct ImageReference {
 };
 
 ImageReference NormalizeImageReference(std::string_view reference);
+
+// The catalog as the config's `runtime.registry` lists it at `path`: a
+// list of {name (required), tags, sizeBytes, pullMillis}. Invalid naming
+// the key otherwise.
+Result<std::vector<CatalogImage>> ParseRegistry(const YAML::Node& node, const std::string& path);
 
 // An image the catalog knows.
 struct ResolvedImage {
@@ -59,4 +68,4 @@ class ImageCatalog {
   std::vector<CatalogImage> images_;
 };
 
-}  // namespace podflow::runtime
+}  // namespace podflow::model

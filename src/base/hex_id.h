@@ -6,10 +6,10 @@
 #include <string>
 #include <string_view>
 
-namespace podflow::runtime {
+namespace podflow {
 
 // `chars` lowercase hex digits derived from `seed` (FNV-1a, mixed). Not a
 // cryptographic hash: only stable and well spread.
 std::string DeterministicHex(std::string_view seed, size_t chars = 64);
 
-}  // namespace podflow::runtime
+}  // namespace podflow

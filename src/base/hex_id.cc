@@ -1,8 +1,8 @@
-#include "stages/runtime/hex_id.h"
+#include "base/hex_id.h"
 
 #include <cstdint>
 
-namespace podflow::runtime {
+namespace podflow {
 namespace {
 
 uint64_t Fnv1a(std::string_view s, uint64_t salt) {
@@ -35,4 +35,4 @@ std::string DeterministicHex(std::string_view seed, size_t chars) {
   return out;
 }
 
-}  // namespace podflow::runtime
+}  // namespace podflow
