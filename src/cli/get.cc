@@ -489,8 +489,9 @@ constexpr std::chrono::seconds kWatchSilence{10};
 // kubectl get -w after the objects were read at `revision`: every change
 // after it, until the watch ends (--request-timeout), fails or is
 // interrupted.
-// kubectl's watch ends with success whatever ended it (an ERROR event, the
-// server gone, the timeout); only a watch that could not start fails.
+// kubectl's watch ends with success whatever ended it once it ran (an
+// ERROR event, the server gone, the timeout); a watch refused at its start,
+// or whose output cannot be printed, fails.
 int WatchChanges(ApiReader& reader, const model::KindInfo& kind, const ReadOptions& options, const Target& target,
                  int64_t revision, bool all, WatchPrinter& printer, std::chrono::seconds timeout) {
   ApiCall call;
@@ -517,6 +518,7 @@ int WatchChanges(ApiReader& reader, const model::KindInfo& kind, const ReadOptio
   }
   using Clock = std::chrono::steady_clock;
   Clock::time_point last_word = Clock::now();
+  bool started = false;  // a frame other than a refusal came: the watch runs
   while (true) {
     Result<std::optional<ApiWatchStream::Frame>> frame = (*stream)->Next(std::chrono::milliseconds(500));
     if (!frame.ok()) {
@@ -534,14 +536,19 @@ int WatchChanges(ApiReader& reader, const model::KindInfo& kind, const ReadOptio
     }
     last_word = Clock::now();
     for (const ApiWatchEvent& event : (*frame)->events) {
-      if (event.type == "BOOKMARK") continue;
-      if (std::exchange(skip_first_added, false) && event.type == "ADDED") continue;
+      if (event.type == "BOOKMARK") {
+        started = true;
+        continue;
+      }
       if (event.type == "ERROR") {
-        // kubectl ends the watch here, and its command with it, successfully.
+        // Refused at its start (as kubectl's watch request is refused, 403,
+        // ...): a failure. Ended later: kubectl's watch just ends.
         std::fflush(stdout);
         std::fprintf(stderr, "%s\n", model::KubectlMessage(event.status).c_str());
-        return 0;
+        return started ? 0 : 1;
       }
+      started = true;
+      if (std::exchange(skip_first_added, false) && event.type == "ADDED") continue;
       if (!model::VerifyObject(kind, event.object.value).ok()) {
         std::fprintf(stderr, "error: the value stored at %s is not a valid %s; skipped it\n",
                      event.object.key.c_str(), std::string(kind.kind).c_str());
@@ -613,7 +620,8 @@ int RunGet(const ReadOptions& options) {
     return 1;
   }
   if (watch && sort_by) {
-    std::fprintf(stderr, "warning: --watch requested, --sort-by will be ignored for watch events received\n");
+    std::fprintf(stderr, options.watch ? "warning: --watch requested, --sort-by will be ignored for watch events received\n"
+                                       : "warning: --watch-only requested, --sort-by will be ignored\n");
   }
   auto reader = ApiReader::Open(options);
   if (!reader.ok()) {

@@ -59,6 +59,11 @@ class ImageCatalog {
  public:
   ImageCatalog() = default;
   explicit ImageCatalog(const std::vector<CatalogImage>& images);
+  // Not copyable: the index points into images_ (a move keeps them).
+  ImageCatalog(const ImageCatalog&) = delete;
+  ImageCatalog& operator=(const ImageCatalog&) = delete;
+  ImageCatalog(ImageCatalog&&) = default;
+  ImageCatalog& operator=(ImageCatalog&&) = default;
 
   // nullopt when the repository or the tag is unknown (the pull fails).
   std::optional<ResolvedImage> Resolve(std::string_view reference) const;

@@ -39,7 +39,8 @@ std::unique_ptr<typename T::NativeTableType> Unpack(std::string_view bytes) {
 // A native object packed into the bytes the log stores.
 template <typename NativeT>
 std::string Pack(const NativeT& object) {
-  flatbuffers::FlatBufferBuilder fbb(1024);
+  // Room for a pod with its status at once: growing the builder copies it.
+  flatbuffers::FlatBufferBuilder fbb(4096);
   fbb.Finish(NativeT::TableType::Pack(fbb, &object));
   return std::string(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize());
 }

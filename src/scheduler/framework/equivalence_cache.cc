@@ -100,7 +100,8 @@ std::string EquivalenceSignature(const PodInfo& pod) {
   out.reserve(256);
   Writer w(out);
   // Left out, as naming the pod: name, uid, start_time (preemption orders
-  // victims by it; it is never read for the pod being scheduled). A
+  // victims by it; it is never read for the pod being scheduled), and the
+  // names of its volumes. A
   // PersistentVolumeClaim an ephemeral volume names carries the pod's name
   // (PodVolume::claim_name), so such pods are never equivalent.
   w.Str(pod.namespace_);
@@ -137,8 +138,10 @@ std::string EquivalenceSignature(const PodInfo& pod) {
   w.Int(pod.non_zero_milli_cpu);
   w.Int(pod.non_zero_memory);
 
+  // A volume's name is read by no plugin (a claim's by its claim_name), and
+  // the service account token volume of every pod has a name of its own
+  // (kube-api-access-xxxxx): left out, so that such pods stay equivalent.
   w.List(pod.volumes, [&w](const PodVolume& v) {
-    w.Str(v.name);
     w.Enum(v.kind);
     w.Str(v.id);
     w.Str(v.rbd_pool);

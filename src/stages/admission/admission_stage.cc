@@ -322,13 +322,14 @@ void AdmissionStage::Bootstrap() {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
-  if (!stopping_) PublishRootCa(*worker);
-  Return(std::move(worker));
   {
     std::lock_guard<std::mutex> lock(bootstrap_mu_);
     bootstrapped_ = true;
   }
   bootstrap_cv_.notify_all();
+  // Requests need not wait for this.
+  if (!stopping_) PublishRootCa(*worker);
+  Return(std::move(worker));
 }
 
 void AdmissionStage::PublishRootCa(Worker& worker) {

@@ -61,18 +61,25 @@ class RefusedWatch final : public bus::StreamSource {
 // Opens the log watch from a revision.
 using WatchOpener = std::function<Result<std::unique_ptr<client::RemoteWatcher>>(Revision start)>;
 
+// What a watch needs decided before it starts: whether it may (RBAC, once
+// the stage's bootstrap has made the default roles) and, from "0", the
+// current objects.
+struct Prepared {
+  std::optional<ApiStatusInfo> refused;
+  std::optional<RangeResult> listed;
+};
+
 class ApiWatch final : public bus::StreamSource {
  public:
-  // Watches from `from` + 1, or, when `list` is given, first sends what it
-  // lists as ADDED and watches from the list's revision + 1. The list runs
-  // on a thread of its own, so that the server's other streams go on.
+  // Runs `prepare` on a thread of its own (so that the server's other
+  // streams go on meanwhile), then watches from `from` + 1 or, when it
+  // listed, first sends what it listed as ADDED and watches from the list's
+  // revision + 1.
   ApiWatch(const model::KindInfo& kind, Selection selection, WatchOpener open, int64_t from,
-           std::function<Result<RangeResult>()> list, bool bookmarks,
+           std::function<Prepared()> prepare, bool bookmarks,
            std::optional<std::chrono::steady_clock::time_point> deadline)
       : kind_(kind), selection_(std::move(selection)), open_(std::move(open)), from_(from), bookmarks_(bookmarks),
-        deadline_(deadline) {
-    if (list) listed_ = std::async(std::launch::async, std::move(list));
-  }
+        deadline_(deadline), prepared_(std::async(std::launch::async, std::move(prepare))) {}
 
   Next Produce(flatbuffers::FlatBufferBuilder& fbb) override {
     more_ = false;
@@ -131,18 +138,19 @@ class ApiWatch final : public bus::StreamSource {
   bool Behind() const override { return more_; }
 
  private:
-  // Takes the list when it has come, then opens the log watch after it: the
-  // stream's last frame when either failed, nullopt otherwise.
+  // Takes what was prepared when it is ready, then opens the log watch: the
+  // stream's last frame when the watch was refused or could not start,
+  // nullopt otherwise.
   std::optional<Next> Start(flatbuffers::FlatBufferBuilder& fbb) {
+    if (prepared_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return std::nullopt;
+    Prepared prepared = prepared_.get();
+    if (prepared.refused) return Next{Frame(fbb, {}, *prepared.refused), true};
     int64_t after = from_;
-    if (listed_.valid()) {
-      if (listed_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return std::nullopt;
-      Result<RangeResult> listed = listed_.get();
-      if (!listed.ok()) return Next{Frame(fbb, {}, InternalErrorStatus(listed.status().ToString())), true};
-      for (KeyValue& kv : listed->kvs) {
+    if (prepared.listed) {
+      for (KeyValue& kv : prepared.listed->kvs) {
         if (selection_.Selects(kind_, kv)) pending_.push_back({"ADDED", std::move(kv)});
       }
-      after = listed->revision.value();
+      after = prepared.listed->revision.value();
     }
     Result<std::unique_ptr<client::RemoteWatcher>> watcher = open_(Revision(after + 1));
     if (!watcher.ok()) return Next{Frame(fbb, {}, InternalErrorStatus(watcher.status().ToString())), true};
@@ -178,8 +186,8 @@ class ApiWatch final : public bus::StreamSource {
   const model::KindInfo& kind_;
   const Selection selection_;
   const WatchOpener open_;
-  std::future<Result<RangeResult>> listed_;   // the current objects, for a watch that asked for them
-  std::unique_ptr<client::RemoteWatcher> watcher_;  // once the list has come
+  std::future<Prepared> prepared_;
+  std::unique_ptr<client::RemoteWatcher> watcher_;  // once prepared
   std::deque<ApiEvent> pending_;  // listed objects not sent yet
   const int64_t from_;            // the resourceVersion the watch named
   const bool bookmarks_;
@@ -213,9 +221,6 @@ std::unique_ptr<bus::StreamSource> AdmissionStage::OpenWatch(const msg::Envelope
   }
   Result<UserInfo> user = config_.authenticator.Authenticate(Text(request->token()));
   if (!user.ok()) return std::make_unique<RefusedWatch>(UnauthorizedStatus());
-  // The default roles are there before anything is decided, as for the
-  // other verbs (at most kBootstrapWait, at the stage's start).
-  AwaitBootstrap();
   const model::KindInfo* kind = model::FindResource(Text(request->resource()));
   if (kind == nullptr || !Text(request->subresource()).empty()) {
     return std::make_unique<RefusedWatch>(model::NoSuchResourceStatus());
@@ -225,29 +230,37 @@ std::unique_ptr<bus::StreamSource> AdmissionStage::OpenWatch(const msg::Envelope
   // A watch of one object is authorized as asked by its name, as
   // kube-apiserver does for a metadata.name field selector (a Namespace's
   // at the cluster scope: the URL names no namespace).
-  const RequestAttributes asked{"watch", std::string(model::ApiGroup(*kind)), std::string(kind->resource), "", ns,
-                                name};
-  if (!config_.authorizer.Allows(*user, asked)) {
-    return std::make_unique<RefusedWatch>(ForbiddenStatus(user->name, "watch", *kind, asked.namespace_, name, ""));
-  }
+  RequestAttributes asked{"watch", std::string(model::ApiGroup(*kind)), std::string(kind->resource), "", ns, name};
   Result<Selection> selection = ParseSelection(*kind, *request);
   if (!selection.ok()) return std::make_unique<RefusedWatch>(BadRequestStatus(selection.status().message()));
   Result<int64_t> from = ParseResourceVersion(Text(request->resource_version()));
   if (!from.ok()) return std::make_unique<RefusedWatch>(BadRequestStatus(from.status().message()));
 
   const std::string key = name.empty() ? model::KindPrefix(*kind, ns) : model::ObjectKey(*kind, ns, name);
-  // From "0": the current objects first, then what changes after them.
-  std::function<Result<RangeResult>()> list;
-  if (*from == 0) {
-    list = [this, key, one = !name.empty()]() -> Result<RangeResult> {
+  // Authorized once the default roles are there (as the other verbs wait
+  // for the bootstrap); from "0", the current objects first, then what
+  // changes after them. The server is woken when it is done.
+  auto prepare = [this, key, one = !name.empty(), list = *from == 0, user = std::move(*user),
+                  asked = std::move(asked), kind]() -> Prepared {
+    Prepared out;
+    AwaitBootstrap();
+    if (!config_.authorizer.Allows(user, asked)) {
+      out.refused = ForbiddenStatus(user.name, "watch", *kind, asked.namespace_, asked.name, "");
+    } else if (list) {
       std::unique_ptr<Worker> worker = Borrow();
       RangeRequest exact;
       exact.key = key;
       Result<RangeResult> listed = one ? worker->client.Read(exact) : worker->client.List(key);
       Return(std::move(worker));
-      return listed;
-    };
-  }
+      if (listed.ok()) {
+        out.listed = std::move(*listed);
+      } else {
+        out.refused = InternalErrorStatus(listed.status().ToString());
+      }
+    }
+    watch_server_->Wake();
+    return out;
+  };
   WatchOpener open_watch = [this, key, prefix = name.empty()](Revision start) {
     client::RemoteWatchOptions options;
     options.key = key;
@@ -262,7 +275,7 @@ std::unique_ptr<bus::StreamSource> AdmissionStage::OpenWatch(const msg::Envelope
     // Bounded, so that no timeout overflows the clock.
     deadline = std::chrono::steady_clock::now() + std::chrono::seconds(std::min(request->timeout_seconds(), kMaxTimeout));
   }
-  return std::make_unique<ApiWatch>(*kind, std::move(*selection), std::move(open_watch), *from, std::move(list),
+  return std::make_unique<ApiWatch>(*kind, std::move(*selection), std::move(open_watch), *from, std::move(prepare),
                                     request->allow_watch_bookmarks(), deadline);
 }
 

@@ -349,10 +349,15 @@ void ValidateUpdate(const api::PersistentVolumeClaimT& old, const api::Persisten
   const bool bound = claim.status && claim.status->phase == api::PersistentVolumeClaimPhase::Bound;
   api::PersistentVolumeClaimSpecT now = *claim.spec;
   // A bound claim's storage request may change (grow: below); nothing else.
-  if (bound && now.resources) {
-    for (auto& e : now.resources->requests) {
-      if (e && e->key == "storage") e->value = StorageText(old);
+  if (bound && now.resources && !StorageText(old).empty()) {
+    auto& requests = now.resources->requests;
+    auto it = std::find_if(requests.begin(), requests.end(), [](const auto& e) { return e && e->key == "storage"; });
+    if (it == requests.end()) {
+      requests.push_back(std::make_unique<api::QuantityEntryT>());
+      requests.back()->key = "storage";
+      it = requests.end() - 1;
     }
+    (*it)->value = StorageText(old);
   }
   if (model::Pack(now) != model::Pack(was)) {
     out.push_back(FieldError::Forbidden(

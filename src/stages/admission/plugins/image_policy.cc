@@ -1,8 +1,9 @@
 // ImagePolicy (off unless enabled, as kube-apiserver's ImagePolicyWebhook):
 // a pod is refused when the registry catalog (the config's
 // `runtime.registry`, the images the runtime can pull) does not have one of
-// its images — seed 004's "does the image exist" — on create, and on an
-// update, which may change images. The refusal is worded as the webhook's:
+// its init containers' or containers' images — seed 004's "does the image
+// exist" — on create and on every update of the pod (images may change), as
+// kube-apiserver reviews them. The refusal is worded as the webhook's:
 //   pods "web" is forbidden: image policy webhook backend denied one or
 //   more images: images not in the registry: "nginx:9.9"
 #include <set>
@@ -30,7 +31,6 @@ class ImagePolicy : public Plugin {
     };
     for (const auto& c : pod->spec->init_containers) check(c->image);
     for (const auto& c : pod->spec->containers) check(c->image);
-    for (const auto& c : pod->spec->ephemeral_containers) check(c->image);
     if (missing.empty()) return std::nullopt;
     return AdmissionForbiddenStatus(a.kind(), a.name(),
                                     "image policy webhook backend denied one or more images: images not in the "

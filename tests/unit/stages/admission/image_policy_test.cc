@@ -1,6 +1,6 @@
 // ImagePolicy: off unless enabled; once enabled, a pod whose image the
 // registry catalog (runtime.registry) does not have is refused, on create
-// and on an update that changes an image.
+// and on an update.
 #include <yaml-cpp/yaml.h>
 
 #include "admission_fixture.h"
