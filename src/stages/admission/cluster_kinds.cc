@@ -329,14 +329,8 @@ std::string StorageText(const api::PersistentVolumeClaimT& claim) {
 
 // The storage a claim asks for; zero when it names none (or none that parses).
 model::Quantity RequestedStorage(const api::PersistentVolumeClaimT& claim) {
-  if (claim.spec && claim.spec->resources) {
-    for (const auto& e : claim.spec->resources->requests) {
-      if (e && e->key == "storage") {
-        if (Result<model::Quantity> q = model::Quantity::Parse(e->value); q.ok()) return *q;
-      }
-    }
-  }
-  return {};
+  Result<model::Quantity> q = model::Quantity::Parse(StorageText(claim));
+  return q.ok() ? *q : model::Quantity();
 }
 
 }  // namespace
@@ -349,7 +343,8 @@ void ValidateUpdate(const api::PersistentVolumeClaimT& old, const api::Persisten
   const bool bound = claim.status && claim.status->phase == api::PersistentVolumeClaimPhase::Bound;
   api::PersistentVolumeClaimSpecT now = *claim.spec;
   // A bound claim's storage request may change (grow: below); nothing else.
-  if (bound && now.resources && !StorageText(old).empty()) {
+  const std::string old_storage = StorageText(old);
+  if (bound && now.resources && !old_storage.empty()) {
     auto& requests = now.resources->requests;
     auto it = std::find_if(requests.begin(), requests.end(), [](const auto& e) { return e && e->key == "storage"; });
     if (it == requests.end()) {
@@ -357,7 +352,7 @@ void ValidateUpdate(const api::PersistentVolumeClaimT& old, const api::Persisten
       requests.back()->key = "storage";
       it = requests.end() - 1;
     }
-    (*it)->value = StorageText(old);
+    (*it)->value = old_storage;
   }
   if (model::Pack(now) != model::Pack(was)) {
     out.push_back(FieldError::Forbidden(
