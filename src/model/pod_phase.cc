@@ -26,6 +26,10 @@ bool IsRestartableInitContainer(const api::ContainerT& container) {
   return container.restart_policy == "Always";
 }
 
+bool IsRestartableInitContainer(const api::Container& container) {
+  return container.restart_policy() != nullptr && container.restart_policy()->string_view() == "Always";
+}
+
 const api::ContainerStatusT* FindStatus(
     const std::vector<std::unique_ptr<api::ContainerStatusT>>& statuses, std::string_view name) {
   for (const auto& s : statuses) {

@@ -9,7 +9,10 @@
 
 namespace podflow::model {
 
+// An init container with restartPolicy Always: a sidecar, which keeps
+// running beside the app containers.
 bool IsRestartableInitContainer(const api::ContainerT& container);
+bool IsRestartableInitContainer(const api::Container& container);
 
 // Whether any app container has run (kubelet's podHasInitialized).
 bool AppContainersHaveStarted(const api::PodStatusT& status);

@@ -176,6 +176,14 @@ class BasicPodBuilder {
     First().ports.push_back(std::move(p));
     return self();
   }
+  // A hostPort equal to the containerPort on the last init container.
+  Self& InitHostPort(int32_t port) {
+    auto p = std::make_unique<api::ContainerPortT>();
+    p->container_port = port;
+    p->host_port = port;
+    pod_.spec->init_containers.back()->ports.push_back(std::move(p));
+    return self();
+  }
   // A readiness probe with this initial delay on the last app container.
   Self& ReadinessDelay(int seconds) {
     auto& c = pod_.spec->containers.back();

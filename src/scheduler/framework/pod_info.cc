@@ -1,5 +1,7 @@
 #include "scheduler/framework/pod_info.h"
 
+#include "model/pod_phase.h"
+
 namespace podflow::scheduler {
 namespace {
 
@@ -28,7 +30,7 @@ Status ParseContainers(const Containers* containers, bool init, std::string_view
                              "].resources.requests: " + parsed.status().message());
     }
     r.requests = std::move(parsed).value();
-    r.sidecar = init && c->restart_policy() != nullptr && c->restart_policy()->string_view() == "Always";
+    r.sidecar = init && model::IsRestartableInitContainer(*c);
     out.push_back(std::move(r));
   }
   return Status::Ok();
@@ -284,18 +286,26 @@ Result<PodInfo> PodInfoFromPod(const api::Pod& pod) {
           Toleration{Str(t->key()), t->operator_(), Str(t->value()), t->effect()});
     }
   }
-  if (spec->containers() != nullptr) {
-    for (const api::Container* c : *spec->containers()) {
-      if (c->ports() == nullptr) continue;
-      for (const api::ContainerPort* p : *c->ports()) {
-        if (p->host_port() <= 0) continue;
-        HostPort hp;
-        hp.protocol = p->protocol() == api::Protocol::Unset ? api::Protocol::TCP : p->protocol();
-        if (p->host_ip() != nullptr && p->host_ip()->size() > 0) hp.host_ip = p->host_ip()->str();
-        hp.port = p->host_port();
-        info.host_ports.push_back(std::move(hp));
-      }
+  // The host ports of the containers that run together: the app containers
+  // and the sidecars (a plain init container has stopped before they start).
+  auto add_host_ports = [&info](const api::Container& c) {
+    if (c.ports() == nullptr) return;
+    for (const api::ContainerPort* p : *c.ports()) {
+      if (p->host_port() <= 0) continue;
+      HostPort hp;
+      hp.protocol = p->protocol() == api::Protocol::Unset ? api::Protocol::TCP : p->protocol();
+      if (p->host_ip() != nullptr && p->host_ip()->size() > 0) hp.host_ip = p->host_ip()->str();
+      hp.port = p->host_port();
+      info.host_ports.push_back(std::move(hp));
     }
+  };
+  if (spec->init_containers() != nullptr) {
+    for (const api::Container* c : *spec->init_containers()) {
+      if (model::IsRestartableInitContainer(*c)) add_host_ports(*c);
+    }
+  }
+  if (spec->containers() != nullptr) {
+    for (const api::Container* c : *spec->containers()) add_host_ports(*c);
   }
 
   std::vector<ContainerRequests> containers, init_containers;

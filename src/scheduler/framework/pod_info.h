@@ -132,7 +132,7 @@ struct PodInfo {
   // out (they never add to a score).
   std::vector<PreferredSchedulingTerm> preferred_node_affinity;
   std::vector<Toleration> tolerations;
-  std::vector<HostPort> host_ports;  // regular containers only, as Kubernetes counts them
+  std::vector<HostPort> host_ports;  // app containers and sidecars: those that run together
 
   // Kubernetes' PodRequests: max(sum of containers and sidecars, max over
   // init containers of (that init container + sidecars started before it)),

@@ -1,5 +1,7 @@
 #include "stages/runtime/adopt.h"
 
+#include <algorithm>
+
 #include "stages/runtime/node_object.h"
 
 namespace podflow::runtime {
@@ -56,6 +58,23 @@ Result<SimNode> ResolveAdopted(const RuntimeConfig& config, const std::vector<No
   return std::move(resolved->back());
 }
 
+namespace {
+
+using Quantities = std::vector<std::unique_ptr<api::QuantityEntryT>>;
+
+// Adds to `into` a copy of each of `from`'s entries whose key it lacks,
+// keeping the list in key order.
+void AddMissing(Quantities& into, const Quantities& from) {
+  for (const auto& q : from) {
+    if (std::ranges::none_of(into, [&q](const auto& have) { return have->key == q->key; })) {
+      into.push_back(std::make_unique<api::QuantityEntryT>(*q));
+    }
+  }
+  std::ranges::sort(into, {}, [](const auto& q) { return q->key; });
+}
+
+}  // namespace
+
 api::NodeT AdoptedNode(const api::Node& stored, const SimNode& node, const ImageCatalog& catalog, SimTime now) {
   api::NodeT built = BuildNode(node, catalog, now);
   std::unique_ptr<api::NodeT> out(stored.UnPack());
@@ -64,13 +83,51 @@ api::NodeT AdoptedNode(const api::Node& stored, const SimNode& node, const Image
     out->spec->pod_cidr = node.pod_cidr.ToString();
     out->spec->pod_cidrs = {out->spec->pod_cidr};
   }
-  // The simulated kubelet's view, except what the object says of its own
-  // machine: allocatable (capacity minus reservations) and nodeInfo.
-  std::unique_ptr<api::NodeStatusT> status = std::move(built.status);
-  if (out->status && !out->status->allocatable.empty()) status->allocatable = std::move(out->status->allocatable);
-  if (out->status && out->status->node_info) status->node_info = std::move(out->status->node_info);
-  out->status = std::move(status);
+  // What the manifest says of the machine stays, as a KWOK node's does; the
+  // simulated kubelet fills in only what it left out, and owns the heartbeat.
+  if (!out->status) out->status = std::make_unique<api::NodeStatusT>();
+  api::NodeStatusT& status = *out->status;
+  api::NodeStatusT& sim = *built.status;
+  // Resources the manifest names keep its amounts; the others get the
+  // simulated node's defaults (allocatable: the capacity).
+  AddMissing(status.capacity, sim.capacity);
+  AddMissing(status.allocatable, status.capacity);
+  if (status.conditions.empty()) {
+    status.conditions = std::move(sim.conditions);
+  } else {
+    const std::string time = FormatRfc3339(now);
+    for (auto& c : status.conditions) {
+      c->last_heartbeat_time = time;
+      if (c->last_transition_time.empty()) c->last_transition_time = time;
+    }
+  }
+  const bool has_internal_ip = std::ranges::any_of(
+      status.addresses, [](const auto& a) { return a->type == "InternalIP"; });
+  if (status.addresses.empty()) {
+    status.addresses = std::move(sim.addresses);
+  } else if (!has_internal_ip) {
+    // The address the simulated kubelet gives its pods as hostIP.
+    status.addresses.insert(status.addresses.begin(), std::move(sim.addresses.front()));
+  }
+  if (!status.daemon_endpoints) status.daemon_endpoints = std::move(sim.daemon_endpoints);
+  if (!status.node_info) status.node_info = std::move(sim.node_info);
+  if (status.images.empty()) status.images = std::move(sim.images);
   return std::move(*out);
+}
+
+std::vector<std::string> CachedImages(const api::Node& node, const ImageCatalog& catalog) {
+  std::vector<std::string> out;
+  if (node.status() == nullptr || node.status()->images() == nullptr) return out;
+  for (const api::ContainerImage* image : *node.status()->images()) {
+    if (image->names() == nullptr) continue;
+    for (const flatbuffers::String* name : *image->names()) {
+      if (catalog.Resolve(name->str())) {
+        out.push_back(name->str());
+        break;
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace podflow::runtime

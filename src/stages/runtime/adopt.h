@@ -28,10 +28,17 @@ NodeDef NodeDefFromSim(const SimNode& node);
 // bad or clashes with a hosted node.
 Result<SimNode> ResolveAdopted(const RuntimeConfig& config, const std::vector<NodeDef>& hosted, const NodeDef& def);
 
-// The Node to write back once adopted, as kubelet updates the object it
-// registered with: the stored metadata and spec (plus podCIDR when it had
-// none), and the status the simulated kubelet reports (conditions Ready,
-// addresses, capacity = allocatable, nodeInfo).
+// The Node to write back once adopted, as a KWOK node is taken over: the
+// stored object as the manifest gave it (metadata, spec, and every status
+// field it set: capacity, allocatable, conditions, addresses, images,
+// nodeInfo), plus what the simulated kubelet owns or the manifest left out:
+// spec.podCIDR when absent, the conditions' heartbeat, an InternalIP address,
+// and its own values for the status fields left empty (allocatable =
+// capacity).
 api::NodeT AdoptedNode(const api::Node& stored, const SimNode& node, const ImageCatalog& catalog, SimTime now);
+
+// The images `node`'s status lists that `catalog` knows, one name each: the
+// adopted node has them already, as a pod using them finds (no pull).
+std::vector<std::string> CachedImages(const api::Node& node, const ImageCatalog& catalog);
 
 }  // namespace podflow::runtime

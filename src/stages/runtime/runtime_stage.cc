@@ -193,6 +193,7 @@ class RuntimeLoop {
       log_->warn("{}", node.status().ToString());
       return;
     }
+    node->images = CachedImages(*stored, catalog_);
     Result<client::WriteResult> written = client_.Write(
         {PutOp{kv.key, model::Pack(AdoptedNode(*stored, *node, catalog_, WallClockNow())), kv.mod_revision}});
     if (!written.ok()) {

@@ -141,6 +141,22 @@ TEST_CASE("NodePorts") {
   cases.push_back({"wanted specific IP against 0.0.0.0", MakePod().Name("e").HostPort(80).Info(),
                    MakePod().HostPort(80, Protocol::TCP, "10.0.0.2").Info(), kNo});
   cases.push_back({"other port", MakePod().Name("e").HostPort(80).Info(), MakePod().HostPort(81).Info(), kOk});
+  // A sidecar runs beside the app containers: its host ports count, on the
+  // pod placed and on the pods already there; a plain init container's,
+  // stopped before the app containers start, do not.
+  cases.push_back({"an incoming sidecar's port", MakePod().Name("e").HostPort(80).Info(),
+                   MakePod().Container().Sidecar("proxy", "envoy").InitHostPort(80).Info(), kNo});
+  cases.push_back({"a placed sidecar's port",
+                   MakePod().Name("e").Container().Sidecar("proxy", "envoy").InitHostPort(80).Info(),
+                   MakePod().HostPort(80).Info(), kNo});
+  cases.push_back({"two sidecars on one port",
+                   MakePod().Name("e").Container().Sidecar("proxy", "envoy").InitHostPort(80).Info(),
+                   MakePod().Container().Sidecar("proxy", "envoy").InitHostPort(80).Info(), kNo});
+  cases.push_back({"a plain init container's port", MakePod().Name("e").HostPort(80).Info(),
+                   MakePod().Container().Init("setup", "busybox").InitHostPort(80).Info(), kOk});
+  cases.push_back({"a placed plain init container's port",
+                   MakePod().Name("e").Container().Init("setup", "busybox").InitHostPort(80).Info(),
+                   MakePod().HostPort(80).Info(), kOk});
   for (auto& c : cases) {
     INFO(c.name);
     Check(p.Filter(NoState(), c.pod, node_with(c.existing)), c.want);

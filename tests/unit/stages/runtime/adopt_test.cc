@@ -69,5 +69,99 @@ status:
   }
 }
 
+const api::QuantityEntryT* Quantity(const std::vector<std::unique_ptr<api::QuantityEntryT>>& list,
+                                    const std::string& key) {
+  for (const auto& q : list) {
+    if (q->key == key) return q.get();
+  }
+  return nullptr;
+}
+
+// The node `stored` becomes when adopted by a runtime hosting no other.
+SimNode Resolved(const api::Node& stored) {
+  Result<SimNode> node = ResolveAdopted(RuntimeConfig(), {}, NodeDefFromNode(stored));
+  REQUIRE(node.ok());
+  return std::move(*node);
+}
+
+TEST_CASE("adoption keeps the status the manifest gave and adds only what the kubelet owns") {
+  // A KWOK-style node: its images (one cached large image), conditions and
+  // addresses are the manifest's, and stay.
+  const std::string bytes = NodeBytes(R"(apiVersion: v1
+kind: Node
+metadata:
+  name: kwok-2
+status:
+  capacity: {cpu: "8", memory: 32Gi}
+  conditions:
+  - {type: Ready, status: "True", reason: KubeletReady, message: fake kubelet}
+  - {type: NetworkUnavailable, status: "False", reason: RouteCreated, message: routes}
+  addresses:
+  - {type: Hostname, address: kwok-2}
+  images:
+  - names: [registry.example/ml/trainer:2.1]
+    sizeBytes: 3000000000
+  - names: ["docker.io/library/nginx@sha256:0000", "nginx:1.25"]
+    sizeBytes: 44000000
+  nodeInfo: {kubeletVersion: fake, architecture: arm64}
+)");
+  const api::Node* stored = flatbuffers::GetRoot<api::Node>(bytes.data());
+  const ImageCatalog catalog(testing::TestRegistry());
+  const SimNode node = Resolved(*stored);
+  api::NodeT adopted = AdoptedNode(*stored, node, catalog, testing::FakeClock().now);
+  const api::NodeStatusT& status = *adopted.status;
+
+  REQUIRE(status.images.size() == 2);
+  CHECK(status.images[0]->names == std::vector<std::string>{"registry.example/ml/trainer:2.1"});
+  CHECK(status.images[0]->size_bytes == 3'000'000'000);
+
+  REQUIRE(status.conditions.size() == 2);
+  CHECK(status.conditions[0]->message == "fake kubelet");
+  CHECK(status.conditions[1]->type == "NetworkUnavailable");
+  const std::string now = FormatRfc3339(testing::FakeClock().now);
+  for (const auto& c : status.conditions) {
+    CHECK(c->last_heartbeat_time == now);  // the heartbeat is the kubelet's
+    CHECK(c->last_transition_time == now);
+  }
+  // The manifest's Hostname stays; the InternalIP pods get as hostIP is added.
+  REQUIRE(status.addresses.size() == 2);
+  CHECK(status.addresses[0]->type == "InternalIP");
+  CHECK(status.addresses[0]->address == FormatIpv4(node.internal_ip));
+  CHECK(status.addresses[1]->address == "kwok-2");
+  CHECK(status.node_info->architecture == "arm64");
+
+  // Named resources keep their amounts; unnamed ones get the defaults, and
+  // allocatable (not given) is the capacity.
+  REQUIRE(Quantity(status.capacity, "cpu") != nullptr);
+  CHECK(Quantity(status.capacity, "cpu")->value == "8");
+  REQUIRE(Quantity(status.capacity, "pods") != nullptr);
+  CHECK(Quantity(status.capacity, "pods")->value == "110");
+  REQUIRE(Quantity(status.allocatable, "memory") != nullptr);
+  CHECK(Quantity(status.allocatable, "memory")->value == "32Gi");
+  CHECK(status.allocatable.size() == status.capacity.size());
+  CHECK(adopted.spec->pod_cidr == node.pod_cidr.ToString());
+
+  // The cached images the registry knows are present on the node: a pod
+  // using them starts without a pull.
+  const std::vector<std::string> cached = CachedImages(*stored, catalog);
+  REQUIRE(cached.size() == 1);
+  CHECK(catalog.Resolve(cached[0])->canonical.starts_with("docker.io/library/nginx"));
+}
+
+TEST_CASE("a node published without status gets the simulated kubelet's") {
+  const std::string bytes = NodeBytes("apiVersion: v1\nkind: Node\nmetadata: {name: bare}\n");
+  const api::Node* stored = flatbuffers::GetRoot<api::Node>(bytes.data());
+  const ImageCatalog catalog(testing::TestRegistry());
+  const SimNode node = Resolved(*stored);
+  api::NodeT adopted = AdoptedNode(*stored, node, catalog, testing::FakeClock().now);
+  REQUIRE(adopted.status != nullptr);
+  CHECK(adopted.status->conditions.size() == 4);
+  REQUIRE(adopted.status->addresses.size() == 2);
+  CHECK(adopted.status->addresses[1]->type == "Hostname");
+  REQUIRE(Quantity(adopted.status->allocatable, "pods") != nullptr);
+  CHECK(adopted.status->node_info != nullptr);
+  CHECK(CachedImages(*stored, catalog).empty());
+}
+
 }  // namespace
 }  // namespace podflow::runtime
