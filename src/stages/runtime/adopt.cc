@@ -1,6 +1,7 @@
 #include "stages/runtime/adopt.h"
 
 #include <algorithm>
+#include <set>
 
 #include "stages/runtime/node_object.h"
 
@@ -27,6 +28,12 @@ NodeDef NodeDefFromNode(const api::Node& node) {
     if (node.status()->capacity()) {
       for (const api::QuantityEntry* q : *node.status()->capacity()) {
         if (q->key() && q->value()) def.shape.capacity[q->key()->str()] = q->value()->str();
+      }
+    }
+    // A resource given only as allocatable has at least that capacity.
+    if (node.status()->allocatable()) {
+      for (const api::QuantityEntry* q : *node.status()->allocatable()) {
+        if (q->key() && q->value()) def.shape.capacity.try_emplace(q->key()->str(), q->value()->str());
       }
     }
     if (node.status()->addresses()) {
@@ -73,6 +80,33 @@ void AddMissing(Quantities& into, const Quantities& from) {
   std::ranges::sort(into, {}, [](const auto& q) { return q->key; });
 }
 
+bool KubeletOwned(const std::string& type) {
+  return type == "Ready" || type == "MemoryPressure" || type == "DiskPressure" || type == "PIDPressure";
+}
+
+// The manifest's conditions with the simulated kubelet's. A node the
+// manifest says is Ready keeps every condition it gave, and gets the
+// kubelet's it lacks; otherwise (as KWOK initializes a node that is not
+// Ready) the kubelet's own types are replaced by its values, and the
+// others (NetworkUnavailable, custom types) stay. The heartbeat is the
+// kubelet's either way.
+void MergeConditions(std::vector<std::unique_ptr<api::NodeConditionT>>& given,
+                     std::vector<std::unique_ptr<api::NodeConditionT>> sim, SimTime now) {
+  const bool ready = std::ranges::any_of(
+      given, [](const auto& c) { return c->type == "Ready" && c->status == api::ConditionStatus::True; });
+  if (!ready) std::erase_if(given, [](const auto& c) { return KubeletOwned(c->type); });
+  const std::string time = FormatRfc3339(now);
+  for (auto& c : given) {
+    c->last_heartbeat_time = time;
+    if (c->last_transition_time.empty()) c->last_transition_time = time;
+  }
+  for (auto& c : sim) {
+    if (std::ranges::none_of(given, [&c](const auto& have) { return have->type == c->type; })) {
+      given.push_back(std::move(c));
+    }
+  }
+}
+
 }  // namespace
 
 api::NodeT AdoptedNode(const api::Node& stored, const SimNode& node, const ImageCatalog& catalog, SimTime now) {
@@ -90,17 +124,10 @@ api::NodeT AdoptedNode(const api::Node& stored, const SimNode& node, const Image
   api::NodeStatusT& sim = *built.status;
   // Resources the manifest names keep its amounts; the others get the
   // simulated node's defaults (allocatable: the capacity).
+  AddMissing(status.capacity, status.allocatable);
   AddMissing(status.capacity, sim.capacity);
   AddMissing(status.allocatable, status.capacity);
-  if (status.conditions.empty()) {
-    status.conditions = std::move(sim.conditions);
-  } else {
-    const std::string time = FormatRfc3339(now);
-    for (auto& c : status.conditions) {
-      c->last_heartbeat_time = time;
-      if (c->last_transition_time.empty()) c->last_transition_time = time;
-    }
-  }
+  MergeConditions(status.conditions, std::move(sim.conditions), now);
   const bool has_internal_ip = std::ranges::any_of(
       status.addresses, [](const auto& a) { return a->type == "InternalIP"; });
   if (status.addresses.empty()) {
@@ -111,20 +138,20 @@ api::NodeT AdoptedNode(const api::Node& stored, const SimNode& node, const Image
   }
   if (!status.daemon_endpoints) status.daemon_endpoints = std::move(sim.daemon_endpoints);
   if (!status.node_info) status.node_info = std::move(sim.node_info);
-  if (status.images.empty()) status.images = std::move(sim.images);
   return std::move(*out);
 }
 
 std::vector<std::string> CachedImages(const api::Node& node, const ImageCatalog& catalog) {
   std::vector<std::string> out;
+  std::set<std::string> canonicals;
   if (node.status() == nullptr || node.status()->images() == nullptr) return out;
   for (const api::ContainerImage* image : *node.status()->images()) {
     if (image->names() == nullptr) continue;
+    // Every name: a digest and each tag are distinct references a pod may use.
     for (const flatbuffers::String* name : *image->names()) {
-      if (catalog.Resolve(name->str())) {
-        out.push_back(name->str());
-        break;
-      }
+      std::optional<ResolvedImage> resolved = catalog.Resolve(name->str());
+      if (!resolved || !canonicals.insert(resolved->canonical).second) continue;
+      out.push_back(name->str());
     }
   }
   return out;

@@ -29,16 +29,19 @@ NodeDef NodeDefFromSim(const SimNode& node);
 Result<SimNode> ResolveAdopted(const RuntimeConfig& config, const std::vector<NodeDef>& hosted, const NodeDef& def);
 
 // The Node to write back once adopted, as a KWOK node is taken over: the
-// stored object as the manifest gave it (metadata, spec, and every status
-// field it set: capacity, allocatable, conditions, addresses, images,
-// nodeInfo), plus what the simulated kubelet owns or the manifest left out:
-// spec.podCIDR when absent, the conditions' heartbeat, an InternalIP address,
-// and its own values for the status fields left empty (allocatable =
-// capacity).
+// stored object as the manifest gave it (metadata, spec, and the status
+// fields it set: capacity, allocatable, addresses, images, nodeInfo,
+// daemonEndpoints), plus what the simulated kubelet owns or the manifest
+// left out: spec.podCIDR when absent; the heartbeat; its Ready and pressure
+// conditions unless the manifest says the node is Ready (other condition
+// types stay); an InternalIP address; a capacity for every resource (from
+// allocatable, else the defaults) and allocatable = capacity where not
+// given; its own addresses, nodeInfo and daemonEndpoints when none are given.
 api::NodeT AdoptedNode(const api::Node& stored, const SimNode& node, const ImageCatalog& catalog, SimTime now);
 
-// The images `node`'s status lists that `catalog` knows, one name each: the
-// adopted node has them already, as a pod using them finds (no pull).
+// The names in `node`'s status.images that `catalog` knows, one per distinct
+// image they resolve to: the adopted node has them already, and a pod using
+// one starts without a pull.
 std::vector<std::string> CachedImages(const api::Node& node, const ImageCatalog& catalog);
 
 }  // namespace podflow::runtime

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "model/codec.h"
+#include "stages/runtime/node_runtime.h"
 #include "stages/runtime/runtime.h"
 #include "test_pods.h"
 
@@ -115,9 +116,12 @@ status:
   CHECK(status.images[0]->names == std::vector<std::string>{"registry.example/ml/trainer:2.1"});
   CHECK(status.images[0]->size_bytes == 3'000'000'000);
 
-  REQUIRE(status.conditions.size() == 2);
+  // A node that says it is Ready keeps its conditions, and gets the
+  // kubelet's pressure conditions it lacks.
+  REQUIRE(status.conditions.size() == 5);
   CHECK(status.conditions[0]->message == "fake kubelet");
   CHECK(status.conditions[1]->type == "NetworkUnavailable");
+  CHECK(status.conditions[2]->type == "MemoryPressure");
   const std::string now = FormatRfc3339(testing::FakeClock().now);
   for (const auto& c : status.conditions) {
     CHECK(c->last_heartbeat_time == now);  // the heartbeat is the kubelet's
@@ -143,9 +147,42 @@ status:
 
   // The cached images the registry knows are present on the node: a pod
   // using them starts without a pull.
-  const std::vector<std::string> cached = CachedImages(*stored, catalog);
-  REQUIRE(cached.size() == 1);
-  CHECK(catalog.Resolve(cached[0])->canonical.starts_with("docker.io/library/nginx"));
+  SimNode with_images = node;
+  with_images.images = CachedImages(*stored, catalog);
+  const RuntimeTiming timing;
+  const NodeRuntime runtime(with_images, &catalog, &timing);
+  const SimTime t = testing::FakeClock().now;
+  CHECK(runtime.HasImage("docker.io/library/nginx:1.25", t));  // by its tag, as a pod names it
+  CHECK(runtime.HasImage(catalog.Resolve("docker.io/library/nginx@sha256:0000")->canonical, t));
+  CHECK_FALSE(runtime.HasImage("docker.io/library/nginx:latest", t));
+}
+
+TEST_CASE("a node the manifest says is not Ready is Ready once its kubelet runs; other conditions stay") {
+  const std::string bytes = NodeBytes(R"(apiVersion: v1
+kind: Node
+metadata: {name: revived}
+status:
+  conditions:
+  - {type: Ready, status: Unknown, reason: NodeStatusUnknown, message: Kubelet stopped posting node status.}
+  - {type: NetworkUnavailable, status: "False", reason: RouteCreated, message: routes}
+  allocatable: {cpu: "32", nvidia.com/gpu: "2"}
+)");
+  const api::Node* stored = flatbuffers::GetRoot<api::Node>(bytes.data());
+  const ImageCatalog catalog(testing::TestRegistry());
+  api::NodeT adopted = AdoptedNode(*stored, Resolved(*stored), catalog, testing::FakeClock().now);
+  const api::NodeStatusT& status = *adopted.status;
+  REQUIRE(status.conditions.size() == 5);
+  CHECK(status.conditions[0]->type == "NetworkUnavailable");
+  bool ready = false;
+  for (const auto& c : status.conditions) {
+    if (c->type == "Ready") ready = c->status == api::ConditionStatus::True && c->reason == "KubeletReady";
+  }
+  CHECK(ready);
+  // Resources given only as allocatable have that capacity, never less.
+  REQUIRE(Quantity(status.capacity, "cpu") != nullptr);
+  CHECK(Quantity(status.capacity, "cpu")->value == "32");
+  REQUIRE(Quantity(status.capacity, "nvidia.com/gpu") != nullptr);
+  CHECK(Quantity(status.capacity, "nvidia.com/gpu")->value == "2");
 }
 
 TEST_CASE("a node published without status gets the simulated kubelet's") {
