@@ -49,7 +49,7 @@ void SchedulerCore::UpsertNode(const StoredObject& object, Clock::time_point now
     }
   }
   // A node added or changed may make room (kube-scheduler: NodeAdd, NodeUpdate).
-  queue_.MoveOnEvent(added ? Event::kNodeAdd : Event::kNodeUpdate, now);
+  queue_.MoveOnEvent(added ? Event::kNodeAdd : Event::kNodeUpdate, now, Saw(object));
 }
 
 void SchedulerCore::RemoveNode(const std::string& key) {
@@ -80,6 +80,7 @@ void SchedulerCore::Requeue(const std::string& key, const PodState& state, Clock
 }
 
 void SchedulerCore::UpsertPod(const StoredObject& object, Clock::time_point now) {
+  Saw(object);
   const api::Pod* pod = VerifiedPod(object.value);
   if (pod == nullptr || pod->metadata() == nullptr || pod->spec() == nullptr) return;
   const std::string uid = pod->metadata()->uid() ? pod->metadata()->uid()->str() : "";
@@ -105,7 +106,7 @@ void SchedulerCore::UpsertPod(const StoredObject& object, Clock::time_point now)
     if (state.terminal) {
       const bool was_counted = !state.node.empty();
       Uncount(state);
-      if (was_counted) queue_.MoveOnEvent(Event::kAssignedPodDelete, now);  // its resources are free
+      if (was_counted) queue_.MoveOnEvent(Event::kAssignedPodDelete, now, Saw(object));  // its resources are free
       return;
     }
     if (state.assumed) --assumed_pods_;
@@ -118,7 +119,7 @@ void SchedulerCore::UpsertPod(const StoredObject& object, Clock::time_point now)
     Uncount(state);
     if (cache_.AddPod(std::move(*info)).ok()) {
       state.node = node;
-      queue_.MoveOnEvent(Event::kAssignedPodAdd, now);  // bound by someone else
+      queue_.MoveOnEvent(Event::kAssignedPodAdd, now, Saw(object));  // bound by someone else
     }
     return;
   }
@@ -227,7 +228,7 @@ std::optional<Result<SchedulerCore::Outcome>> SchedulerCore::Cycle(const std::st
   }
   Result<Decision> decision = Schedule(*profile, *info, cache_, options);
   if (!decision.ok()) {
-    queue_.MarkUnschedulable(key, now);  // a plugin failed: any event retries it
+    queue_.MarkUnschedulable(key, now, {}, seen_revision_);  // a plugin failed: any event retries it
     return Result<Outcome>(decision.status());
   }
   next_start_node_index_ = decision->next_start_node_index;
@@ -279,7 +280,7 @@ std::optional<Result<SchedulerCore::Outcome>> SchedulerCore::Cycle(const std::st
     } else if (outcome.decision.clear_nomination) {
       cache_.RemoveNominatedPod(state.uid);
     }
-    queue_.MarkUnschedulable(key, now, RejectingPlugins(outcome.decision.verdicts));
+    queue_.MarkUnschedulable(key, now, RejectingPlugins(outcome.decision.verdicts), seen_revision_);
   }
   return Result<Outcome>(std::move(outcome));
 }

@@ -13,6 +13,8 @@
 // Thread safety: none; one thread owns it.
 #pragma once
 
+#include <algorithm>
+
 #include <chrono>
 #include <deque>
 #include <functional>
@@ -174,6 +176,11 @@ class SchedulerCore {
     std::string cleared_nomination;
     std::string bytes;        // latest stored pod
   };
+  // Notes that the view now holds `object`'s revision; returns it.
+  int64_t Saw(const StoredObject& object) {
+    seen_revision_ = std::max(seen_revision_, object.mod_revision.value());
+    return object.mod_revision.value();
+  }
   void Uncount(PodState& state);
   void Requeue(const std::string& key, const PodState& state, Clock::time_point now);
 
@@ -200,6 +207,9 @@ class SchedulerCore {
   std::deque<std::pair<Clock::time_point, std::string>> assumed_order_;
   size_t next_start_node_index_ = 0;
   int64_t assumed_pods_ = 0;
+  // The newest log revision among the objects fed so far: what a cycle's
+  // view holds at most (the informers may lag one another below it).
+  int64_t seen_revision_ = 0;
 };
 
 }  // namespace podflow::scheduler

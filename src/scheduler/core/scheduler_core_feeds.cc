@@ -83,7 +83,7 @@ void SchedulerCore::UpsertPersistentVolume(const StoredObject& object, Clock::ti
       PersistentVolumeInfoFromPv(*flatbuffers::GetRoot<api::PersistentVolume>(object.value.data()));
   pv_keys_[object.key] = info.name;
   cache_.UpsertPersistentVolume(std::move(info));
-  queue_.MoveOnEvent(Event::kStorageChange, now);
+  queue_.MoveOnEvent(Event::kStorageChange, now, Saw(object));
 }
 
 void SchedulerCore::RemovePersistentVolume(const std::string& key) {
@@ -99,7 +99,7 @@ void SchedulerCore::UpsertPersistentVolumeClaim(const StoredObject& object, Cloc
       ClaimInfoFromPvc(*flatbuffers::GetRoot<api::PersistentVolumeClaim>(object.value.data()));
   pvc_keys_[object.key] = {info.namespace_, info.name};
   cache_.UpsertPersistentVolumeClaim(std::move(info));
-  queue_.MoveOnEvent(Event::kStorageChange, now);
+  queue_.MoveOnEvent(Event::kStorageChange, now, Saw(object));
 }
 
 void SchedulerCore::RemovePersistentVolumeClaim(const std::string& key) {
@@ -116,7 +116,7 @@ void SchedulerCore::UpsertCsiNode(const StoredObject& object, Clock::time_point 
   csi_node_keys_[object.key] = info.node;
   cache_.UpsertCsiNode(std::move(info));
   // A higher limit may let a pod NodeVolumeLimits held back through.
-  queue_.MoveOnEvent(Event::kStorageChange, now);
+  queue_.MoveOnEvent(Event::kStorageChange, now, Saw(object));
 }
 
 void SchedulerCore::RemoveCsiNode(const std::string& key) {

@@ -18,14 +18,18 @@ void SchedulingQueue::Unlink(Entry& e) {
   }
 }
 
+void SchedulingQueue::PlaceActive(Entry& e) {
+  e.where = Where::kActive;
+  e.seq = next_seq_++;
+  active_.insert(ActiveKeyOf(e));
+}
+
 void SchedulingQueue::PlaceActiveOrBackoff(Entry& e, Clock::time_point now) {
   if (e.backoff_until > now) {
     e.where = Where::kBackoff;
     backoff_.insert({e.backoff_until, e.item.key});
   } else {
-    e.where = Where::kActive;
-    e.seq = next_seq_++;
-    active_.insert(ActiveKeyOf(e));
+    PlaceActive(e);
   }
 }
 
@@ -79,7 +83,7 @@ void SchedulingQueue::DropUnschedulable(Entry& e) {
   pod_add_waiters_.erase({e.unschedulable_since, e.item.key});
 }
 
-void SchedulingQueue::MoveOnEvent(ClusterEvent event, Clock::time_point now) {
+void SchedulingQueue::MoveOnEvent(ClusterEvent event, Clock::time_point now, int64_t revision) {
   if (unschedulable_.empty()) return;
   // A pod placed somewhere happens once per cycle: only the pods it may
   // help are looked at.
@@ -95,16 +99,21 @@ void SchedulingQueue::MoveOnEvent(ClusterEvent event, Clock::time_point now) {
   for (const auto& since_key : moved) {
     Entry& e = entries_.at(since_key.second);
     DropUnschedulable(e);
-    PlaceActiveOrBackoff(e, now);
+    if (revision > 0 && revision <= e.seen_revision) {
+      PlaceActive(e);  // in flight during the failed attempt: its backoff is not earned
+    } else {
+      PlaceActiveOrBackoff(e, now);
+    }
   }
 }
 
 void SchedulingQueue::MarkUnschedulable(const std::string& key, Clock::time_point now,
-                                        std::vector<std::string> rejected_by) {
+                                        std::vector<std::string> rejected_by, int64_t seen_revision) {
   auto it = entries_.find(key);
   if (it == entries_.end() || it->second.where != Where::kInFlight) return;
   Entry& e = it->second;
   e.rejected_by = std::move(rejected_by);
+  e.seen_revision = seen_revision;
   ++e.attempts;
   auto backoff = kInitialBackoff;
   for (int i = 1; i < e.attempts && backoff < kMaxBackoff; ++i) backoff *= 2;
@@ -131,9 +140,7 @@ std::optional<std::string> SchedulingQueue::Pop(Clock::time_point now) {
   while (!backoff_.empty() && backoff_.begin()->first <= now) {
     Entry& e = entries_.at(backoff_.begin()->second);
     backoff_.erase(backoff_.begin());
-    e.where = Where::kActive;
-    e.seq = next_seq_++;
-    active_.insert(ActiveKeyOf(e));
+    PlaceActive(e);
   }
   while (!unschedulable_.empty() && unschedulable_.begin()->first + kUnschedulableFlush <= now) {
     Entry& e = entries_.at(unschedulable_.begin()->second);

@@ -57,11 +57,18 @@ class SchedulingQueue {
   void Activate(const Item& item, Clock::time_point now);
   // The attempt popped for `key` found no node: one more failed attempt;
   // it waits in unschedulable, remembering the plugins that rejected it
-  // (none known: any event moves it). No-op for a key not popped.
+  // (none known: any event moves it). `seen_revision` is the newest log
+  // revision the attempt's view held (0: unknown). No-op for a key not
+  // popped.
   void MarkUnschedulable(const std::string& key, Clock::time_point now,
-                         std::vector<std::string> rejected_by = {});
-  // Moves the unschedulable pods `event` may help (see MayHelp).
-  void MoveOnEvent(ClusterEvent event, Clock::time_point now);
+                         std::vector<std::string> rejected_by = {}, int64_t seen_revision = 0);
+  // Moves the unschedulable pods `event` may help (see MayHelp) to active,
+  // or to backoff while their backoff lasts. An event of log revision
+  // `revision` (0: unknown) no newer than what a pod's failed attempt had
+  // already seen was in flight during that attempt: the attempt decided on
+  // a view that lacked it, so the pod is tried again at once, as
+  // kube-scheduler requeues a pod an in-flight event may help.
+  void MoveOnEvent(ClusterEvent event, Clock::time_point now, int64_t revision = 0);
   // A cluster event that may make room: every unschedulable pod moves to
   // active, or to backoff while its backoff lasts.
   void MoveAllUnschedulable(Clock::time_point now);
@@ -91,6 +98,7 @@ class SchedulingQueue {
     Clock::time_point backoff_until{};
     Clock::time_point unschedulable_since{};
     std::vector<std::string> rejected_by;  // plugins of the last failed attempt
+    int64_t seen_revision = 0;             // the newest revision that attempt's view held
   };
   using ActiveKey = std::tuple<int64_t, std::string, uint64_t, std::string>;  // -priority, created, seq, key
 
@@ -100,6 +108,7 @@ class SchedulingQueue {
   void AddUnschedulable(Entry& e);
   void DropUnschedulable(Entry& e);
   void PlaceActiveOrBackoff(Entry& e, Clock::time_point now);
+  void PlaceActive(Entry& e);
 
   std::map<std::string, Entry> entries_;
   std::set<ActiveKey> active_;

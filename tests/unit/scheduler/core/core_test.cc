@@ -81,6 +81,41 @@ TEST_CASE("a pod that fits nowhere waits until a node that fits arrives", "[sche
   CHECK((*out)->decision.node == "c");
 }
 
+TEST_CASE("nodes published before a pod are never lost to its cycle, whatever order the streams bring them",
+          "[scheduling][core]") {
+  // Three nodes, then a pod that fits them, written in that order; the pods
+  // stream runs ahead of the nodes stream, so the cycle runs without them.
+  Fixture f;
+  f.core.UpsertPod(Pod("web", "1", 5), t0);
+  auto out = f.core.Next(t0);
+  REQUIRE(out.has_value());
+  REQUIRE(out->ok());
+  CHECK_FALSE((*out)->decision.scheduled());
+  CHECK((*out)->decision.message == "no nodes available to schedule pods");
+  // The nodes arrive: they were in flight during that cycle, so the pod is
+  // tried again at once, not after its backoff.
+  f.core.UpsertNode(Node("a", "2", 2), t0);
+  f.core.UpsertNode(Node("b", "2", 3), t0);
+  f.core.UpsertNode(Node("c", "2", 4), t0);
+  out = f.core.Next(t0);
+  REQUIRE(out.has_value());
+  REQUIRE(out->ok());
+  CHECK((*out)->decision.scheduled());
+}
+
+TEST_CASE("a node that arrives after the failed cycle waits out the pod's backoff", "[scheduling][core]") {
+  Fixture f;
+  f.core.UpsertPod(Pod("web", "1", 5), t0);
+  auto out = f.core.Next(t0);
+  REQUIRE(out.has_value());
+  CHECK_FALSE((*out)->decision.scheduled());
+  f.core.UpsertNode(Node("a", "2", 6), t0);
+  CHECK_FALSE(f.core.Next(t0).has_value());
+  out = f.core.Next(t0 + seconds(1));
+  REQUIRE(out.has_value());
+  CHECK((*out)->decision.node == "a");
+}
+
 TEST_CASE("binding lost its compare-and-swap: the newer revision is decided again", "[scheduling][core]") {
   Fixture f;
   f.core.UpsertNode(Node("a", "4", 2), t0);

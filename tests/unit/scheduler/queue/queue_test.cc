@@ -42,6 +42,34 @@ TEST_CASE("an unschedulable pod waits for a cluster event, then for its backoff"
   CHECK(q.Pop(t0 + milliseconds(1000)) == "p");
 }
 
+TEST_CASE("an event in flight during a failed attempt tries the pod again at once", "[scheduling][queue]") {
+  SchedulingQueue q;
+  q.Activate({"p", 0, ""}, t0);
+  REQUIRE(q.Pop(t0) == "p");
+  // The attempt's view held revision 10; it failed on node resources.
+  q.MarkUnschedulable("p", t0, {"NodeResourcesFit"}, 10);
+  SECTION("an older event that may help was in flight: active, no backoff") {
+    q.MoveOnEvent(SchedulingQueue::ClusterEvent::kNodeAdd, t0, 7);
+    CHECK(q.active_size() == 1);
+    CHECK(q.Pop(t0) == "p");
+  }
+  SECTION("a newer event came after the attempt: the backoff is kept") {
+    q.MoveOnEvent(SchedulingQueue::ClusterEvent::kNodeAdd, t0, 11);
+    CHECK(q.backoff_size() == 1);
+    CHECK_FALSE(q.Pop(t0).has_value());
+    CHECK(q.Pop(t0 + seconds(1)) == "p");
+  }
+  SECTION("an event of unknown revision keeps the backoff") {
+    q.MoveOnEvent(SchedulingQueue::ClusterEvent::kNodeAdd, t0);
+    CHECK_FALSE(q.Pop(t0).has_value());
+  }
+  SECTION("an in-flight event that cannot help leaves it unschedulable") {
+    q.MoveOnEvent(SchedulingQueue::ClusterEvent::kServiceChange, t0, 7);
+    CHECK(q.unschedulable_size() == 1);
+    CHECK_FALSE(q.Pop(t0 + seconds(30)).has_value());
+  }
+}
+
 TEST_CASE("backoff doubles per failed attempt from 1 s up to 10 s", "[scheduling][queue]") {
   SchedulingQueue q;
   q.Activate({"p", 0, ""}, t0);
