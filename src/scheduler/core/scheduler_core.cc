@@ -49,10 +49,13 @@ void SchedulerCore::UpsertNode(const StoredObject& object, Clock::time_point now
     }
   }
   // A node added or changed may make room (kube-scheduler: NodeAdd, NodeUpdate).
-  queue_.MoveOnEvent(added ? Event::kNodeAdd : Event::kNodeUpdate, now, Saw(object));
+  if (std::optional<int64_t> revision = Fed(object)) {
+    queue_.MoveOnEvent(added ? Event::kNodeAdd : Event::kNodeUpdate, now, *revision);
+  }
 }
 
 void SchedulerCore::RemoveNode(const std::string& key) {
+  fed_revisions_.erase(key);
   auto it = node_keys_.find(key);
   if (it == node_keys_.end()) return;
   for (auto& [pod_key, state] : pods_) {
@@ -80,7 +83,7 @@ void SchedulerCore::Requeue(const std::string& key, const PodState& state, Clock
 }
 
 void SchedulerCore::UpsertPod(const StoredObject& object, Clock::time_point now) {
-  Saw(object);
+  Saw(object.mod_revision.value());
   const api::Pod* pod = VerifiedPod(object.value);
   if (pod == nullptr || pod->metadata() == nullptr || pod->spec() == nullptr) return;
   const std::string uid = pod->metadata()->uid() ? pod->metadata()->uid()->str() : "";
@@ -106,7 +109,7 @@ void SchedulerCore::UpsertPod(const StoredObject& object, Clock::time_point now)
     if (state.terminal) {
       const bool was_counted = !state.node.empty();
       Uncount(state);
-      if (was_counted) queue_.MoveOnEvent(Event::kAssignedPodDelete, now, Saw(object));  // its resources are free
+      if (was_counted) queue_.MoveOnEvent(Event::kAssignedPodDelete, now, object.mod_revision.value());  // its resources are free
       return;
     }
     if (state.assumed) --assumed_pods_;
@@ -119,7 +122,7 @@ void SchedulerCore::UpsertPod(const StoredObject& object, Clock::time_point now)
     Uncount(state);
     if (cache_.AddPod(std::move(*info)).ok()) {
       state.node = node;
-      queue_.MoveOnEvent(Event::kAssignedPodAdd, now, Saw(object));  // bound by someone else
+      queue_.MoveOnEvent(Event::kAssignedPodAdd, now, object.mod_revision.value());  // bound by someone else
     }
     return;
   }
@@ -228,7 +231,7 @@ std::optional<Result<SchedulerCore::Outcome>> SchedulerCore::Cycle(const std::st
   }
   Result<Decision> decision = Schedule(*profile, *info, cache_, options);
   if (!decision.ok()) {
-    queue_.MarkUnschedulable(key, now, {}, seen_revision_);  // a plugin failed: any event retries it
+    queue_.MarkUnschedulable(key, now);  // a plugin failed: any event retries it, after the backoff
     return Result<Outcome>(decision.status());
   }
   next_start_node_index_ = decision->next_start_node_index;

@@ -176,10 +176,19 @@ class SchedulerCore {
     std::string cleared_nomination;
     std::string bytes;        // latest stored pod
   };
-  // Notes that the view now holds `object`'s revision; returns it.
-  int64_t Saw(const StoredObject& object) {
-    seen_revision_ = std::max(seen_revision_, object.mod_revision.value());
-    return object.mod_revision.value();
+  // Notes that the view now holds `revision`.
+  void Saw(int64_t revision) { seen_revision_ = std::max(seen_revision_, revision); }
+  // Saw() for a node, volume, claim or CSINode: the revision of a change
+  // (0: unknown), or nullopt for a re-delivery (a re-list brings unchanged
+  // objects again), which is no event: it can help no waiting pod.
+  std::optional<int64_t> Fed(const StoredObject& object) {
+    const int64_t revision = object.mod_revision.value();
+    if (revision <= 0) return 0;
+    int64_t& last = fed_revisions_[object.key];
+    if (revision <= last) return std::nullopt;
+    last = revision;
+    Saw(revision);
+    return revision;
   }
   void Uncount(PodState& state);
   void Requeue(const std::string& key, const PodState& state, Clock::time_point now);
@@ -207,9 +216,13 @@ class SchedulerCore {
   std::deque<std::pair<Clock::time_point, std::string>> assumed_order_;
   size_t next_start_node_index_ = 0;
   int64_t assumed_pods_ = 0;
-  // The newest log revision among the objects fed so far: what a cycle's
-  // view holds at most (the informers may lag one another below it).
+  // The newest log revision among the pods, nodes, volumes, claims and
+  // CSINodes fed so far: a cycle's view holds nothing newer (the informers
+  // may lag one another below it). Services and namespaces are left out,
+  // which only makes it lower: an event is then taken as not in flight.
   int64_t seen_revision_ = 0;
+  // The last revision fed of each node, volume, claim and CSINode key.
+  std::unordered_map<std::string, int64_t> fed_revisions_;
 };
 
 }  // namespace podflow::scheduler

@@ -83,10 +83,11 @@ void SchedulerCore::UpsertPersistentVolume(const StoredObject& object, Clock::ti
       PersistentVolumeInfoFromPv(*flatbuffers::GetRoot<api::PersistentVolume>(object.value.data()));
   pv_keys_[object.key] = info.name;
   cache_.UpsertPersistentVolume(std::move(info));
-  queue_.MoveOnEvent(Event::kStorageChange, now, Saw(object));
+  if (std::optional<int64_t> revision = Fed(object)) queue_.MoveOnEvent(Event::kStorageChange, now, *revision);
 }
 
 void SchedulerCore::RemovePersistentVolume(const std::string& key) {
+  fed_revisions_.erase(key);
   auto it = pv_keys_.find(key);
   if (it == pv_keys_.end()) return;
   (void)cache_.RemovePersistentVolume(it->second);
@@ -99,10 +100,11 @@ void SchedulerCore::UpsertPersistentVolumeClaim(const StoredObject& object, Cloc
       ClaimInfoFromPvc(*flatbuffers::GetRoot<api::PersistentVolumeClaim>(object.value.data()));
   pvc_keys_[object.key] = {info.namespace_, info.name};
   cache_.UpsertPersistentVolumeClaim(std::move(info));
-  queue_.MoveOnEvent(Event::kStorageChange, now, Saw(object));
+  if (std::optional<int64_t> revision = Fed(object)) queue_.MoveOnEvent(Event::kStorageChange, now, *revision);
 }
 
 void SchedulerCore::RemovePersistentVolumeClaim(const std::string& key) {
+  fed_revisions_.erase(key);
   auto it = pvc_keys_.find(key);
   if (it == pvc_keys_.end()) return;
   (void)cache_.RemovePersistentVolumeClaim(it->second.first, it->second.second);
@@ -116,10 +118,11 @@ void SchedulerCore::UpsertCsiNode(const StoredObject& object, Clock::time_point 
   csi_node_keys_[object.key] = info.node;
   cache_.UpsertCsiNode(std::move(info));
   // A higher limit may let a pod NodeVolumeLimits held back through.
-  queue_.MoveOnEvent(Event::kStorageChange, now, Saw(object));
+  if (std::optional<int64_t> revision = Fed(object)) queue_.MoveOnEvent(Event::kStorageChange, now, *revision);
 }
 
 void SchedulerCore::RemoveCsiNode(const std::string& key) {
+  fed_revisions_.erase(key);
   auto it = csi_node_keys_.find(key);
   if (it == csi_node_keys_.end()) return;
   (void)cache_.RemoveCsiNode(it->second);

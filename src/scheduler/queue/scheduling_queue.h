@@ -66,8 +66,9 @@ class SchedulingQueue {
   // or to backoff while their backoff lasts. An event of log revision
   // `revision` (0: unknown) no newer than what a pod's failed attempt had
   // already seen was in flight during that attempt: the attempt decided on
-  // a view that lacked it, so the pod is tried again at once, as
-  // kube-scheduler requeues a pod an in-flight event may help.
+  // a view that lacked it, so the pod is tried again at once, its backoff
+  // not earned. (kube-scheduler records in-flight events for the same
+  // reason; its pod may still wait in backoffQ unless the queue is idle.)
   void MoveOnEvent(ClusterEvent event, Clock::time_point now, int64_t revision = 0);
   // A cluster event that may make room: every unschedulable pod moves to
   // active, or to backoff while its backoff lasts.

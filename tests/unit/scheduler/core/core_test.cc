@@ -103,6 +103,22 @@ TEST_CASE("nodes published before a pod are never lost to its cycle, whatever or
   CHECK((*out)->decision.scheduled());
 }
 
+TEST_CASE("a node delivered again unchanged (a re-list) does not cut the pod's backoff", "[scheduling][core]") {
+  Fixture f;
+  f.core.UpsertNode(Node("small", "1", 2), t0);
+  f.core.UpsertPod(Pod("web", "2", 5), t0);
+  auto out = f.core.Next(t0);
+  REQUIRE(out.has_value());
+  CHECK_FALSE((*out)->decision.scheduled());
+  f.core.UpsertNode(Node("small", "1", 2), t0);  // the same revision: nothing new
+  CHECK_FALSE(f.core.Next(t0).has_value());
+  // A change of that node older than the cycle's view was in flight.
+  f.core.UpsertNode(Node("small", "4", 3), t0);
+  out = f.core.Next(t0);
+  REQUIRE(out.has_value());
+  CHECK((*out)->decision.node == "small");
+}
+
 TEST_CASE("a node that arrives after the failed cycle waits out the pod's backoff", "[scheduling][core]") {
   Fixture f;
   f.core.UpsertPod(Pod("web", "1", 5), t0);

@@ -53,6 +53,17 @@ TEST_CASE("an event in flight during a failed attempt tries the pod again at onc
     CHECK(q.active_size() == 1);
     CHECK(q.Pop(t0) == "p");
   }
+  SECTION("an event of the very revision the attempt saw (one transaction) was in flight too") {
+    q.MoveOnEvent(SchedulingQueue::ClusterEvent::kNodeAdd, t0, 10);
+    CHECK(q.Pop(t0) == "p");
+  }
+  SECTION("a second failed attempt sees further: the same event is no longer in flight") {
+    q.MoveOnEvent(SchedulingQueue::ClusterEvent::kNodeAdd, t0, 7);
+    REQUIRE(q.Pop(t0) == "p");
+    q.MarkUnschedulable("p", t0, {"NodeResourcesFit"}, 12);
+    q.MoveOnEvent(SchedulingQueue::ClusterEvent::kNodeUpdate, t0, 13);
+    CHECK_FALSE(q.Pop(t0).has_value());
+  }
   SECTION("a newer event came after the attempt: the backoff is kept") {
     q.MoveOnEvent(SchedulingQueue::ClusterEvent::kNodeAdd, t0, 11);
     CHECK(q.backoff_size() == 1);
@@ -62,6 +73,14 @@ TEST_CASE("an event in flight during a failed attempt tries the pod again at onc
   SECTION("an event of unknown revision keeps the backoff") {
     q.MoveOnEvent(SchedulingQueue::ClusterEvent::kNodeAdd, t0);
     CHECK_FALSE(q.Pop(t0).has_value());
+  }
+  SECTION("an in-flight pod placement helps a pod waiting on affinity at once") {
+    q.Activate({"a", 0, ""}, t0);
+    REQUIRE(q.Pop(t0) == "a");
+    q.MarkUnschedulable("a", t0, {"InterPodAffinity"}, 10);
+    q.MoveOnEvent(SchedulingQueue::ClusterEvent::kAssignedPodAdd, t0, 9);
+    CHECK(q.Pop(t0) == "a");
+    CHECK(q.unschedulable_size() == 1);  // "p" waits for room, not for a placement
   }
   SECTION("an in-flight event that cannot help leaves it unschedulable") {
     q.MoveOnEvent(SchedulingQueue::ClusterEvent::kServiceChange, t0, 7);
