@@ -18,23 +18,33 @@
 // <variant>_differences (the first ones are described on stderr) and
 // <variant>_reference_pods_per_s (the full evaluation's speed).
 //
-// Flags: --nodes N --pods N --only VARIANT --seconds S (bound per phase)
-// --no-compare.
-#include <malloc.h>
+// <variant>_signatures counts the equivalence classes among the pods (1
+// where all pods are alike; the pod count for "distinct", whose pods no
+// two share one: scheduler_distinct.cc).
+//
+// Arguments: VARIANT... (or --only VARIANT) runs those variants; without,
+// every variant but the ones run only on request (distinct, 5,000 nodes,
+// and distinct_50k, 50,000 nodes: minutes each). Flags: --nodes N
+// --pods N --seconds S (bound per phase) --no-compare.
+#include <jemalloc/jemalloc.h>
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "bench.h"
 #include "model/codec.h"
 #include "model/objects.h"
 #include "scheduler/scheduler.h"
+#include "scheduler_variants.h"
 
 namespace podflow::bench {
 namespace {
@@ -42,13 +52,7 @@ namespace {
 using Clock = scheduler::SchedulerCore::Clock;
 constexpr int kZones = 10;
 
-struct Variant {
-  std::string name;
-  // Extra node YAML (labels / taints) for node i, and the pod manifest of pod i.
-  std::function<std::string(int)> node_spec;
-  std::function<std::string(int)> pod_extra;  // labels block + spec additions
-  int32_t percentage = 0;
-};
+using Variant = SchedulerVariant;
 
 scheduler::StoredObject Stored(const std::string& yaml, int64_t revision) {
   auto docs = model::DecodeManifests(yaml);
@@ -67,15 +71,15 @@ std::string NodeYaml(int i, const Variant& v) {
                     "\n  labels:\n    kubernetes.io/hostname: " + name +
                     "\n    topology.kubernetes.io/zone: zone-" + std::to_string(i % kZones) + "\n";
   out += v.node_spec ? v.node_spec(i) : "";
-  out += "status:\n  allocatable: {cpu: \"4\", memory: 32Gi, pods: \"110\"}\n"
-         "  capacity: {cpu: \"4\", memory: 32Gi, pods: \"110\"}\n";
+  const std::string size =
+      v.node_size ? v.node_size(i) : "{cpu: \"4\", memory: 32Gi, pods: \"110\"}";
+  out += "status:\n  allocatable: " + size + "\n  capacity: " + size + "\n";
   return out;
 }
 
-// pod_extra returns "labels:...\n" lines under metadata (prefixed "L:") and
-// spec lines (prefixed "S:"); split here to keep the variants short.
+// pod_extra's lines (scheduler_variants.h) split into their places.
 std::string PodYaml(int i, const Variant& v) {
-  std::string labels, spec;
+  std::string labels, spec, requests = "{cpu: 100m, memory: 500Mi}";
   if (v.pod_extra) {
     std::string extra = v.pod_extra(i);
     size_t at = 0;
@@ -85,18 +89,30 @@ std::string PodYaml(int i, const Variant& v) {
       std::string line = extra.substr(at, end - at);
       if (line.rfind("L:", 0) == 0) labels += "    " + line.substr(2) + "\n";
       if (line.rfind("S:", 0) == 0) spec += "  " + line.substr(2) + "\n";
+      if (line.rfind("R:", 0) == 0) requests = line.substr(2);
       at = end + 1;
     }
   }
   std::string name = "pod-" + std::to_string(i);
-  return "apiVersion: v1\nkind: Pod\nmetadata:\n  name: " + name + "\n  namespace: default\n  uid: uid-" + name +
-         "\n  creationTimestamp: \"2026-01-01T00:00:00Z\"\n" + (labels.empty() ? "" : "  labels:\n" + labels) +
-         "spec:\n" + spec +
+  return "apiVersion: v1\nkind: Pod\nmetadata:\n  name: " + name +
+         "\n  namespace: default\n  uid: uid-" + name +
+         "\n  creationTimestamp: \"2026-01-01T00:00:00Z\"\n" +
+         (labels.empty() ? "" : "  labels:\n" + labels) + "spec:\n" + spec +
          "  containers:\n  - name: c\n    image: registry.k8s.io/pause:3.9\n"
-         "    resources: {requests: {cpu: 100m, memory: 500Mi}}\n";
+         "    resources: {requests: " +
+         requests + "}\n";
 }
 
-size_t HeapInUse() { return mallinfo2().uordblks; }
+// Bytes the allocator (jemalloc, as in every podflow program) has handed
+// out and not had back; 0 when it cannot tell.
+size_t HeapInUse() {
+  uint64_t epoch = 1;  // stats are a snapshot taken at each new epoch
+  size_t size = sizeof(epoch);
+  if (mallctl("epoch", &epoch, &size, &epoch, size) != 0) return 0;
+  size_t allocated = 0;
+  size = sizeof(allocated);
+  return mallctl("stats.allocated", &allocated, &size, nullptr, 0) == 0 ? allocated : 0;
+}
 
 // Runs `cached` and `reference` in lockstep and compares each decision;
 // returns the number of differences and errors.
@@ -107,8 +123,8 @@ size_t Compare(const std::string& name, std::unique_ptr<scheduler::SchedulerCore
   double reference_us = 0;
   for (;;) {
     if (reference_us > seconds * 1e6) {
-      std::fprintf(stderr, "podflow-bench scheduler: %s comparison stopped at the %.0f s bound\n", name.c_str(),
-                   seconds);
+      std::fprintf(stderr, "podflow-bench scheduler: %s comparison stopped at the %.0f s bound\n",
+                   name.c_str(), seconds);
       break;
     }
     auto a = cached->Next(now);
@@ -118,33 +134,48 @@ size_t Compare(const std::string& name, std::unique_ptr<scheduler::SchedulerCore
     if (!a || !b) {
       if (a.has_value() != b.has_value()) {
         ++differences;
-        std::fprintf(stderr, "podflow-bench scheduler: %s: one core ran out of pods first\n", name.c_str());
+        std::fprintf(stderr, "podflow-bench scheduler: %s: one core ran out of pods first\n",
+                     name.c_str());
       }
       break;
     }
     ++compared;
     if (!a->ok() || !b->ok()) {
       ++differences;
-      std::fprintf(stderr, "podflow-bench scheduler: %s: %s / %s\n", name.c_str(), a->status().ToString().c_str(),
-                   b->status().ToString().c_str());
+      std::fprintf(stderr, "podflow-bench scheduler: %s: %s / %s\n", name.c_str(),
+                   a->status().ToString().c_str(), b->status().ToString().c_str());
       continue;
     }
     std::vector<std::string> why = scheduler::DecisionDifferences((*b)->decision, (*a)->decision);
     if ((*a)->key != (*b)->key) why.insert(why.begin(), "pod: " + (*b)->key + " -> " + (*a)->key);
     if (why.empty()) continue;
     if (++differences <= 3) {
-      std::fprintf(stderr, "podflow-bench scheduler: %s: %s decided differently with the cache:\n", name.c_str(),
-                   (*b)->key.c_str());
+      std::fprintf(stderr, "podflow-bench scheduler: %s: %s decided differently with the cache:\n",
+                   name.c_str(), (*b)->key.c_str());
       for (const std::string& w : why) std::fprintf(stderr, "  %s\n", w.c_str());
     }
   }
   Emit(name + "_compared", static_cast<double>(compared));
   Emit(name + "_differences", static_cast<double>(differences));
-  Emit(name + "_reference_pods_per_s", reference_us > 0 ? static_cast<double>(compared) / (reference_us / 1e6) : 0);
+  Emit(name + "_reference_pods_per_s",
+       reference_us > 0 ? static_cast<double>(compared) / (reference_us / 1e6) : 0);
   return differences;
 }
 
+// How many equivalence classes `pods` fall in: the pods the equivalence
+// cache could treat as one.
+size_t Signatures(const std::vector<scheduler::StoredObject>& pods) {
+  std::unordered_set<std::string> out;
+  for (const scheduler::StoredObject& pod : pods) {
+    if (!model::VerifyObject(model::Kind("Pod"), pod.value).ok()) continue;
+    auto info = scheduler::PodInfoFromPod(*flatbuffers::GetRoot<api::Pod>(pod.value.data()));
+    if (info.ok()) out.insert(scheduler::EquivalenceSignature(*info));
+  }
+  return out.size();
+}
+
 int RunVariant(const Variant& v, int num_nodes, int num_pods, double seconds, bool compare) {
+  if (v.nodes > 0) num_nodes = v.nodes;
   // Manifests are decoded before the clock starts: the figure is the
   // scheduler's, not the YAML codec's.
   std::vector<scheduler::StoredObject> nodes, pods;
@@ -153,6 +184,8 @@ int RunVariant(const Variant& v, int num_nodes, int num_pods, double seconds, bo
   int64_t revision = 1;
   for (int i = 0; i < num_nodes; ++i) nodes.push_back(Stored(NodeYaml(i, v), ++revision));
   for (int i = 0; i < num_pods; ++i) pods.push_back(Stored(PodYaml(i, v), ++revision));
+  Emit(v.name + "_nodes", num_nodes);
+  Emit(v.name + "_signatures", static_cast<double>(Signatures(pods)));
 
   const size_t heap_before = HeapInUse();
   auto registry = scheduler::plugins::NewInTreeRegistry();
@@ -183,7 +216,8 @@ int RunVariant(const Variant& v, int num_nodes, int num_pods, double seconds, bo
   for (;;) {
     const auto t = std::chrono::steady_clock::now();
     if (t > deadline) {
-      std::fprintf(stderr, "podflow-bench scheduler: %s stopped at the %.0f s bound\n", v.name.c_str(), seconds);
+      std::fprintf(stderr, "podflow-bench scheduler: %s stopped at the %.0f s bound\n",
+                   v.name.c_str(), seconds);
       break;
     }
     auto next = core->Next(now);
@@ -208,7 +242,8 @@ int RunVariant(const Variant& v, int num_nodes, int num_pods, double seconds, bo
   Emit(v.name + "_scheduled", static_cast<double>(scheduled));
   Emit(v.name + "_unschedulable", static_cast<double>(unschedulable));
   if (errors > 0) Emit(v.name + "_errors", static_cast<double>(errors));
-  Emit(v.name + "_cache_mb", static_cast<double>(HeapInUse() - std::min(HeapInUse(), heap_before)) / (1 << 20));
+  const size_t heap_after = HeapInUse();
+  Emit(v.name + "_cache_mb", static_cast<double>(heap_after - std::min(heap_after, heap_before)) / (1 << 20));
   // Where a cycle's time went (every cycle per extension point; plugins on
   // the sampled cycles), per scheduled pod.
   const scheduler::SchedulerMetrics& m = core->metrics();
@@ -217,7 +252,8 @@ int RunVariant(const Variant& v, int num_nodes, int num_pods, double seconds, bo
     std::string name(scheduler::ExtensionPointName(point));
     for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     Emit(v.name + "_" + name + "_us_per_cycle",
-         m.total_attempts() > 0 ? m.point(point).total_us / static_cast<double>(m.total_attempts()) : 0);
+         m.total_attempts() > 0 ? m.point(point).total_us / static_cast<double>(m.total_attempts())
+                                : 0);
   }
   std::vector<std::pair<double, std::string>> plugins;
   for (const auto& [key, timing] : m.plugins()) plugins.emplace_back(timing.MeanUs(), key);
@@ -229,7 +265,9 @@ int RunVariant(const Variant& v, int num_nodes, int num_pods, double seconds, bo
   }
   const uint64_t lookups = core->equivalence_hits() + core->equivalence_misses();
   Emit(v.name + "_equivalence_hit_pct",
-       lookups > 0 ? 100.0 * static_cast<double>(core->equivalence_hits()) / static_cast<double>(lookups) : 0);
+       lookups > 0
+           ? 100.0 * static_cast<double>(core->equivalence_hits()) / static_cast<double>(lookups)
+           : 0);
   core.reset();
   if (compare) errors += Compare(v.name, new_core(true), new_core(false), now, seconds);
   return errors > 0 ? 1 : 0;
@@ -237,45 +275,87 @@ int RunVariant(const Variant& v, int num_nodes, int num_pods, double seconds, bo
 
 std::vector<Variant> Variants() {
   std::vector<Variant> out;
-  out.push_back({"basic", nullptr, nullptr, 0});
-  out.push_back({"basic_all_nodes", nullptr, nullptr, 100});
+  auto add = [&out](std::string name, std::function<std::string(int)> node_spec,
+                    std::function<std::string(int)> pod_extra, int32_t percentage) {
+    Variant v;
+    v.name = std::move(name);
+    v.node_spec = std::move(node_spec);
+    v.pod_extra = std::move(pod_extra);
+    v.percentage = percentage;
+    out.push_back(std::move(v));
+  };
+  add("basic", nullptr, nullptr, 0);
+  add("basic_all_nodes", nullptr, nullptr, 100);
   // Half the nodes carry the label the pods require.
-  out.push_back({"node_affinity",
-                 [](int i) { return i % 2 == 0 ? "    tier: gold\n" : ""; },
-                 [](int) {
-                   return std::string(
-                       "S:affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
-                       "{nodeSelectorTerms: [{matchExpressions: [{key: tier, operator: In, values: [gold]}]}]}}}\n");
-                 },
-                 0});
+  add(
+      "node_affinity", [](int i) { return i % 2 == 0 ? "    tier: gold\n" : ""; },
+      [](int) {
+        return std::string(
+            "S:affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+            "{nodeSelectorTerms: [{matchExpressions: [{key: tier, operator: In, values: "
+            "[gold]}]}]}}}\n");
+      },
+      0);
   // A third of the nodes NoSchedule-tainted, a third PreferNoSchedule.
-  out.push_back({"taints",
-                 [](int i) -> std::string {
-                   if (i % 3 == 0) return "spec:\n  taints: [{key: dedicated, value: gpu, effect: NoSchedule}]\n";
-                   if (i % 3 == 1) return "spec:\n  taints: [{key: spot, value: \"true\", effect: PreferNoSchedule}]\n";
-                   return "";
-                 },
-                 nullptr, 0});
+  add(
+      "taints",
+      [](int i) -> std::string {
+        if (i % 3 == 0)
+          return "spec:\n  taints: [{key: dedicated, value: gpu, effect: NoSchedule}]\n";
+        if (i % 3 == 1)
+          return "spec:\n  taints: [{key: spot, value: \"true\", effect: PreferNoSchedule}]\n";
+        return "";
+      },
+      nullptr, 0);
   // Four groups; a pod keeps off any node already running one of its group.
-  out.push_back({"anti_affinity", nullptr,
-                 [](int i) {
-                   std::string g = "g" + std::to_string(i % 4);
-                   return "L:group: " + g +
-                          "\nS:affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
-                          "[{labelSelector: {matchLabels: {group: " +
-                          g + "}}, topologyKey: kubernetes.io/hostname}]}}\n";
-                 },
-                 0});
+  add(
+      "anti_affinity", nullptr,
+      [](int i) {
+        std::string g = "g" + std::to_string(i % 4);
+        return "L:group: " + g +
+               "\nS:affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+               "[{labelSelector: {matchLabels: {group: " +
+               g + "}}, topologyKey: kubernetes.io/hostname}]}}\n";
+      },
+      0);
   // One app spread evenly over the zones.
-  out.push_back({"topology_spread", nullptr,
-                 [](int) {
-                   return std::string(
-                       "L:app: web\nS:topologySpreadConstraints: [{maxSkew: 1, topologyKey: "
-                       "topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, labelSelector: "
-                       "{matchLabels: {app: web}}}]\n");
-                 },
-                 0});
+  add(
+      "topology_spread", nullptr,
+      [](int) {
+        return std::string(
+            "L:app: web\nS:topologySpreadConstraints: [{maxSkew: 1, topologyKey: "
+            "topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, labelSelector: "
+            "{matchLabels: {app: web}}}]\n");
+      },
+      0);
   return out;
+}
+
+std::vector<Variant> AllVariants() {
+  std::vector<Variant> out = Variants();
+  for (Variant& v : DistinctVariants()) out.push_back(std::move(v));
+  return out;
+}
+
+int Usage() {
+  std::fprintf(stderr,
+               "usage: podflow-bench scheduler [VARIANT...] [--nodes N] [--pods N] [--seconds S] "
+               "[--only VARIANT] "
+               "[--no-compare]\n  variants:");
+  for (const Variant& v : AllVariants())
+    std::fprintf(stderr, " %s%s", v.name.c_str(), v.on_request ? "*" : "");
+  std::fprintf(stderr, "\n  (* only when named)\n");
+  return 2;
+}
+
+// A positive number from a flag's value, or nullopt.
+template <typename T>
+std::optional<T> Positive(const std::string& text) {
+  T value{};
+  const char* end = text.data() + text.size();
+  auto [at, ec] = std::from_chars(text.data(), end, value);
+  if (ec != std::errc() || at != end || !(value > 0)) return std::nullopt;
+  return value;
 }
 
 }  // namespace
@@ -283,49 +363,58 @@ std::vector<Variant> Variants() {
 int RunSchedulerBench(const std::vector<std::string>& args) {
   int nodes = 5000, pods = 10000;
   double seconds = 60;
-  std::string only;
+  std::vector<std::string> named;
   bool compare = true;
-  std::vector<std::string> pairs;
-  for (const std::string& a : args) {
-    if (a == "--no-compare") {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& flag = args[i];
+    if (flag == "--no-compare") {
       compare = false;
+      continue;
+    }
+    if (flag.rfind("--", 0) != 0) {
+      named.push_back(flag);
+      continue;
+    }
+    if (i + 1 == args.size()) {
+      std::fprintf(stderr, "podflow-bench scheduler: %s needs a value\n", flag.c_str());
+      return Usage();
+    }
+    const std::string& value = args[++i];
+    std::optional<double> number = flag == "--seconds" ? Positive<double>(value) : std::nullopt;
+    std::optional<int> count =
+        flag == "--nodes" || flag == "--pods" ? Positive<int>(value) : std::nullopt;
+    if (flag == "--only") {
+      named.push_back(value);
+    } else if (flag == "--seconds" && number) {
+      seconds = *number;
+    } else if (flag == "--nodes" && count) {
+      nodes = *count;
+    } else if (flag == "--pods" && count) {
+      pods = *count;
+    } else if (flag == "--seconds" || flag == "--nodes" || flag == "--pods") {
+      std::fprintf(stderr, "podflow-bench scheduler: %s %s: not a positive number\n", flag.c_str(),
+                   value.c_str());
+      return Usage();
     } else {
-      pairs.push_back(a);
+      std::fprintf(stderr, "podflow-bench scheduler: unknown flag %s\n", flag.c_str());
+      return Usage();
     }
   }
-  for (size_t i = 0; i + 1 < pairs.size(); i += 2) {
-    const std::vector<std::string>& args = pairs;
-    if (args[i] == "--nodes") {
-      nodes = std::stoi(args[i + 1]);
-    } else if (args[i] == "--pods") {
-      pods = std::stoi(args[i + 1]);
-    } else if (args[i] == "--seconds") {
-      seconds = std::stod(args[i + 1]);
-    } else if (args[i] == "--only") {
-      only = args[i + 1];
-    } else {
-      std::fprintf(stderr, "podflow-bench scheduler: unknown flag %s\n", args[i].c_str());
-      return 2;
+  const std::vector<Variant> variants = AllVariants();
+  for (const std::string& name : named) {
+    if (std::none_of(variants.begin(), variants.end(),
+                     [&](const Variant& v) { return v.name == name; })) {
+      std::fprintf(stderr, "podflow-bench scheduler: no variant named %s\n", name.c_str());
+      return Usage();
     }
-  }
-  if (pairs.size() % 2 != 0 || nodes <= 0 || pods <= 0) {
-    std::fprintf(stderr,
-                 "usage: podflow-bench scheduler [--nodes N] [--pods N] [--seconds S] [--only VARIANT] "
-                 "[--no-compare]\n");
-    return 2;
   }
   Emit("nodes", nodes);
   Emit("pods", pods);
   int code = 0;
-  bool ran = false;
-  for (const Variant& v : Variants()) {
-    if (!only.empty() && v.name != only) continue;
-    ran = true;
+  for (const Variant& v : variants) {
+    const bool asked = std::find(named.begin(), named.end(), v.name) != named.end();
+    if (named.empty() ? v.on_request : !asked) continue;
     code |= RunVariant(v, nodes, pods, seconds, compare);
-  }
-  if (!ran) {
-    std::fprintf(stderr, "podflow-bench scheduler: no variant named %s\n", only.c_str());
-    return 2;
   }
   return code;
 }
