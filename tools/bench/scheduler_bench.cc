@@ -1,8 +1,9 @@
 // podflow-bench scheduler: the scheduler's core (informer cache,
 // queue, cycle, assume) without the bus, on kube-scheduler's scheduler_perf
 // shapes: 5,000 nodes (4 cpu, 32Gi, 110 pods, 10 zones) and 10,000 pending
-// pods (100m cpu, 500Mi), in variants that exercise one plugin family each.
-// Every variant starts from an empty cache and the default profile.
+// pods (100m cpu, 500Mi), in variants that exercise one plugin family each;
+// the distinct variants (scheduler_distinct.cc) draw varied nodes and pods
+// instead. Every variant starts from an empty cache and the default profile.
 //
 // Per variant it prints <variant>_pods_per_s (cycles over wall time),
 // <variant>_p50_us / _p99_us (one cycle: pop, filter, score, select,
@@ -24,8 +25,9 @@
 //
 // Arguments: VARIANT... (or --only VARIANT) runs those variants; without,
 // every variant but the ones run only on request (distinct, 5,000 nodes,
-// and distinct_50k, 50,000 nodes: minutes each). Flags: --nodes N
-// --pods N --seconds S (bound per phase) --no-compare.
+// and distinct_50k, 50,000 nodes whatever --nodes says: minutes each).
+// Flags: --nodes N --pods N --seconds S (bound per phase; 60, or 600 for
+// the variants run on request) --no-compare.
 #include <jemalloc/jemalloc.h>
 
 #include <algorithm>
@@ -163,15 +165,25 @@ size_t Compare(const std::string& name, std::unique_ptr<scheduler::SchedulerCore
 }
 
 // How many equivalence classes `pods` fall in: the pods the equivalence
-// cache could treat as one.
+// cache could treat as one. A pod the scheduler could not read counts as
+// a class of its own and is named on stderr.
 size_t Signatures(const std::vector<scheduler::StoredObject>& pods) {
   std::unordered_set<std::string> out;
+  size_t unreadable = 0;
   for (const scheduler::StoredObject& pod : pods) {
-    if (!model::VerifyObject(model::Kind("Pod"), pod.value).ok()) continue;
-    auto info = scheduler::PodInfoFromPod(*flatbuffers::GetRoot<api::Pod>(pod.value.data()));
-    if (info.ok()) out.insert(scheduler::EquivalenceSignature(*info));
+    Result<scheduler::PodInfo> info =
+        model::VerifyObject(model::Kind("Pod"), pod.value).ok()
+            ? scheduler::PodInfoFromPod(*flatbuffers::GetRoot<api::Pod>(pod.value.data()))
+            : Status::Invalid("does not verify");
+    if (!info.ok()) {
+      ++unreadable;
+      std::fprintf(stderr, "podflow-bench scheduler: %s: %s\n", pod.key.c_str(),
+                   info.status().ToString().c_str());
+      continue;
+    }
+    out.insert(scheduler::EquivalenceSignature(*info));
   }
-  return out.size();
+  return out.size() + unreadable;
 }
 
 int RunVariant(const Variant& v, int num_nodes, int num_pods, double seconds, bool compare) {
@@ -185,7 +197,13 @@ int RunVariant(const Variant& v, int num_nodes, int num_pods, double seconds, bo
   for (int i = 0; i < num_nodes; ++i) nodes.push_back(Stored(NodeYaml(i, v), ++revision));
   for (int i = 0; i < num_pods; ++i) pods.push_back(Stored(PodYaml(i, v), ++revision));
   Emit(v.name + "_nodes", num_nodes);
-  Emit(v.name + "_signatures", static_cast<double>(Signatures(pods)));
+  const size_t signatures = Signatures(pods);
+  Emit(v.name + "_signatures", static_cast<double>(signatures));
+  if (v.distinct_pods && signatures != pods.size()) {
+    std::fprintf(stderr, "podflow-bench scheduler: %s: %zu pods share %zu signatures\n",
+                 v.name.c_str(), pods.size(), signatures);
+    return 1;
+  }
 
   const size_t heap_before = HeapInUse();
   auto registry = scheduler::plugins::NewInTreeRegistry();
@@ -243,7 +261,8 @@ int RunVariant(const Variant& v, int num_nodes, int num_pods, double seconds, bo
   Emit(v.name + "_unschedulable", static_cast<double>(unschedulable));
   if (errors > 0) Emit(v.name + "_errors", static_cast<double>(errors));
   const size_t heap_after = HeapInUse();
-  Emit(v.name + "_cache_mb", static_cast<double>(heap_after - std::min(heap_after, heap_before)) / (1 << 20));
+  Emit(v.name + "_cache_mb",
+       static_cast<double>(heap_after - std::min(heap_after, heap_before)) / (1 << 20));
   // Where a cycle's time went (every cycle per extension point; plugins on
   // the sampled cycles), per scheduled pod.
   const scheduler::SchedulerMetrics& m = core->metrics();
@@ -362,7 +381,7 @@ std::optional<T> Positive(const std::string& text) {
 
 int RunSchedulerBench(const std::vector<std::string>& args) {
   int nodes = 5000, pods = 10000;
-  double seconds = 60;
+  std::optional<double> seconds;  // default: 60 s, 600 s for variants run on request
   std::vector<std::string> named;
   bool compare = true;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -374,6 +393,10 @@ int RunSchedulerBench(const std::vector<std::string>& args) {
     if (flag.rfind("--", 0) != 0) {
       named.push_back(flag);
       continue;
+    }
+    if (flag != "--only" && flag != "--seconds" && flag != "--nodes" && flag != "--pods") {
+      std::fprintf(stderr, "podflow-bench scheduler: unknown flag %s\n", flag.c_str());
+      return Usage();
     }
     if (i + 1 == args.size()) {
       std::fprintf(stderr, "podflow-bench scheduler: %s needs a value\n", flag.c_str());
@@ -391,12 +414,9 @@ int RunSchedulerBench(const std::vector<std::string>& args) {
       nodes = *count;
     } else if (flag == "--pods" && count) {
       pods = *count;
-    } else if (flag == "--seconds" || flag == "--nodes" || flag == "--pods") {
+    } else {
       std::fprintf(stderr, "podflow-bench scheduler: %s %s: not a positive number\n", flag.c_str(),
                    value.c_str());
-      return Usage();
-    } else {
-      std::fprintf(stderr, "podflow-bench scheduler: unknown flag %s\n", flag.c_str());
       return Usage();
     }
   }
@@ -414,7 +434,7 @@ int RunSchedulerBench(const std::vector<std::string>& args) {
   for (const Variant& v : variants) {
     const bool asked = std::find(named.begin(), named.end(), v.name) != named.end();
     if (named.empty() ? v.on_request : !asked) continue;
-    code |= RunVariant(v, nodes, pods, seconds, compare);
+    code |= RunVariant(v, nodes, pods, seconds.value_or(v.on_request ? 600 : 60), compare);
   }
   return code;
 }

@@ -7,12 +7,14 @@
 // zone (node i is in zone i % 10); one in ten is tainted NoSchedule for one
 // of five teams, one in ten PreferNoSchedule as spot capacity. Pods draw
 // their requests (50m-1000m cpu, 64Mi-2Gi memory), labels (one of 200
-// apps, a tier, a team), node affinity (none, required on disk type, pool
-// or zone, or preferred with random weights), tolerations of their team's
-// taint or of spot nodes, and, one in ten each, required anti-affinity
-// against their own app per node or a zone topology spread constraint
-// over their app (DoNotSchedule or ScheduleAnyway); one in twenty prefers
-// its team's zone. A draw that repeats an earlier pod's is drawn again.
+// apps, a tier, a team), required node affinity (none, or on disk type,
+// pool, zone or instance type) and, one in three, preferred node affinity
+// with random weights, tolerations of their team's taint or of spot nodes,
+// and, one in ten each, required anti-affinity against their own app per
+// node or a zone topology spread constraint over their app (DoNotSchedule
+// or ScheduleAnyway); one in twenty has preferred pod affinity to the
+// zones running its team's pods. A draw that repeats an earlier pod's is
+// drawn again.
 // Everything comes from fixed seeds: every run schedules the same pods on
 // the same nodes.
 #include <cstdint>
@@ -115,11 +117,16 @@ std::string NodeAffinity(Draw& d) {
   }
   std::string preferred;
   if (d.OneIn(3)) {
-    preferred = "preferredDuringSchedulingIgnoredDuringExecution: [{weight: " +
-                std::to_string(1 + d.Below(100)) + ", preference: {matchExpressions: [" +
-                Match("disktype", "In", {"ssd"}) +
-                "]}}, {weight: " + std::to_string(1 + d.Below(100)) +
-                ", preference: {matchExpressions: [" + Match("pool", "In", {Pool(d)}) + "]}}]";
+    // One draw per statement: the operands of + are evaluated in no fixed
+    // order, and the pods must not depend on the compiler.
+    const int ssd_weight = 1 + d.Below(100);
+    const int pool_weight = 1 + d.Below(100);
+    const std::string pool = Pool(d);
+    preferred =
+        "preferredDuringSchedulingIgnoredDuringExecution: [{weight: " + std::to_string(ssd_weight) +
+        ", preference: {matchExpressions: [" + Match("disktype", "In", {"ssd"}) +
+        "]}}, {weight: " + std::to_string(pool_weight) + ", preference: {matchExpressions: [" +
+        Match("pool", "In", {pool}) + "]}}]";
   }
   if (required.empty() && preferred.empty()) return "";
   std::string out = "nodeAffinity: {";
@@ -137,10 +144,12 @@ std::string PodExtra(Draw& d) {
   const std::string app = "app-" + std::to_string(d.Below(kApps));
   const std::string team = "team-" + std::to_string(d.Below(kTeams));
   static const char* const kTiers[] = {"web", "api", "batch"};
-  std::string out =
-      "L:app: " + app + "\nL:tier: " + kTiers[d.Below(3)] + "\nL:team: " + team + "\n";
-  out += "R:{cpu: " + std::to_string(50 + 10 * d.Below(96)) +
-         "m, memory: " + std::to_string(64 * (1 + d.Below(32))) + "Mi}\n";
+  const char* tier = kTiers[d.Below(3)];
+  const int milli_cpu = 50 + 10 * d.Below(96);
+  const int memory_mi = 64 * (1 + d.Below(32));
+  std::string out = "L:app: " + app + "\nL:tier: " + tier + "\nL:team: " + team + "\n";
+  out +=
+      "R:{cpu: " + std::to_string(milli_cpu) + "m, memory: " + std::to_string(memory_mi) + "Mi}\n";
 
   std::vector<std::string> affinity;
   if (std::string node = NodeAffinity(d); !node.empty()) affinity.push_back(node);
@@ -174,9 +183,10 @@ std::string PodExtra(Draw& d) {
   }
 
   if (d.OneIn(10)) {
-    out += "S:topologySpreadConstraints: [{maxSkew: " + std::to_string(1 + d.Below(3)) +
-           ", topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: " +
-           (d.OneIn(2) ? "DoNotSchedule" : "ScheduleAnyway") +
+    const int max_skew = 1 + d.Below(3);
+    const char* when = d.OneIn(2) ? "DoNotSchedule" : "ScheduleAnyway";
+    out += "S:topologySpreadConstraints: [{maxSkew: " + std::to_string(max_skew) +
+           ", topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: " + when +
            ", labelSelector: {matchLabels: {app: " + app + "}}}]\n";
   }
   return out;
@@ -209,6 +219,7 @@ SchedulerVariant Distinct(std::string name, int nodes) {
   v.pod_extra = [pods](int i) { return pods->Pod(i); };
   v.nodes = nodes;
   v.on_request = true;
+  v.distinct_pods = true;
   return v;
 }
 

@@ -22,8 +22,9 @@ struct SchedulerVariant {
   int32_t percentage = 0;  // percentageOfNodesToScore; 0: adaptive
   // Node i's allocatable and capacity as a flow map; empty: 4 cpu, 32Gi, 110 pods.
   std::function<std::string(int)> node_size;
-  int nodes = 0;            // 0: --nodes (default 5,000)
-  bool on_request = false;  // runs only when named: it takes minutes
+  int nodes = 0;               // 0: --nodes (default 5,000)
+  bool on_request = false;     // runs only when named: it takes minutes
+  bool distinct_pods = false;  // no two pods may share a signature (checked)
 };
 
 // "distinct" (5,000 nodes) and "distinct_50k" (50,000 nodes): pods no two

@@ -55,9 +55,24 @@ TEST_CASE("Get and Range at old revisions see the state of that revision") {
   auto all = log->Range(RangeRequest::Prefix(""));
   CHECK(Keys(*all) == std::vector<std::string>{"/nodes/n", "/pods/a", "/pods/c"});
 
+  // One key, at an old, a future and a compacted revision.
   RangeRequest one;
   one.key = "/pods/a";
   CHECK(Keys(*log->Range(one)) == std::vector<std::string>{"/pods/a"});
+  one.revision = Revision(3);
+  auto at3_one = log->Range(one);
+  REQUIRE(at3_one->kvs.size() == 1);
+  CHECK(at3_one->kvs[0].value == "a1");
+  CHECK(at3_one->revision == Revision(3));
+  one.revision = Revision(7);
+  CHECK(log->Range(one).status().code() == Code::kFutureRevision);
+  REQUIRE(log->Compact(Revision(4)).ok());
+  one.revision = Revision(3);
+  CHECK(log->Range(one).status().code() == Code::kCompacted);
+  one.revision = Revision(4);
+  auto at4_one = log->Range(one);
+  REQUIRE(at4_one->kvs.size() == 1);
+  CHECK(at4_one->kvs[0].value == "a2");
 }
 
 TEST_CASE("paging with limit and continue pins the first page's revision") {
