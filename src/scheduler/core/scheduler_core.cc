@@ -235,7 +235,13 @@ std::optional<Result<SchedulerCore::Outcome>> SchedulerCore::Cycle(const std::st
     return Result<Outcome>(decision.status());
   }
   next_start_node_index_ = decision->next_start_node_index;
-  Outcome outcome{key, state.uid, state.mod_revision, state.bytes, std::move(*decision), profile};
+  Outcome outcome;
+  outcome.key = key;
+  outcome.uid = state.uid;
+  outcome.mod_revision = state.mod_revision;
+  outcome.pod_bytes = state.bytes;
+  outcome.decision = std::move(*decision);
+  outcome.profile = profile;
   outcome.start_node_index = options.start_node_index;
   if (outcome.decision.scheduled()) {
     info->node_name = outcome.decision.node;

@@ -36,6 +36,7 @@ Status Snapshot::RemoveNode(std::string_view name) {
   auto it = node_index_.find(std::string(name));
   if (it == node_index_.end()) return Status::NotFound("node " + std::string(name) + " not found");
   const size_t index = it->second;
+  affinity_nodes_.erase(it->first);  // `name` may be the node's own, erased below
   CountImages(nodes_[index], -1);
   for (const auto& pod : nodes_[index].pods()) {
     affinity_.RemovePod(*pod, nodes_[index], *this);
@@ -84,6 +85,7 @@ Status Snapshot::AddPod(PodInfo pod) {
   NodeInfo& target = nodes_[node->second];
   target.AddPod(std::make_shared<const PodInfo>(std::move(pod)));
   affinity_.AddPod(*target.pods().back(), target, *this);
+  if (!target.pods_with_affinity().empty()) affinity_nodes_.insert(target.name);
   Touch(node->second);
   return Status::Ok();
 }
@@ -98,6 +100,7 @@ Status Snapshot::RemovePod(std::string_view uid) {
     break;
   }
   PODFLOW_RETURN_IF_ERROR(node.RemovePod(uid));
+  if (node.pods_with_affinity().empty()) affinity_nodes_.erase(node.name);
   Touch(it->second);
   pod_node_.erase(it);
   return Status::Ok();

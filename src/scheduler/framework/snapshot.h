@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "base/result.h"
@@ -101,6 +102,10 @@ class Snapshot {
 
   // Inter-pod affinity counts over the counted pods (affinity_index.h).
   const AffinityIndex& affinity() const { return affinity_; }
+  // The names of the nodes counting a pod that declares inter-pod affinity
+  // or anti-affinity (kube-scheduler's HavePodsWithAffinityList), in no
+  // particular order: the only nodes whose pods' terms can score a pod.
+  const std::unordered_set<std::string>& NodesWithAffinityPods() const { return affinity_nodes_; }
 
   // Nodes in insertion order: the order filters visit them in.
   const std::vector<NodeInfo>& nodes() const { return nodes_; }
@@ -142,6 +147,7 @@ class Snapshot {
   std::unordered_map<std::string, std::string> nominated_node_;
   std::unordered_map<std::string, Labels, StringHash, std::equal_to<>> namespaces_;
   AffinityIndex affinity_;
+  std::unordered_set<std::string> affinity_nodes_;
 };
 
 }  // namespace podflow::scheduler

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -585,17 +586,23 @@ TEST_CASE("InterPodAffinity scores preferred terms per domain, min-max normalize
   CHECK(normalized == std::vector<int64_t>{100, 100, 0, 33});
 }
 
-TEST_CASE("InterPodAffinity scores running pods' terms that match the pod",
-          "[inter-pod-affinity]") {
-  Snapshot snap = Cluster();
-  // n1's pod prefers web pods in its zone (+20); n3's pod wants no web pod
-  // on its host (-7); n2's pod requires web pods on its host (hard weight).
+// n1 gets a pod preferring web pods in its zone (+20), n3 one preferring
+// no web pod on its host (-7).
+void BindLikesAndDislikesWeb(Snapshot& snap) {
   auto likes = MakePod().Name("likes").Label("app", "x");
   PreferredAffinity(likes, 20, Term{App("web"), kZone});
   Bind(snap, likes, "n1");
   auto dislikes = MakePod().Name("dislikes").Label("app", "y");
   PreferredAnti(dislikes, 7, Term{App("web"), kHost});
   Bind(snap, dislikes, "n3");
+}
+
+TEST_CASE("InterPodAffinity scores running pods' terms that match the pod",
+          "[inter-pod-affinity]") {
+  Snapshot snap = Cluster();
+  // n1's pod prefers web pods in its zone (+20); n3's pod wants no web pod
+  // on its host (-7); n2's pod requires web pods on its host (hard weight).
+  BindLikesAndDislikesWeb(snap);
   auto needs = MakePod().Name("needs").Label("app", "z");
   RequiredAffinity(needs, Term{App("web"), kHost});
   Bind(snap, needs, "n2");
@@ -623,6 +630,45 @@ TEST_CASE("InterPodAffinity scores running pods' terms that match the pod",
       CHECK(normalized == c.normalized);
     }
   }
+}
+
+TEST_CASE("InterPodAffinity scores from the nodes holding pods with affinity, as they change",
+          "[inter-pod-affinity]") {
+  Snapshot snap = Cluster();
+  using Names = std::set<std::string>;
+  auto names = [&snap] {
+    return Names(snap.NodesWithAffinityPods().begin(), snap.NodesWithAffinityPods().end());
+  };
+  Bind(snap, MakePod().Name("plain").Label("app", "web"), "n2");
+  CHECK(names().empty());
+  BindLikesAndDislikesWeb(snap);
+  auto dislikes_too = MakePod().Name("dislikes-too").Label("app", "y");
+  PreferredAnti(dislikes_too, 3, Term{App("web"), kHost});
+  Bind(snap, dislikes_too, "n3");
+  CHECK(names() == Names{"n1", "n3"});
+
+  // The pod has no terms of its own: only n1's and n3's pods score it.
+  const PodInfo web = MakePod().Name("web").Label("app", "web").Info();
+  CHECK(Scores(snap, web).first == std::vector<int64_t>{20, 20, -10, 0});
+
+  // One of n3's two pods goes: n3 still holds one.
+  REQUIRE(snap.RemovePod(MakePod().Name("dislikes").Info().uid).ok());
+  CHECK(names() == Names{"n1", "n3"});
+  CHECK(Scores(snap, web).first == std::vector<int64_t>{20, 20, -3, 0});
+  // A node replaced (relabelled) keeps its pods and its place in the list.
+  REQUIRE(snap.UpsertNode(MakeNode().Name("n3").Label(kHost, "n3").Label(kZone, "a").Cpu("4")
+                              .Memory("8Gi").Pods("110").Info())
+              .ok());
+  CHECK(names() == Names{"n1", "n3"});
+  // n3 is in zone a now: n1's pod's zone term reaches it too.
+  CHECK(Scores(snap, web).first == std::vector<int64_t>{20, 20, 17, 0});
+  // The last one goes: n3 is no longer visited.
+  REQUIRE(snap.RemovePod(MakePod().Name("dislikes-too").Info().uid).ok());
+  CHECK(names() == Names{"n1"});
+  CHECK(Scores(snap, web).first == std::vector<int64_t>{20, 20, 20, 0});
+  // A node removed with its pods leaves the list.
+  REQUIRE(snap.RemoveNode("n1").ok());
+  CHECK(names().empty());
 }
 
 TEST_CASE("InterPodAffinity args", "[inter-pod-affinity]") {

@@ -87,8 +87,8 @@ PluginStatus InterPodAffinity::PreScore(CycleState& cycle, const PodInfo& pod,
     scored = true;
   };
 
-  for (const NodeInfo& node : snapshot.nodes()) {
-    if (node.labels.empty()) continue;
+  auto visit = [&](const NodeInfo& node) {
+    if (node.labels.empty()) return;
     // Without preferred terms of its own, only pods declaring affinity can
     // add to the pod's score.
     const auto& pods = has_preferred ? node.pods() : node.pods_with_affinity();
@@ -115,6 +115,16 @@ PluginStatus InterPodAffinity::PreScore(CycleState& cycle, const PodInfo& pod,
       for (const WeightedAffinityTerm& w : theirs.preferred_anti_affinity) {
         process(w.term, -int64_t{w.weight}, pod.namespace_, pod.labels, own_ns, node);
       }
+    }
+  };
+  if (has_preferred) {
+    for (const NodeInfo& node : snapshot.nodes()) visit(node);
+  } else {
+    // As kube-scheduler: only the nodes holding pods with affinity, not
+    // every node of a large cluster on every cycle. The scores are sums,
+    // so the order of the visit does not matter.
+    for (const std::string& name : snapshot.NodesWithAffinityPods()) {
+      if (const NodeInfo* node = snapshot.FindNode(name)) visit(*node);
     }
   }
   if (!scored) return PluginStatus::Skip();
