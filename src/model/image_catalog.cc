@@ -54,6 +54,10 @@ Result<std::vector<CatalogImage>> ParseRegistry(const YAML::Node& node, const st
         } else {
           image.pull_time = SimDuration(*n);
         }
+      } else if (key == "behavior") {
+        Result<SimBehavior> behavior = ParseSimBehavior(entry.second, field);
+        if (!behavior.ok()) return behavior.status();
+        image.behavior = std::move(*behavior);
       } else {
         return Status::Invalid(field + ": unknown key");
       }
@@ -122,6 +126,7 @@ std::optional<ResolvedImage> ImageCatalog::Resolve(std::string_view reference) c
                  (ref.digest.empty() ? "sha256:" + DeterministicHex(out.canonical) : ref.digest);
   out.size_bytes = image.size_bytes;
   out.pull_time = image.pull_time;
+  out.behavior = &image.behavior;
   return out;
 }
 

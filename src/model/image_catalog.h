@@ -16,6 +16,7 @@
 
 #include "base/clock.h"
 #include "base/result.h"
+#include "model/sim_behavior.h"
 
 namespace podflow::model {
 
@@ -25,6 +26,7 @@ struct CatalogImage {
   std::vector<std::string> tags;  // empty: every tag exists
   int64_t size_bytes = 0;
   SimDuration pull_time{0};
+  SimBehavior behavior;  // what its containers do (runtime.registry[].behavior)
 };
 
 // A reference split and normalized: "nginx:1.14.2" ->
@@ -41,7 +43,7 @@ struct ImageReference {
 ImageReference NormalizeImageReference(std::string_view reference);
 
 // The catalog as the config's `runtime.registry` lists it at `path`: a
-// list of {name (required), tags, sizeBytes, pullMillis}. Invalid naming
+// list of {name (required), tags, sizeBytes, pullMillis, behavior}. Invalid naming
 // the key otherwise.
 Result<std::vector<CatalogImage>> ParseRegistry(const YAML::Node& node, const std::string& path);
 
@@ -52,6 +54,7 @@ struct ResolvedImage {
   std::string tag;
   int64_t size_bytes = 0;
   SimDuration pull_time{0};
+  const SimBehavior* behavior = nullptr;  // the catalog's; lives as long as it
 };
 
 // Immutable after construction; safe to share between threads.

@@ -295,6 +295,63 @@ TEST_CASE("Multi-process pipeline: the seeds' story", "[e2e]") {
   SeedsStory(pipeline);
 }
 
+TEST_CASE("Containers that end: Completed, Error and CrashLoopBackOff, as kubectl shows them", "[e2e]") {
+  Pipeline pipeline(false);
+  pipeline.StartAll();
+  auto results = pipeline.Submit(R"(apiVersion: v1
+kind: Pod
+metadata: {name: once}
+spec:
+  restartPolicy: Never
+  containers: [{name: hello, image: busybox:1.28, command: ["sh", "-c", "echo hello; sleep 1"]}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: fails}
+spec:
+  restartPolicy: Never
+  containers: [{name: app, image: busybox:1.28, command: ["sh", "-c", "exit 3"]}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: crash}
+spec:
+  containers: [{name: app, image: busybox:1.28, command: ["false"]}]
+)");
+  REQUIRE(results.size() == 3);
+  for (const auto& r : results) CHECK(r.first.empty());
+  auto phase_is = [](api::PodPhase phase) {
+    return [phase](const api::Pod& p) { return p.status() != nullptr && p.status()->phase() == phase; };
+  };
+  INFO(pipeline.Logs());
+  CHECK(pipeline.PodReaches("once", phase_is(api::PodPhase::Succeeded)));
+  CHECK(pipeline.PodReaches("fails", phase_is(api::PodPhase::Failed)));
+  CHECK(pipeline.PodReaches("crash", [](const api::Pod& p) {
+    const auto* statuses = p.status() ? p.status()->container_statuses() : nullptr;
+    if (statuses == nullptr || statuses->size() != 1) return false;
+    const api::ContainerStatus* c = statuses->Get(0);
+    return c->restart_count() == 1 && c->state() && c->state()->waiting() &&
+           c->state()->waiting()->reason()->str() == "CrashLoopBackOff";
+  }));
+  const std::string podflow = Pipeline::Program("podflow");
+  auto [code, listed] = RunCommand({podflow, "get", "pods", "--config", pipeline.config()}, pipeline.dir());
+  INFO(listed);
+  CHECK(code == 0);
+  auto row = [&listed](const std::string& name) {
+    const size_t at = listed.find("\n" + name + " ");
+    return at == std::string::npos ? std::string() : listed.substr(at + 1, listed.find('\n', at + 1) - at - 1);
+  };
+  CHECK_THAT(row("once"), Catch::Matches("once +0/1 +Completed +0 +[0-9]+s"));
+  CHECK_THAT(row("fails"), Catch::Matches("fails +0/1 +Error +0 +[0-9]+s"));
+  CHECK_THAT(row("crash"), Catch::Matches("crash +0/1 +CrashLoopBackOff +1 \\([0-9]+s ago\\) +[0-9]+s"));
+  std::vector<std::string> events = pipeline.EventsFor("default", "crash");
+  CHECK(std::count_if(events.begin(), events.end(), [](const std::string& e) {
+          return e.rfind("Warning BackOff: Back-off restarting failed container app in pod crash_default(", 0) == 0;
+        }) == 1);
+  CHECK(std::count_if(events.begin(), events.end(),
+                      [](const std::string& e) { return e.rfind("Normal Started:", 0) == 0; }) == 2);
+}
+
 TEST_CASE("A Node created with the publisher is adopted; a pod naming it skips scheduling", "[e2e]") {
   Pipeline pipeline(false);
   pipeline.StartAll();

@@ -61,7 +61,8 @@ struct RuntimeTiming {
   SimDuration init_run{5};              // an init container's run to exit 0
   SimDuration failed_pull{0};           // Pulling -> ErrImagePull
   SimDuration backoff_notice{1000};     // ErrImagePull -> ImagePullBackOff shown
-  SimDuration backoff_initial{10'000};  // kubelet: 10s ...
+  // kubelet's back-off, for image pulls and container restarts alike.
+  SimDuration backoff_initial{10'000};  // 10s ...
   SimDuration backoff_max{300'000};     // ... doubling up to 300s
 };
 

@@ -139,7 +139,14 @@ Status ParseInto(const YAML::Node& runtime, RuntimeConfig* c) {
        {"containerStartMillis",
         [&](auto& n, auto& p) { return ReadMillis(n, p, &t.container_start); }},
        {"initContainerRunMillis", [&](auto& n, auto& p) { return ReadMillis(n, p, &t.init_run); }},
-       {"failedPullMillis", [&](auto& n, auto& p) { return ReadMillis(n, p, &t.failed_pull); }}}));
+       {"failedPullMillis", [&](auto& n, auto& p) { return ReadMillis(n, p, &t.failed_pull); }},
+       {"backOffMillis", [&](auto& n, auto& p) { return ReadMillis(n, p, &t.backoff_initial); }},
+       {"maxBackOffMillis", [&](auto& n, auto& p) { return ReadMillis(n, p, &t.backoff_max); }}}));
+  if (t.backoff_initial.count() < 1) return Status::Invalid("runtime.backOffMillis: must be at least 1");
+  if (t.backoff_max < t.backoff_initial) {
+    return Status::Invalid("runtime.maxBackOffMillis: must be at least runtime.backOffMillis (" +
+                           std::to_string(t.backoff_initial.count()) + ")");
+  }
   if (!type.empty() && type != "simulated") {
     return Status::Invalid("runtime.type: Unsupported value: \"" + type +
                            "\": supported values: \"simulated\"");

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/hex_id.h"
+#include "model/quantity.h"
 #include "stages/runtime/kubelet_text.h"
 #include "stages/runtime/pod_runner.h"
 
@@ -93,15 +94,25 @@ void PodRunner::ShowBackOff(Box& box, SimTime t) {
 }
 
 void PodRunner::Create(Box& box, SimTime t) {
+  if (!box.plan.config_error.empty()) {
+    // kubelet cannot make the container's config: it is not created.
+    Event(t, "Warning", text::kFailed, text::Error(box.plan.config_error), box.field_path);
+    SetWaiting(box, text::kCreateContainerConfigError, box.plan.config_error);
+    box.stage = Stage::kIdle;
+    if (!box.init) AdvanceCursor(box, t);
+    return;
+  }
   const ResolvedImage image = *node_->catalog().Resolve(box.spec->image);
   box.status->image = image.canonical;
   box.status->image_id = image.image_id;
   box.status->container_id =
       "podflow-sim://" + DeterministicHex(assignment_.pod->metadata->uid + "/" + box.spec->name +
                                           "/" + std::to_string(box.status->restart_count));
-  SetWaiting(box, text::kContainerCreating);
+  if (!box.status->last_state || !box.status->last_state->terminated) {
+    SetWaiting(box, text::kContainerCreating);
+  }
   Event(t, "Normal", text::kCreated, text::CreatedContainer(box.spec->name), box.field_path);
-  const SimDuration start = node_->timing().container_start;
+  const SimDuration start = box.plan.behavior.start_delay.value_or(node_->timing().container_start);
   if (start.count() == 0) {
     Start(box, t);
   } else {
@@ -110,42 +121,150 @@ void PodRunner::Create(Box& box, SimTime t) {
   }
 }
 
+namespace {
+
+// The container's memory limit in bytes, or nullopt.
+std::optional<int64_t> MemoryLimit(const api::ContainerT& c) {
+  if (c.resources == nullptr) return std::nullopt;
+  for (const auto& e : c.resources->limits) {
+    if (e && e->key == "memory") {
+      Result<model::Quantity> q = model::Quantity::Parse(e->value);
+      if (q.ok()) return q->Value();
+    }
+  }
+  return std::nullopt;
+}
+
+// kubelet keeps the tail of a failed container's log as its message:
+// at most 80 lines and 2048 bytes (FallbackToLogsOnError).
+std::string LogTail(const std::vector<std::string>& lines) {
+  constexpr size_t kMaxLines = 80, kMaxBytes = 2048;
+  std::string out;
+  const size_t first = lines.size() > kMaxLines ? lines.size() - kMaxLines : 0;
+  for (size_t i = first; i < lines.size(); ++i) out += lines[i] + "\n";
+  if (out.size() > kMaxBytes) out = out.substr(out.size() - kMaxBytes);
+  return out;
+}
+
+}  // namespace
+
 void PodRunner::Start(Box& box, SimTime t) {
   Event(t, "Normal", text::kStarted, text::StartedContainer(box.spec->name), box.field_path);
   auto& state = box.status->state = std::make_unique<api::ContainerStateT>();
   state->running = std::make_unique<api::ContainerStateRunningT>();
   state->running->started_at = FormatRfc3339(t);
-  box.status->started = true;
   box.stage = Stage::kIdle;
-  if (box.init && !box.sidecar) {
-    box.stage = Stage::kExit;
-    box.due = t + node_->timing().init_run;
-    return;
+  box.started_at = t;
+  box.status->ready = false;
+  box.status->started = false;
+  const model::SimBehavior& b = box.plan.behavior;
+  box.exit_at.reset();
+  box.oom = false;
+  if (b.exit_after && *b.exit_after != model::kNever) {
+    box.exit_at = t + *b.exit_after;
+  } else if (!b.exit_after && box.init && !box.sidecar) {
+    box.exit_at = t + node_->timing().init_run;  // an init container does its work and exits
   }
-  const api::ProbeT* probe = box.spec->readiness_probe.get();
-  const SimDuration delay(probe ? int64_t{probe->initial_delay_seconds} * 1000 : 0);
-  if (delay.count() > 0) {
-    box.stage = Stage::kReady;
-    box.due = t + delay;
-  } else {
-    box.status->ready = true;
+  if (b.memory_bytes) {
+    const std::optional<int64_t> limit = MemoryLimit(*box.spec);
+    if (limit && *b.memory_bytes > *limit) {
+      const SimTime oom_at = t + b.memory_after.value_or(SimDuration(0));
+      if (!box.exit_at || oom_at <= *box.exit_at) {
+        box.exit_at = oom_at;
+        box.oom = true;
+      }
+    }
   }
-  AdvanceCursor(box, t);
+  StartProbes(box, t);
+  if (!box.init) AdvanceCursor(box, t);  // app containers start side by side
 }
 
-void PodRunner::Exit(Box& box, SimTime t) {
-  const std::string started_at = box.status->state->running->started_at;
+void PodRunner::Exited(Box& box, SimTime t, int32_t code, std::string reason) {
+  const std::string started_at =
+      box.status->state && box.status->state->running ? box.status->state->running->started_at : "";
   auto& state = box.status->state = std::make_unique<api::ContainerStateT>();
-  state->terminated = std::make_unique<api::ContainerStateTerminatedT>();
-  state->terminated->exit_code = 0;
-  state->terminated->reason = text::kCompleted;
-  state->terminated->started_at = started_at;
-  state->terminated->finished_at = FormatRfc3339(t);
-  state->terminated->container_id = box.status->container_id;
-  box.status->ready = true;  // a completed init container reports ready
+  auto& term = state->terminated = std::make_unique<api::ContainerStateTerminatedT>();
+  term->exit_code = code;
+  term->reason = std::move(reason);
+  term->started_at = started_at;
+  term->finished_at = FormatRfc3339(t);
+  term->container_id = box.status->container_id;
+  const model::SimBehavior& b = box.plan.behavior;
+  if (b.termination_message) {
+    term->message = *b.termination_message;
+  } else if (code != 0 && box.spec->termination_message_policy == api::TerminationMessagePolicy::FallbackToLogsOnError &&
+             b.logs) {
+    term->message = LogTail(*b.logs);
+  }
+  // A completed regular init container reports ready.
+  box.status->ready = box.init && !box.sidecar && code == 0;
   box.status->started = false;
-  box.stage = Stage::kIdle;
-  AdvanceCursor(box, t);
+  box.exit_at.reset();
+  box.stop_at.reset();
+  box.oom = false;
+  box.probes.clear();
+}
+
+void PodRunner::AfterExit(Box& box, SimTime t, int32_t code, bool killed) {
+  const api::RestartPolicy policy = PolicyOf(box);
+  const bool restart = !finishing_ && (policy == api::RestartPolicy::Always ||
+                                       (policy == api::RestartPolicy::OnFailure && (code != 0 || killed)));
+  if (!restart) {
+    if (box.init && !box.sidecar && code == 0) AdvanceCursor(box, t);
+    return;
+  }
+  // kubelet's back-off: none before the first restart, nor when the
+  // container ran for more than twice the cap (10 min) since the last one.
+  const RuntimeTiming& timing = node_->timing();
+  if (!box.crash_updated || t - *box.crash_updated > timing.backoff_max * 2) {
+    box.crash_backoff = timing.backoff_initial;
+    box.crash_updated = t;
+    Restart(box, t);
+    return;
+  }
+  box.status->last_state = std::make_unique<api::ContainerStateT>();
+  box.status->last_state->terminated = std::move(box.status->state->terminated);
+  SetWaiting(box, text::kCrashLoopBackOff,
+             text::BackOffRestartingMessage(box.crash_backoff, box.spec->name, PodRefText()));
+  Event(t, "Warning", text::kBackOff, text::BackOffRestarting(box.spec->name, PodRefText()), box.field_path);
+  box.stage = Stage::kRestart;
+  box.due = t + box.crash_backoff;
+}
+
+void PodRunner::Restart(Box& box, SimTime t) {
+  if (box.status->state && box.status->state->terminated) {
+    box.status->last_state = std::make_unique<api::ContainerStateT>();
+    box.status->last_state->terminated = std::move(box.status->state->terminated);
+  }
+  box.status->restart_count += 1;
+  box.stage = Stage::kEnsureImage;
+  box.due = t;
+}
+
+SimDuration PodRunner::GracePeriod(const Box& box, const api::ProbeT* probe) const {
+  (void)box;
+  if (probe != nullptr && probe->termination_grace_period_seconds) {
+    return SimDuration(*probe->termination_grace_period_seconds * 1000);
+  }
+  return SimDuration(spec_.termination_grace_period_seconds.value_or(30) * 1000);
+}
+
+void PodRunner::Kill(Box& box, SimTime t, bool restart) {
+  const api::ProbeT* probe = nullptr;
+  for (const ProbeRun& p : box.probes) {
+    if (p.kind != ProbeKind::kReadiness && !p.ok) probe = p.spec;
+  }
+  box.probes.clear();
+  box.exit_at.reset();
+  box.restart_after_stop = restart;
+  const SimDuration stop = box.plan.behavior.stop_after.value_or(SimDuration(0));
+  if (stop == model::kNever) {
+    box.stop_at = t + GracePeriod(box, probe);  // SIGTERM ignored: SIGKILL at the end of the grace period
+    box.stop_code = 137;
+  } else {
+    box.stop_at = t + stop;
+    box.stop_code = 0;
+  }
 }
 
 }  // namespace podflow::runtime

@@ -20,13 +20,20 @@ inline constexpr char kBackOff[] = "BackOff";
 inline constexpr char kKilling[] = "Killing";
 inline constexpr char kErrImageNeverPull[] = "ErrImageNeverPull";
 inline constexpr char kFailedCreatePodSandBox[] = "FailedCreatePodSandBox";
+inline constexpr char kUnhealthy[] = "Unhealthy";
 
 // Container waiting reasons.
 inline constexpr char kContainerCreating[] = "ContainerCreating";
 inline constexpr char kPodInitializing[] = "PodInitializing";
 inline constexpr char kErrImagePull[] = "ErrImagePull";
 inline constexpr char kImagePullBackOff[] = "ImagePullBackOff";
+inline constexpr char kCrashLoopBackOff[] = "CrashLoopBackOff";
+inline constexpr char kCreateContainerConfigError[] = "CreateContainerConfigError";
+
+// Container terminated reasons.
 inline constexpr char kCompleted[] = "Completed";
+inline constexpr char kError[] = "Error";
+inline constexpr char kOOMKilled[] = "OOMKilled";
 
 inline std::string Quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
@@ -66,6 +73,24 @@ inline std::string CreatedContainer(std::string_view name) {
 }
 inline std::string StartedContainer(std::string_view name) {
   return "Started container " + std::string(name);
+}
+
+// The restart back-off (pkg/kubelet/kuberuntime/kuberuntime_manager.go,
+// doBackOff); `pod` is format.Pod's "name_namespace(uid)".
+inline std::string BackOffRestarting(std::string_view container, std::string_view pod) {
+  return "Back-off restarting failed container " + std::string(container) + " in pod " + std::string(pod);
+}
+inline std::string BackOffRestartingMessage(SimDuration backoff, std::string_view container,
+                                            std::string_view pod) {
+  return "back-off " + FormatGoDuration(backoff) + " restarting failed container=" + std::string(container) +
+         " pod=" + std::string(pod);
+}
+// The Killing event of a container a probe failed (pkg/kubelet/
+// kuberuntime/kuberuntime_manager.go, computePodActions); `probe` is
+// "liveness" or "startup".
+inline std::string FailedProbeWillRestart(std::string_view container, std::string_view probe) {
+  return "Container " + std::string(container) + " failed " + std::string(probe) +
+         " probe, will be restarted";
 }
 
 }  // namespace podflow::runtime::kubelet_text

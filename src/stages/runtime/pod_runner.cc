@@ -23,6 +23,11 @@ std::unique_ptr<api::ContainerStatusT> InitialStatus(const api::ContainerT& c, c
   return s;
 }
 
+ContainerPlan PlanFor(const api::PodT& pod, const api::ContainerT& c, const ImageCatalog& catalog) {
+  const std::optional<ResolvedImage> image = catalog.Resolve(c.image);
+  return PlanContainer(pod, c, image ? &*image : nullptr);
+}
+
 }  // namespace
 
 PodRunner::PodRunner(PodAssignment assignment, NodeRuntime* node, SimTime now)
@@ -46,6 +51,7 @@ PodRunner::PodRunner(PodAssignment assignment, NodeRuntime* node, SimTime now)
     box.sidecar = model::IsRestartableInitContainer(*c);
     box.field_path = "spec.initContainers{" + c->name + "}";
     box.status = status_.init_container_statuses.back().get();
+    box.plan = PlanFor(*assignment_.pod, *c, node_->catalog());
   }
   for (const auto& c : spec_.containers) {
     status_.container_statuses.push_back(
@@ -54,6 +60,7 @@ PodRunner::PodRunner(PodAssignment assignment, NodeRuntime* node, SimTime now)
     box.spec = c.get();
     box.field_path = "spec.containers{" + c->name + "}";
     box.status = status_.container_statuses.back().get();
+    box.plan = PlanFor(*assignment_.pod, *c, node_->catalog());
   }
   sandbox_due_ = now;
 }
@@ -62,10 +69,23 @@ PodRunner::~PodRunner() {
   if (pod_ip_) node_->ip_pool().Release(*pod_ip_);
 }
 
+std::optional<SimTime> PodRunner::BoxDue(const Box& box) {
+  std::optional<SimTime> next = box.due;
+  auto consider = [&next](const std::optional<SimTime>& at) {
+    if (at && (!next || *at < *next)) next = at;
+  };
+  consider(box.stop_at);
+  consider(box.exit_at);
+  for (const ProbeRun& p : box.probes) consider(p.next);
+  return next;
+}
+
 std::optional<SimTime> PodRunner::due() const {
+  if (terminal_) return std::nullopt;
   std::optional<SimTime> next = sandbox_due_;
   for (const Box& box : boxes_) {
-    if (box.due && (!next || *box.due < *next)) next = box.due;
+    const std::optional<SimTime> at = BoxDue(box);
+    if (at && (!next || *at < *next)) next = at;
   }
   return next;
 }
@@ -82,14 +102,19 @@ model::Report PodRunner::Step() {
   for (bool ran = true; ran;) {
     ran = false;
     for (Box& box : boxes_) {
-      if (box.due && *box.due <= t) {
-        box.due.reset();
-        RunBox(box, t);
-        ran = true;
+      while (RunDue(box, t)) ran = true;
+    }
+    if (!ran) {
+      StopSidecarsIfDone(t);
+      for (Box& box : boxes_) {
+        while (RunDue(box, t)) ran = true;
       }
     }
   }
   status_.phase = model::KubeletPhase(spec_, status_);
+  if (finishing_ && status_.phase != api::PodPhase::Running && status_.phase != api::PodPhase::Pending) {
+    terminal_ = std::none_of(boxes_.begin(), boxes_.end(), [](const Box& b) { return BoxDue(b).has_value(); });
+  }
 
   model::Report report;
   report.node_name = node_->node().name;
@@ -137,7 +162,36 @@ void PodRunner::RunSandbox(SimTime t) {
   }
 }
 
-void PodRunner::RunBox(Box& box, SimTime t) {
+bool PodRunner::RunDue(Box& box, SimTime t) {
+  if (box.due && *box.due <= t) {
+    box.due.reset();
+    RunStage(box, t);
+    return true;
+  }
+  if (box.stop_at && *box.stop_at <= t) {
+    const int32_t code = box.stop_code;
+    Exited(box, t, code, code == 0 ? kubelet_text::kCompleted : kubelet_text::kError);
+    AfterExit(box, t, code, box.restart_after_stop);
+    return true;
+  }
+  if (box.exit_at && *box.exit_at <= t) {
+    const bool oom = box.oom;
+    const int32_t code = oom ? 137 : box.plan.behavior.exit_code.value_or(0);
+    Exited(box, t, code, oom ? kubelet_text::kOOMKilled : code == 0 ? kubelet_text::kCompleted : kubelet_text::kError);
+    AfterExit(box, t, code, false);
+    return true;
+  }
+  for (ProbeRun& probe : box.probes) {
+    if (probe.next && *probe.next <= t) {
+      probe.next.reset();
+      Probe(box, probe, t);
+      return true;
+    }
+  }
+  return false;
+}
+
+void PodRunner::RunStage(Box& box, SimTime t) {
   switch (box.stage) {
     case Stage::kEnsureImage:
       EnsureImage(box, t);
@@ -159,15 +213,55 @@ void PodRunner::RunBox(Box& box, SimTime t) {
     case Stage::kStart:
       Start(box, t);
       break;
-    case Stage::kReady:
-      box.status->ready = true;
-      box.stage = Stage::kIdle;
-      break;
-    case Stage::kExit:
-      Exit(box, t);
+    case Stage::kRestart:
+      box.crash_backoff = std::min(box.crash_backoff * 2, node_->timing().backoff_max);
+      box.crash_updated = t;
+      Restart(box, t);
       break;
     case Stage::kIdle:
       break;
+  }
+}
+
+api::RestartPolicy PodRunner::PolicyOf(const Box& box) const {
+  const api::RestartPolicy pod =
+      spec_.restart_policy == api::RestartPolicy::Unset ? api::RestartPolicy::Always : spec_.restart_policy;
+  if (box.sidecar) return api::RestartPolicy::Always;
+  if (box.init) return pod == api::RestartPolicy::Never ? pod : api::RestartPolicy::OnFailure;
+  return pod;
+}
+
+// Once no app container will run again (all stopped for good, or a regular
+// init container failed under restartPolicy Never), the pod is finished:
+// its sidecars are stopped and nothing is restarted any more.
+void PodRunner::StopSidecarsIfDone(SimTime t) {
+  if (finishing_) return;
+  bool apps_done = true;
+  bool init_failed = false;
+  for (const Box& box : boxes_) {
+    const bool idle = !BoxDue(box) && box.stage != Stage::kRestart;
+    const api::ContainerStateTerminatedT* term =
+        box.status->state ? box.status->state->terminated.get() : nullptr;
+    if (!box.init && (term == nullptr || !idle)) apps_done = false;
+    if (box.init && !box.sidecar && term != nullptr && term->exit_code != 0 && idle &&
+        PolicyOf(box) == api::RestartPolicy::Never) {
+      init_failed = true;
+    }
+  }
+  if (!apps_done && !init_failed) return;
+  finishing_ = true;
+  // Sidecars stop after the app containers, the last started first.
+  for (auto it = boxes_.rbegin(); it != boxes_.rend(); ++it) {
+    Box& box = *it;
+    if (!box.sidecar) continue;
+    if (box.stage == Stage::kRestart || (box.status->state && box.status->state->waiting)) {
+      box.stage = Stage::kIdle;  // a restart or a start still to come: not any more
+      box.due.reset();
+    }
+    if (box.status->state && box.status->state->running && !box.stop_at) {
+      Event(t, "Normal", kubelet_text::kKilling, kubelet_text::StoppingContainer(box.spec->name), box.field_path);
+      Kill(box, t, false);
+    }
   }
 }
 
@@ -186,6 +280,11 @@ void PodRunner::AdvanceCursor(const Box& from, SimTime t) {
     boxes_[cursor_].stage = Stage::kEnsureImage;
     boxes_[cursor_].due = t;
   }
+}
+
+std::string PodRunner::PodRefText() const {
+  const api::ObjectMetaT& m = *assignment_.pod->metadata;
+  return m.name + "_" + (m.namespace_.empty() ? "default" : m.namespace_) + "(" + m.uid + ")";
 }
 
 void PodRunner::Event(SimTime t, const char* type, const char* reason, std::string message,

@@ -1,15 +1,28 @@
 // PodRunner: one pod's lifecycle on one simulated node, as kubelet drives it,
 // on simulated time. Steps: sandbox (pod IP from the node's podCIDR, hostIP),
-// then each init container in order (image, Created, Started, exit 0 after
-// timing.init_run; a restartable "sidecar" init container only has to start),
-// then the app containers one after another (image, Created, Started; ready at
-// once, or after a readiness probe's initialDelaySeconds: probes always pass).
+// then each init container in order (image, Created, Started, run to its
+// exit; a restartable "sidecar" init container only has to start), then the
+// app containers (image, Created, Started).
+//
+// What a container does once it runs is its plan (container_plan.h): it
+// may exit (Completed / Error / OOMKilled, with its termination message),
+// and is then restarted as the restart policy says (sidecars always;
+// regular init containers unless the pod's policy is Never), at once the
+// first time and then after kubelet's back-off (10 s doubling to 5 min,
+// forgotten after 10 min of running), shown as CrashLoopBackOff. Probes run
+// on their period: startup holds the others back and, like liveness, kills
+// the container after failureThreshold failures (Unhealthy, then Killing);
+// readiness drives `ready`. A killed container exits when it takes SIGTERM,
+// or at the grace period's SIGKILL (137) when it ignores it. Once every app
+// container has stopped for good the pod is Succeeded or Failed and its
+// sidecars are stopped.
+//
 // An image the catalog lacks fails with ErrImagePull, then ImagePullBackOff,
 // retried after 10s, 20s, 40s ... up to 300s. Each instant at which something
 // happens is one step and yields one Report (status snapshot + its events).
 //
-// Not simulated (yet): app containers exiting, restarts / CrashLoopBackOff,
-// probe failures, volumes (mounted instantly), termination on delete.
+// Not simulated (yet): lifecycle hooks, activeDeadlineSeconds, volumes
+// (mounted instantly), termination on delete (termination.h does it).
 //
 // Thread safety: none. The node must outlive the runner.
 #pragma once
@@ -23,6 +36,7 @@
 #include "base/clock.h"
 #include "model/report.h"
 #include "pod_generated.h"
+#include "stages/runtime/container_plan.h"
 #include "stages/runtime/node_runtime.h"
 
 namespace podflow::runtime {
@@ -62,8 +76,18 @@ class PodRunner {
     kPullFailed,   // the registry answers "not found"
     kShowBackOff,  // the pod worker's next sync shows ImagePullBackOff
     kStart,        // Created -> running
-    kReady,        // the readiness probe's first success
-    kExit,         // an init container exits 0
+    kRestart,      // the restart back-off is over
+  };
+  // One probe worker of one container run (kubelet's prober worker).
+  struct ProbeRun {
+    const api::ProbeT* spec = nullptr;
+    ProbeKind kind = ProbeKind::kLiveness;
+    std::vector<FailSpan> fails;  // of this run
+    std::optional<SimTime> next;  // the next probe
+    bool last_ok = false;         // the last probe's result ...
+    int run = 0;                  // ... and how many in a row
+    bool ok = false;              // the result kubelet acts on ...
+    bool known = true;            // ... unless there is none yet (startup)
   };
   struct Box {  // one container and where it is
     const api::ContainerT* spec = nullptr;
@@ -71,28 +95,53 @@ class PodRunner {
     bool sidecar = false;
     std::string field_path;
     api::ContainerStatusT* status = nullptr;  // inside status_
+    ContainerPlan plan;
     Stage stage = Stage::kIdle;
-    std::optional<SimTime> due;
+    std::optional<SimTime> due;  // of `stage`
     SimTime pull_asked{};
     SimTime pull_done{};
     SimDuration pulling{0};
     SimDuration backoff{0};
     SimTime retry_at{};
     std::string pull_error;
+    // The run in progress.
+    SimTime started_at{};
+    std::optional<SimTime> exit_at;  // ends by itself (or is OOM-killed)
+    bool oom = false;
+    std::optional<SimTime> stop_at;  // a kill completes
+    int32_t stop_code = 0;
+    bool restart_after_stop = false;  // killed by a probe: restarted unless policy Never
+    std::vector<ProbeRun> probes;     // startup, liveness, readiness (those it has)
+    // kubelet's restart back-off entry for this container.
+    std::optional<SimTime> crash_updated;
+    SimDuration crash_backoff{0};
   };
 
   void RunSandbox(SimTime t);
-  void RunBox(Box& box, SimTime t);
+  // Runs the earliest of the box's timers due at `t`; false when none is.
+  bool RunDue(Box& box, SimTime t);
+  static std::optional<SimTime> BoxDue(const Box& box);
+  void RunStage(Box& box, SimTime t);
   void EnsureImage(Box& box, SimTime t);
   void PullFailed(Box& box, SimTime t);
   void ShowBackOff(Box& box, SimTime t);
   void Create(Box& box, SimTime t);
   void Start(Box& box, SimTime t);
-  void Exit(Box& box, SimTime t);
+  void Exited(Box& box, SimTime t, int32_t code, std::string reason);
+  void AfterExit(Box& box, SimTime t, int32_t code, bool killed);
+  void Restart(Box& box, SimTime t);
+  void Kill(Box& box, SimTime t, bool restart);
+  void Probe(Box& box, ProbeRun& probe, SimTime t);
+  void StartProbes(Box& box, SimTime t);
+  void BecameStarted(Box& box, SimTime t);
+  void StopSidecarsIfDone(SimTime t);
+  SimDuration GracePeriod(const Box& box, const api::ProbeT* probe) const;
+  api::RestartPolicy PolicyOf(const Box& box) const;
   void AdvanceCursor(const Box& from, SimTime t);
   void Event(SimTime t, const char* type, const char* reason, std::string message,
              const std::string& field_path);
   static void SetWaiting(Box& box, std::string reason, std::string message = {});
+  std::string PodRefText() const;  // kubelet's format.Pod: name_namespace(uid)
 
   PodAssignment assignment_;
   const api::PodSpecT& spec_;
@@ -103,6 +152,8 @@ class PodRunner {
   std::optional<SimTime> sandbox_due_;
   std::optional<Ipv4> pod_ip_;
   std::vector<model::ReportEvent> events_;  // of the step being run
+  bool finishing_ = false;                  // no app container runs again: stopping sidecars
+  bool terminal_ = false;                   // Succeeded or Failed: nothing more happens
 };
 
 }  // namespace podflow::runtime

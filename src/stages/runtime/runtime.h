@@ -6,6 +6,8 @@
 //   node_object.h  BuildNode / BuildNodeBytes: the Node a simulated kubelet registers
 //   ip_pool.h      PodIpPool over a node's podCIDR (cidr.h: IPv4 / CIDR helpers)
 //   pod_runner.h   PodRunner: one pod's lifecycle on simulated time
+//   container_plan.h  what a container does (behaviour layers, probe spans)
+//   shell_script.h what a container's command line reads as
 //   agent_set.h    NodeAgentSet: many nodes' pods, steps due at `now`
 //   (SimTime and the RFC 3339 / Go-duration formats are in base/clock.h; the
 //   reports it sends and kubelet's pod phase rules in model/report.h and
@@ -19,6 +21,7 @@
 #include "model/image_catalog.h"
 #include "stages/runtime/cidr.h"
 #include "stages/runtime/config.h"
+#include "stages/runtime/container_plan.h"
 #include "stages/runtime/ip_pool.h"
 #include "stages/runtime/node_object.h"
 #include "stages/runtime/pod_runner.h"

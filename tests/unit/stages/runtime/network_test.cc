@@ -76,7 +76,7 @@ TEST_CASE("image references normalize as Docker does") {
 }
 
 TEST_CASE("catalog resolves known images and tags only") {
-  ImageCatalog catalog({{"nginx", {"1.14.2", "latest"}, 44'000'000, SimDuration(500)}});
+  ImageCatalog catalog({{"nginx", {"1.14.2", "latest"}, 44'000'000, SimDuration(500), {}}});
   auto a = catalog.Resolve("nginx:1.14.2");
   auto b = catalog.Resolve("docker.io/library/nginx:1.14.2");
   REQUIRE(a);

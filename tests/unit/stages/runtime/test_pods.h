@@ -22,8 +22,8 @@ inline PodAssignment Assign(const PodBuilder& pod, int64_t revision = 7) {
 
 inline std::vector<CatalogImage> TestRegistry() {
   return {
-      {"nginx", {"1.14.2", "1.25", "latest"}, 44'000'000, SimDuration(500)},
-      {"busybox", {"1.28", "1.36", "latest"}, 2'200'000, SimDuration(100)},
+      {"nginx", {"1.14.2", "1.25", "latest"}, 44'000'000, SimDuration(500), {}},
+      {"busybox", {"1.28", "1.36", "latest"}, 2'200'000, SimDuration(100), {}},
   };
 }
 

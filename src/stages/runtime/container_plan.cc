@@ -1,0 +1,264 @@
+#include "stages/runtime/container_plan.h"
+
+#include <algorithm>
+
+namespace podflow::runtime {
+namespace {
+
+using model::kNever;
+
+const std::string* Annotation(const api::PodT& pod, std::string_view key) {
+  if (pod.metadata == nullptr) return nullptr;
+  for (const auto& a : pod.metadata->annotations) {
+    if (a && a->key == key) return &a->value;
+  }
+  return nullptr;
+}
+
+// The file an exec probe looks at: `cat F`, `test -e F`, `[ -f F ]`,
+// `ls F`, directly or through `sh -c`; empty when it is not such a probe.
+struct ProbedFile {
+  std::string path;
+  std::string tool;  // "cat", "ls", "test"
+};
+
+std::optional<ProbedFile> FileOfExec(const std::vector<std::string>& command) {
+  std::vector<std::string> words = command;
+  if (words.size() == 3 &&
+      (words[0] == "sh" || words[0] == "/bin/sh" || words[0] == "bash" ||
+       words[0] == "/bin/bash") &&
+      words[1] == "-c") {
+    std::vector<std::string> split;
+    std::string w;
+    for (char ch : words[2]) {
+      if (ch == ' ' || ch == '\t') {
+        if (!w.empty()) split.push_back(std::move(w));
+        w.clear();
+      } else {
+        w += ch;
+      }
+    }
+    if (!w.empty()) split.push_back(std::move(w));
+    words = std::move(split);
+  }
+  if (words.empty()) return std::nullopt;
+  std::string tool = words[0];
+  if (const size_t slash = tool.rfind('/'); slash != std::string::npos)
+    tool = tool.substr(slash + 1);
+  if ((tool == "cat" || tool == "ls") && words.size() == 2) return ProbedFile{words[1], tool};
+  if (tool == "test" && words.size() == 3 && words[1].size() == 2 && words[1][0] == '-') {
+    return ProbedFile{words[2], "test"};
+  }
+  if (tool == "[" && words.size() == 4 && words[3] == "]" && words[1].size() == 2 &&
+      words[1][0] == '-') {
+    return ProbedFile{words[2], "test"};
+  }
+  return std::nullopt;
+}
+
+// The spans in which `path` is absent, from the script's reading.
+std::vector<FailSpan> AbsentSpans(const ScriptReading& reading, const std::string& path) {
+  std::vector<FailSpan> out;
+  bool absent = false;
+  SimDuration absent_since{0};
+  bool seen = false;
+  for (const ScriptFile& f : reading.files) {
+    if (f.path != path) continue;
+    if (!seen && f.exists) absent = true;  // created by the script: absent from the start
+    seen = true;
+    if (!f.exists && !absent) {
+      absent = true;
+      absent_since = f.at;
+    }
+    if (f.exists && absent) {
+      if (f.at > absent_since) out.push_back({absent_since, f.at, true});
+      absent = false;
+    }
+  }
+  if (absent) out.push_back({absent_since, kNever, true});
+  return out;
+}
+
+SimDuration Plus(SimDuration a, SimDuration b) { return a >= kNever - b ? kNever : a + b; }
+
+int32_t ProbePort(const api::IntOrStringT* port, const api::ContainerT& c) {
+  if (port == nullptr) return 0;
+  if (port->type != api::IntOrStringType::String) return port->int_val;
+  for (const auto& p : c.ports) {
+    if (p && p->name == port->str_val) return p->container_port;
+  }
+  return 0;
+}
+
+}  // namespace
+
+const char* ProbeName(ProbeKind kind) {
+  switch (kind) {
+    case ProbeKind::kStartup:
+      return "Startup";
+    case ProbeKind::kLiveness:
+      return "Liveness";
+    case ProbeKind::kReadiness:
+      return "Readiness";
+  }
+  return "";
+}
+
+std::string ExpandKubeVars(std::string_view text, const EnvList& env) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '$' || i + 1 >= text.size()) {
+      out += text[i];
+      continue;
+    }
+    const char next = text[i + 1];
+    if (next == '$') {
+      out += '$';
+      ++i;
+      continue;
+    }
+    if (next == '(') {
+      const size_t close = text.find(')', i + 2);
+      if (close == std::string_view::npos) {
+        out += "$(";
+        ++i;
+        continue;
+      }
+      const std::string_view name = text.substr(i + 2, close - i - 2);
+      auto it =
+          std::find_if(env.rbegin(), env.rend(), [&](const auto& e) { return e.first == name; });
+      out += it == env.rend() ? "$(" + std::string(name) + ")" : it->second;
+      i = close;
+      continue;
+    }
+    out += '$';
+  }
+  return out;
+}
+
+EnvList ContainerEnv(const api::PodT& pod, const api::ContainerT& c) {
+  EnvList env;
+  const std::string hostname = pod.spec && !pod.spec->hostname.empty() ? pod.spec->hostname
+                               : pod.metadata                          ? pod.metadata->name
+                                                                       : "";
+  env.emplace_back("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+  env.emplace_back("HOSTNAME", hostname);
+  for (const auto& e : c.env) {
+    if (e == nullptr || e->value_from != nullptr) continue;
+    std::string value = ExpandKubeVars(e->value, env);
+    env.emplace_back(e->name, std::move(value));
+  }
+  env.emplace_back("HOME", "/root");
+  return env;
+}
+
+ContainerPlan PlanContainer(const api::PodT& pod, const api::ContainerT& c,
+                            const model::ResolvedImage* image) {
+  ContainerPlan plan;
+  const EnvList env = ContainerEnv(pod, c);
+  std::vector<std::string> argv;
+  for (const auto& s : c.command) argv.push_back(ExpandKubeVars(s, env));
+  for (const auto& s : c.args) argv.push_back(ExpandKubeVars(s, env));
+  // Args without a command go to the image's entrypoint: a shell image's
+  // is the shell (busybox's `sh`), which then runs them as a command line.
+  if (c.command.empty() && !argv.empty() && argv[0] != "-c") {
+    plan.reading = ReadCommand(argv, env);
+  } else if (!c.command.empty()) {
+    plan.reading = ReadCommand(argv, env);
+  }
+  if (image != nullptr && image->behavior != nullptr) {
+    // The image's own behaviour describes its entrypoint: a command of the
+    // pod's own that the runtime could read replaces it.
+    if (plan.reading.behavior.exit_after) {
+      model::SimBehavior from_image = *image->behavior;
+      from_image.exit_after.reset();
+      from_image.exit_code.reset();
+      from_image.logs.reset();
+      plan.behavior = from_image;
+      plan.behavior.Overlay(plan.reading.behavior);
+    } else {
+      plan.behavior = plan.reading.behavior;
+      plan.behavior.Overlay(*image->behavior);
+    }
+  } else {
+    plan.behavior = plan.reading.behavior;
+  }
+  const std::string container_key = std::string(model::kContainerBehaviorPrefix) + c.name;
+  for (const std::string& key : {std::string(model::kPodBehaviorAnnotation), container_key}) {
+    const std::string* text = Annotation(pod, key);
+    if (text == nullptr) continue;
+    Result<model::SimBehavior> over = model::ParseSimBehaviorText(*text, key);
+    if (!over.ok()) {
+      plan.config_error = over.status().message();
+      break;
+    }
+    plan.behavior.Overlay(*over);
+  }
+  return plan;
+}
+
+std::vector<FailSpan> FailSpans(const ContainerPlan& plan, ProbeKind kind,
+                                const api::ProbeT& probe) {
+  const model::SimBehavior& b = plan.behavior;
+  std::vector<FailSpan> spans;
+  if (kind != ProbeKind::kLiveness && b.ready_after && b.ready_after->count() > 0) {
+    spans.push_back({SimDuration(0), *b.ready_after, false});
+  }
+  if (kind == ProbeKind::kReadiness && b.unready_after && *b.unready_after != kNever) {
+    const SimDuration length = b.unready_for.value_or(kNever);
+    if (length.count() > 0)
+      spans.push_back({*b.unready_after, Plus(*b.unready_after, length), true});
+  }
+  if (kind == ProbeKind::kLiveness && b.liveness_fail_after && *b.liveness_fail_after != kNever) {
+    spans.push_back({*b.liveness_fail_after, kNever, true});
+  }
+  if (probe.exec) {
+    if (std::optional<ProbedFile> file = FileOfExec(probe.exec->command);
+        file && plan.reading.Tracks(file->path)) {
+      std::vector<FailSpan> absent = AbsentSpans(plan.reading, file->path);
+      spans.insert(spans.end(), absent.begin(), absent.end());
+    }
+  }
+  std::sort(spans.begin(), spans.end(),
+            [](const FailSpan& a, const FailSpan& b) { return a.from < b.from; });
+  return spans;
+}
+
+std::string ProbeFailureOutput(const api::ProbeT& probe, const api::ContainerT& c,
+                               const FailSpan& span, const std::string& pod_ip) {
+  if (probe.exec) {
+    std::optional<ProbedFile> file = FileOfExec(probe.exec->command);
+    if (!file) return "";
+    if (file->tool == "cat")
+      return "cat: can't open '" + file->path + "': No such file or directory";
+    if (file->tool == "ls") return "ls: " + file->path + ": No such file or directory";
+    return "";
+  }
+  if (probe.http_get) {
+    const api::HTTPGetActionT& get = *probe.http_get;
+    const std::string host = get.host.empty() ? pod_ip : get.host;
+    const std::string hostport = host + ":" + std::to_string(ProbePort(get.port.get(), c));
+    if (!span.listening) {
+      const std::string scheme = get.scheme == api::URIScheme::HTTPS ? "https" : "http";
+      const std::string path = get.path.empty() ? "/" : get.path;
+      return "Get \"" + scheme + "://" + hostport + path + "\": dial tcp " + hostport +
+             ": connect: connection refused";
+    }
+    return "HTTP probe failed with statuscode: 500";
+  }
+  if (probe.tcp_socket) {
+    const std::string host = probe.tcp_socket->host.empty() ? pod_ip : probe.tcp_socket->host;
+    return "dial tcp " + host + ":" + std::to_string(ProbePort(probe.tcp_socket->port.get(), c)) +
+           ": connect: connection refused";
+  }
+  if (probe.grpc) {
+    if (!span.listening) {
+      return "timeout: failed to connect service \"" + pod_ip + ":" +
+             std::to_string(probe.grpc->port) + "\" within 1s";
+    }
+    return "service unhealthy (responded with \"NOT_SERVING\")";
+  }
+  return "";
+}
+
+}  // namespace podflow::runtime

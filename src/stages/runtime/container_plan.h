@@ -1,0 +1,69 @@
+// What one simulated container will do: its behaviour (the layers of
+// model/sim_behavior.h merged over what its command reads as), and for
+// each probe the spans of its run in which the probe fails and kubelet's
+// words for the failure.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/clock.h"
+#include "model/image_catalog.h"
+#include "model/sim_behavior.h"
+#include "pod_generated.h"
+#include "stages/runtime/shell_script.h"
+
+namespace podflow::runtime {
+
+enum class ProbeKind { kStartup, kLiveness, kReadiness };
+
+// kubelet's name of the probe in its events: "Startup", "Liveness", "Readiness".
+const char* ProbeName(ProbeKind kind);
+
+// [from, to) since the container's start; `to` may be model::kNever.
+struct FailSpan {
+  SimDuration from;
+  SimDuration to;
+  bool listening;  // whether the process accepts connections meanwhile
+};
+
+struct ContainerPlan {
+  model::SimBehavior behavior;
+  ScriptReading reading;
+  // Set when a behaviour annotation is invalid: the container is not
+  // created (CreateContainerConfigError) and this says why.
+  std::string config_error;
+};
+
+// Merges, for container `c` of `pod`: what its command reads as, the
+// catalog's behaviour for its image (`image` may be null), the pod's and
+// the container's behaviour annotations.
+ContainerPlan PlanContainer(const api::PodT& pod, const api::ContainerT& c,
+                            const model::ResolvedImage* image);
+
+// The spans in which `probe` of kind `kind` fails, in time order.
+std::vector<FailSpan> FailSpans(const ContainerPlan& plan, ProbeKind kind,
+                                const api::ProbeT& probe);
+
+// What kubelet puts after "<Kind> probe failed: " for `probe` failing in
+// `span` on a pod at `pod_ip`.
+std::string ProbeFailureOutput(const api::ProbeT& probe, const api::ContainerT& c,
+                               const FailSpan& span, const std::string& pod_ip);
+
+}  // namespace podflow::runtime
+
+namespace podflow::runtime {
+
+// kubelet's $(VAR) expansion: "$(NAME)" becomes NAME's value when `env`
+// defines it and stays as written when not; "$$" is a literal "$" (so
+// "$$(NAME)" is "$(NAME)"); any other "$" stays.
+std::string ExpandKubeVars(std::string_view text, const EnvList& env);
+
+// The container's environment as kubelet gives it to the process: HOSTNAME,
+// PATH, HOME, then `env` in order, each value expanded against the ones
+// before it. Only literal values so far (valueFrom comes with ConfigMaps and
+// Secrets).
+EnvList ContainerEnv(const api::PodT& pod, const api::ContainerT& c);
+
+}  // namespace podflow::runtime

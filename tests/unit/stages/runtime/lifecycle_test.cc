@@ -1,0 +1,524 @@
+// The pod lifecycle on simulated time: containers that exit, fail, restart
+// and are probed, from manifests as the Kubernetes documentation writes them.
+#include <catch2/catch.hpp>
+#include <sstream>
+
+#include "model/codec.h"
+#include "model/objects.h"
+#include "stages/runtime/runtime.h"
+#include "test_pods.h"
+
+namespace podflow::runtime {
+namespace {
+
+using testing::WaitingReason;
+
+std::shared_ptr<const api::PodT> PodFromYaml(const std::string& yaml) {
+  Result<std::vector<model::Decoded>> decoded = model::DecodeManifests(yaml);
+  REQUIRE(decoded.ok());
+  REQUIRE(decoded->size() == 1);
+  INFO(decoded->at(0).status.ToString());
+  REQUIRE(decoded->at(0).status.ok());
+  auto pod = std::shared_ptr<api::PodT>(
+      flatbuffers::GetRoot<api::Pod>(decoded->at(0).object.bytes.data())->UnPack());
+  pod->metadata->uid = "uid-1";
+  pod->spec->node_name = "node-1";
+  return pod;
+}
+
+// One pod on one node whose images are already there: containers start at t0.
+struct Sim {
+  ImageCatalog catalog;
+  RuntimeTiming timing;
+  std::unique_ptr<NodeRuntime> node;
+  testing::FakeClock clock;
+  SimTime t0 = clock.now;
+  std::unique_ptr<PodRunner> runner;
+  std::vector<std::string> log;  // "12s Reason message"
+
+  static std::vector<CatalogImage> Registry() {
+    std::vector<CatalogImage> images = testing::TestRegistry();
+    images.push_back({"registry.k8s.io/busybox", {}, 1'000'000, SimDuration(0), {}});
+    CatalogImage job{"example/job", {}, 1'000'000, SimDuration(100), {}};
+    job.behavior.exit_after = SimDuration(3000);
+    images.push_back(job);
+    return images;
+  }
+
+  explicit Sim(const std::string& yaml) : catalog(Registry()) {
+    SimNode n = testing::TestNode();
+    n.images = {"busybox:1.28", "nginx:1.14.2", "registry.k8s.io/busybox", "example/job:v1"};
+    node = std::make_unique<NodeRuntime>(n, &catalog, &timing);
+    auto pod = PodFromYaml(yaml);
+    runner = std::make_unique<PodRunner>(
+        PodAssignment{"/registry/pods/default/" + pod->metadata->name, 7, pod}, node.get(), t0);
+  }
+
+  // Runs every step up to `seconds` after t0; the last report, if any.
+  std::optional<model::Report> Until(double seconds) {
+    std::optional<model::Report> last;
+    const SimTime until = t0 + SimDuration(static_cast<int64_t>(seconds * 1000));
+    while (runner->due() && *runner->due() <= until) {
+      const SimTime at = *runner->due();
+      last = runner->Step();
+      for (const auto& e : last->events) {
+        std::ostringstream line;
+        line << (at - t0).count() / 1000.0 << "s " << e.reason << " " << e.message;
+        log.push_back(line.str());
+      }
+    }
+    return last;
+  }
+  const api::PodStatusT& status() const { return runner->status(); }
+  const api::ContainerStatusT& app(size_t i = 0) const {
+    return *status().container_statuses.at(i);
+  }
+  const api::ContainerStatusT& init(size_t i = 0) const {
+    return *status().init_container_statuses.at(i);
+  }
+  // The log lines with `reason`.
+  std::vector<std::string> With(const std::string& reason) const {
+    std::vector<std::string> out;
+    for (const std::string& l : log) {
+      if (l.find(" " + reason + " ") != std::string::npos) out.push_back(l);
+    }
+    return out;
+  }
+};
+
+TEST_CASE("printenv runs to completion: Completed, Succeeded, nothing more") {
+  Sim sim(R"(
+apiVersion: v1
+kind: Pod
+metadata: {name: envar-demo}
+spec:
+  restartPolicy: Never
+  containers:
+  - name: envar-demo-container
+    image: busybox:1.28
+    command: ["printenv"]
+    args: ["DEMO_GREETING"]
+    env:
+    - {name: DEMO_GREETING, value: "Hello from the environment"}
+)");
+  sim.Until(0);
+  const api::ContainerStatusT& c = sim.app();
+  REQUIRE(c.state->terminated);
+  CHECK(c.state->terminated->exit_code == 0);
+  CHECK(c.state->terminated->reason == "Completed");
+  CHECK(c.state->terminated->started_at == "2024-05-01T12:00:00Z");
+  CHECK(c.state->terminated->finished_at == "2024-05-01T12:00:00Z");
+  CHECK_FALSE(c.ready);
+  CHECK(c.restart_count == 0);
+  CHECK(sim.status().phase == api::PodPhase::Succeeded);
+  CHECK_FALSE(sim.runner->due());
+}
+
+TEST_CASE("a failing container restarts at once, then in CrashLoopBackOff 10s doubling to 5m") {
+  Sim sim(R"(
+apiVersion: v1
+kind: Pod
+metadata: {name: crash}
+spec:
+  containers:
+  - name: app
+    image: busybox:1.28
+    command: ["sh", "-c", "echo boom; exit 1"]
+)");
+  sim.Until(0);
+  const api::ContainerStatusT& c = sim.app();
+  CHECK(c.restart_count == 1);  // the first restart comes without back-off
+  CHECK(WaitingReason(c) == "CrashLoopBackOff");
+  CHECK(c.state->waiting->message ==
+        "back-off 10s restarting failed container=app pod=crash_default(uid-1)");
+  REQUIRE(c.last_state);
+  REQUIRE(c.last_state->terminated);
+  CHECK(c.last_state->terminated->exit_code == 1);
+  CHECK(c.last_state->terminated->reason == "Error");
+  CHECK(sim.status().phase == api::PodPhase::Running);  // restartPolicy Always
+  REQUIRE(sim.With("BackOff").size() == 1);
+  CHECK(sim.With("BackOff")[0] ==
+        "0s BackOff Back-off restarting failed container app in pod crash_default(uid-1)");
+
+  // Each restart comes when the back-off is over.
+  std::vector<double> starts;
+  sim.log.clear();
+  sim.Until(3600);
+  for (const std::string& l : sim.With("Started")) starts.push_back(std::stod(l));
+  CHECK(starts == std::vector<double>{10, 30, 70, 150, 310, 610, 910, 1210, 1510, 1810, 2110, 2410,
+                                      2710, 3010, 3310});
+  CHECK(sim.app().state->waiting->message ==
+        "back-off 5m0s restarting failed container=app pod=crash_default(uid-1)");
+  CHECK(sim.app().restart_count == 16);
+}
+
+TEST_CASE("restartPolicy decides what an exit leaves") {
+  SECTION("OnFailure: exit 0 stays Completed, the pod Succeeded") {
+    Sim sim(R"(
+apiVersion: v1
+kind: Pod
+metadata: {name: ok}
+spec:
+  restartPolicy: OnFailure
+  containers: [{name: app, image: busybox:1.28, command: ["sh", "-c", "sleep 5"]}]
+)");
+    sim.Until(4);
+    CHECK(sim.status().phase == api::PodPhase::Running);
+    CHECK(sim.app().ready);
+    sim.Until(100);
+    CHECK(sim.status().phase == api::PodPhase::Succeeded);
+    CHECK(sim.app().state->terminated->finished_at == "2024-05-01T12:00:05Z");
+    CHECK(sim.app().restart_count == 0);
+  }
+  SECTION("Never: exit 1 leaves the pod Failed, with the log's tail as the message") {
+    Sim sim(R"(
+apiVersion: v1
+kind: Pod
+metadata: {name: fails}
+spec:
+  restartPolicy: Never
+  containers:
+  - name: app
+    image: busybox:1.28
+    command: ["sh", "-c", "echo something went wrong; exit 2"]
+    terminationMessagePolicy: FallbackToLogsOnError
+)");
+    sim.Until(100);
+    CHECK(sim.status().phase == api::PodPhase::Failed);
+    CHECK(sim.app().state->terminated->exit_code == 2);
+    CHECK(sim.app().state->terminated->reason == "Error");
+    CHECK(sim.app().state->terminated->message == "something went wrong\n");
+    CHECK_FALSE(sim.runner->due());
+  }
+  SECTION("a catalog image's own behaviour: the job image exits 0 after 3s") {
+    Sim sim(R"(
+apiVersion: v1
+kind: Pod
+metadata: {name: job}
+spec:
+  restartPolicy: OnFailure
+  containers: [{name: work, image: "example/job:v1"}]
+)");
+    sim.Until(2.9);
+    CHECK(sim.status().phase == api::PodPhase::Running);
+    sim.Until(3);
+    CHECK(sim.status().phase == api::PodPhase::Succeeded);
+  }
+  SECTION("after more than 10 minutes of running the back-off starts again") {
+    Sim sim(R"(
+apiVersion: v1
+kind: Pod
+metadata:
+  name: long
+  annotations: {behavior.podflow.io/app: "{exitAfter: 11m, exitCode: 1}"}
+spec:
+  containers: [{name: app, image: busybox:1.28}]
+)");
+    sim.Until(3 * 660 + 1);
+    CHECK(sim.app().restart_count == 3);
+    CHECK(sim.With("BackOff").empty());
+    CHECK(sim.app().state->running);
+  }
+}
+
+TEST_CASE("a memory use above limits.memory is OOMKilled") {
+  Sim sim(R"(
+apiVersion: v1
+kind: Pod
+metadata:
+  name: memory-demo-2
+  annotations: {behavior.podflow.io/memory-demo-2-ctr: "{memory: 250Mi, memoryAfter: 1s}"}
+spec:
+  containers:
+  - name: memory-demo-2-ctr
+    image: busybox:1.28
+    resources:
+      requests: {memory: 50Mi}
+      limits: {memory: 100Mi}
+    command: ["sleep", "3600"]
+)");
+  sim.Until(1);
+  const api::ContainerStatusT& c = sim.app();
+  CHECK(c.restart_count == 1);
+  REQUIRE(c.last_state->terminated);
+  CHECK(c.last_state->terminated->reason == "OOMKilled");
+  CHECK(c.last_state->terminated->exit_code == 137);
+  sim.Until(2);
+  CHECK(WaitingReason(sim.app()) == "CrashLoopBackOff");
+}
+
+TEST_CASE(
+    "the liveness-exec example: three failures, Killing, SIGKILL after the grace period, restart") {
+  Sim sim(R"(
+apiVersion: v1
+kind: Pod
+metadata:
+  labels:
+    test: liveness
+  name: liveness-exec
+spec:
+  containers:
+  - name: liveness
+    image: registry.k8s.io/busybox
+    args:
+    - /bin/sh
+    - -c
+    - touch /tmp/healthy; sleep 30; rm -f /tmp/healthy; sleep 600
+    livenessProbe:
+      exec:
+        command:
+        - cat
+        - /tmp/healthy
+      initialDelaySeconds: 5
+      periodSeconds: 5
+)");
+  sim.Until(29);
+  // Pulling (:latest is pulled Always), Pulled, Created, Started: the passing
+  // probes cost no step.
+  CHECK(sim.log.size() == 4);
+  sim.Until(69);
+  CHECK(sim.With("Unhealthy") ==
+        std::vector<std::string>{"30s Unhealthy Liveness probe failed: cat: can't open "
+                                 "'/tmp/healthy': No such file or directory",
+                                 "35s Unhealthy Liveness probe failed: cat: can't open "
+                                 "'/tmp/healthy': No such file or directory",
+                                 "40s Unhealthy Liveness probe failed: cat: can't open "
+                                 "'/tmp/healthy': No such file or directory"});
+  CHECK(sim.With("Killing") ==
+        std::vector<std::string>{
+            "40s Killing Container liveness failed liveness probe, will be restarted"});
+  CHECK(sim.app().state->running);  // sh ignores SIGTERM: it runs until the SIGKILL
+  CHECK(sim.app().restart_count == 0);
+  sim.Until(70);
+  CHECK(sim.app().restart_count == 1);
+  CHECK(sim.app().state->running);
+  CHECK(sim.app().last_state->terminated->exit_code == 137);
+  CHECK(sim.app().last_state->terminated->reason == "Error");
+  CHECK(sim.app().last_state->terminated->finished_at == "2024-05-01T12:01:10Z");
+  // The second run fails the same way; its end comes with the back-off.
+  sim.Until(140);
+  CHECK(WaitingReason(sim.app()) == "CrashLoopBackOff");
+  sim.Until(150);
+  CHECK(sim.app().restart_count == 2);
+}
+
+TEST_CASE("readiness toggles ready; a failed startup probe holds the others, then kills") {
+  SECTION("unready for a while, ready again") {
+    Sim sim(R"(
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+  annotations: {podflow.io/behavior: "{unreadyAfter: 20s, unreadyFor: 15s}"}
+spec:
+  containers:
+  - name: web
+    image: nginx:1.14.2
+    ports: [{containerPort: 80}]
+    readinessProbe:
+      httpGet: {path: /, port: 80}
+      periodSeconds: 5
+)");
+    sim.Until(0);
+    CHECK(sim.app().ready);
+    sim.Until(29);
+    CHECK(sim.app().ready);  // two failures of three
+    sim.Until(30);
+    CHECK_FALSE(sim.app().ready);
+    CHECK(sim.With("Unhealthy").size() == 3);
+    CHECK(sim.With("Unhealthy")[0] ==
+          "20s Unhealthy Readiness probe failed: HTTP probe failed with statuscode: 500");
+    sim.Until(35);
+    CHECK(sim.app().ready);
+    CHECK(sim.app().restart_count == 0);
+    CHECK_FALSE(sim.runner->due());  // passing for good: no more probes to step
+  }
+  SECTION("startup takes 20s") {
+    Sim sim(R"(
+apiVersion: v1
+kind: Pod
+metadata:
+  name: slow
+  annotations: {podflow.io/behavior: "{readyAfter: 20s}"}
+spec:
+  containers:
+  - name: app
+    image: nginx:1.14.2
+    ports: [{name: http, containerPort: 8080}]
+    startupProbe:
+      httpGet: {path: /healthz, port: http}
+      periodSeconds: 5
+      failureThreshold: 30
+    livenessProbe:
+      httpGet: {path: /healthz, port: http}
+)");
+    sim.Until(19);
+    CHECK(sim.app().started == false);
+    CHECK_FALSE(sim.app().ready);
+    CHECK(sim.status().phase == api::PodPhase::Running);
+    REQUIRE(sim.With("Unhealthy").size() == 4);
+    CHECK(sim.With("Unhealthy")[0] ==
+          "0s Unhealthy Startup probe failed: Get \"http://10.244.1.2:8080/healthz\": dial tcp "
+          "10.244.1.2:8080: connect: connection refused");
+    sim.Until(20);
+    CHECK(sim.app().started == true);
+    CHECK(sim.app().ready);
+  }
+  SECTION("startup never succeeds: killed after failureThreshold") {
+    Sim sim(R"(
+apiVersion: v1
+kind: Pod
+metadata:
+  name: never
+  annotations: {podflow.io/behavior: "{readyAfter: 1h}"}
+spec:
+  terminationGracePeriodSeconds: 3
+  containers:
+  - name: app
+    image: nginx:1.14.2
+    startupProbe:
+      tcpSocket: {port: 8080}
+      periodSeconds: 1
+      failureThreshold: 3
+)");
+    sim.Until(2);
+    CHECK(sim.With("Killing") ==
+          std::vector<std::string>{
+              "2s Killing Container app failed startup probe, will be restarted"});
+    CHECK(
+        sim.With("Unhealthy")[0] ==
+        "0s Unhealthy Startup probe failed: dial tcp 10.244.1.2:8080: connect: connection refused");
+    sim.Until(2.5);
+    CHECK(sim.app().restart_count == 1);  // nginx takes SIGTERM and exits at once
+    CHECK(sim.app().last_state->terminated->reason == "Completed");
+  }
+}
+
+TEST_CASE("init containers retry by the restart policy; sidecars restart and are stopped last") {
+  SECTION("a failing init container under Always: Init:CrashLoopBackOff, the app waits") {
+    Sim sim(R"(
+apiVersion: v1
+kind: Pod
+metadata: {name: init-fails}
+spec:
+  initContainers: [{name: setup, image: busybox:1.28, command: ["sh", "-c", "exit 1"]}]
+  containers: [{name: app, image: nginx:1.14.2}]
+)");
+    sim.Until(29);
+    CHECK(sim.init().restart_count == 2);  // at once, then after 10s
+    CHECK(WaitingReason(sim.init()) == "CrashLoopBackOff");
+    CHECK(WaitingReason(sim.app()) == "PodInitializing");
+    CHECK(sim.status().phase == api::PodPhase::Pending);
+  }
+  SECTION("under Never the pod fails") {
+    Sim sim(R"(
+apiVersion: v1
+kind: Pod
+metadata: {name: init-fails}
+spec:
+  restartPolicy: Never
+  initContainers: [{name: setup, image: busybox:1.28, command: ["sh", "-c", "exit 1"]}]
+  containers: [{name: app, image: nginx:1.14.2}]
+)");
+    sim.Until(60);
+    CHECK(sim.status().phase == api::PodPhase::Failed);
+    CHECK(sim.init().state->terminated->exit_code == 1);
+    CHECK(sim.init().restart_count == 0);
+    CHECK_FALSE(sim.runner->due());
+  }
+  SECTION("a sidecar restarts when it exits and is stopped once the job's container completed") {
+    Sim sim(R"(
+apiVersion: v1
+kind: Pod
+metadata:
+  name: job-with-sidecar
+  annotations: {behavior.podflow.io/logshipper: "{exitAfter: 8s}"}
+spec:
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 2
+  initContainers:
+  - name: logshipper
+    image: busybox:1.28
+    restartPolicy: Always
+    command: ["sh", "-c", "tail -F /opt/logs.txt"]
+  containers:
+  - name: main
+    image: busybox:1.28
+    command: ["sh", "-c", "echo done; sleep 12"]
+)");
+    sim.Until(9);
+    CHECK(sim.init().restart_count == 1);
+    CHECK(sim.init().state->running);
+    CHECK(sim.app().state->running);
+    sim.Until(12);
+    CHECK(sim.app().state->terminated);
+    CHECK(sim.With("Killing") ==
+          std::vector<std::string>{"12s Killing Stopping container logshipper"});
+    CHECK(sim.status().phase == api::PodPhase::Running);  // the sidecar stops
+    sim.Until(14);
+    CHECK(sim.init().state->terminated);
+    CHECK(sim.init().state->terminated->exit_code == 137);
+    CHECK(sim.init().restart_count == 1);
+    CHECK(sim.status().phase == api::PodPhase::Succeeded);
+    CHECK_FALSE(sim.runner->due());
+  }
+}
+
+TEST_CASE("an invalid behaviour annotation: CreateContainerConfigError naming it") {
+  Sim sim(R"(
+apiVersion: v1
+kind: Pod
+metadata:
+  name: bad
+  annotations: {behavior.podflow.io/app: "{exitCode: 999}"}
+spec:
+  containers: [{name: app, image: busybox:1.28}]
+)");
+  sim.Until(1);
+  CHECK(WaitingReason(sim.app()) == "CreateContainerConfigError");
+  const std::string why =
+      "metadata.annotations[behavior.podflow.io/app].exitCode: must be an integer 0..255";
+  CHECK(sim.app().state->waiting->message == why);
+  CHECK(sim.With("Failed") == std::vector<std::string>{"0s Failed Error: " + why});
+  CHECK(sim.status().phase == api::PodPhase::Pending);
+}
+
+TEST_CASE("kubelet's $(VAR) expansion") {
+  const EnvList env = {{"A", "x"}, {"B", "y"}};
+  CHECK(ExpandKubeVars("$(A)-$(B)", env) == "x-y");
+  CHECK(ExpandKubeVars("$(C)", env) == "$(C)");
+  CHECK(ExpandKubeVars("$$(A)", env) == "$(A)");
+  CHECK(ExpandKubeVars("$$", env) == "$");
+  CHECK(ExpandKubeVars("$A $(A", env) == "$A $(A");
+  api::PodT pod = *PodFromYaml(R"yaml(
+apiVersion: v1
+kind: Pod
+metadata: {name: dependent-envars-demo}
+spec:
+  containers:
+  - name: dependent-envars-demo
+    image: busybox
+    env:
+    - {name: SERVICE_PORT, value: "80"}
+    - {name: SERVICE_IP, value: "172.17.0.1"}
+    - {name: UNCHANGED_REFERENCE, value: "$(PROTOCOL)://$(SERVICE_IP):$(SERVICE_PORT)"}
+    - {name: PROTOCOL, value: "https"}
+    - {name: SERVICE_ADDRESS, value: "$(PROTOCOL)://$(SERVICE_IP):$(SERVICE_PORT)"}
+    - {name: ESCAPED_REFERENCE, value: "$$(PROTOCOL)://$(SERVICE_IP):$(SERVICE_PORT)"}
+)yaml");
+  const EnvList got = ContainerEnv(pod, *pod.spec->containers[0]);
+  auto value = [&](const std::string& name) {
+    for (const auto& [k, v] : got) {
+      if (k == name) return v;
+    }
+    return std::string("<unset>");
+  };
+  // The values the documentation's example prints.
+  CHECK(value("UNCHANGED_REFERENCE") == "$(PROTOCOL)://172.17.0.1:80");
+  CHECK(value("SERVICE_ADDRESS") == "https://172.17.0.1:80");
+  CHECK(value("ESCAPED_REFERENCE") == "$(PROTOCOL)://172.17.0.1:80");
+  CHECK(value("HOSTNAME") == "dependent-envars-demo");
+}
+
+}  // namespace
+}  // namespace podflow::runtime
