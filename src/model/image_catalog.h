@@ -42,10 +42,29 @@ struct ImageReference {
 
 ImageReference NormalizeImageReference(std::string_view reference);
 
-// The catalog as the config's `runtime.registry` lists it at `path`: a
-// list of {name (required), tags, sizeBytes, pullMillis, behavior}. Invalid naming
-// the key otherwise.
-Result<std::vector<CatalogImage>> ParseRegistry(const YAML::Node& node, const std::string& path);
+// Why `reference` is not an image reference, in the words of the parser
+// kubelet uses (distribution's reference grammar, after Docker's
+// normalization): "invalid reference format", or "invalid reference format:
+// repository name (library/Nginx) must be lowercase"; nullopt when it is one.
+std::optional<std::string> InvalidImageReference(std::string_view reference);
+
+// The registry as configured. A closed registry has only its listed
+// images; an open one has every well-formed reference but those marked
+// missing, an unlisted one with the default size and pull time. A listed
+// image with `tags` has those tags only, open or not.
+struct RegistryConfig {
+  std::vector<CatalogImage> images;
+  bool open = false;
+  std::vector<std::string> missing;  // "nginx:9.9" (one tag), "example/gone" (every tag)
+  int64_t default_size_bytes = 30'000'000;
+  SimDuration default_pull_time{1000};
+};
+
+// `runtime.registry` at `path`: a list of {name (required), tags, sizeBytes,
+// pullMillis, behavior} (a closed registry), or a map {open, images (that
+// list), missing, defaultSizeBytes, defaultPullMillis}. Invalid naming the
+// key otherwise.
+Result<RegistryConfig> ParseRegistry(const YAML::Node& node, const std::string& path);
 
 // An image the catalog knows.
 struct ResolvedImage {
@@ -61,6 +80,8 @@ struct ResolvedImage {
 class ImageCatalog {
  public:
   ImageCatalog() = default;
+  explicit ImageCatalog(const RegistryConfig& registry);
+  // A closed registry of `images`.
   explicit ImageCatalog(const std::vector<CatalogImage>& images);
   // Not copyable: the index points into images_ (a move keeps them).
   ImageCatalog(const ImageCatalog&) = delete;
@@ -68,12 +89,17 @@ class ImageCatalog {
   ImageCatalog(ImageCatalog&&) = default;
   ImageCatalog& operator=(ImageCatalog&&) = default;
 
-  // nullopt when the repository or the tag is unknown (the pull fails).
+  // nullopt when the registry does not have the image (the pull fails) or
+  // the reference is not well formed.
   std::optional<ResolvedImage> Resolve(std::string_view reference) const;
 
  private:
   std::unordered_map<std::string, const CatalogImage*> by_repository_;
   std::vector<CatalogImage> images_;
+  bool open_ = false;
+  std::vector<ImageReference> missing_;
+  int64_t default_size_bytes_ = 0;
+  SimDuration default_pull_time_{0};
 };
 
 }  // namespace podflow::model

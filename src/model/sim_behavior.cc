@@ -9,6 +9,8 @@
 namespace podflow::model {
 namespace {
 
+constexpr size_t kMaxLogBytes = 1024 * 1024;
+
 template <typename T>
 void Take(std::optional<T>& into, const std::optional<T>& from) {
   if (from) into = from;
@@ -82,9 +84,13 @@ Result<SimBehavior> ParseSimBehavior(const YAML::Node& node, const std::string& 
        [&b](const YAML::Node& n, const std::string& p) {
          if (!n.IsSequence()) return Status::Invalid(p + ": must be a list of strings");
          std::vector<std::string> lines;
+         size_t bytes = 0;
          for (size_t i = 0; i < n.size(); ++i) {
            Result<std::string> line = Text(n[i], yaml::Index(p, i));
            if (!line.ok()) return line.status();
+           // Aliases can repeat one long line many times over: bounded.
+           bytes += line->size() + 1;
+           if (bytes > kMaxLogBytes) return Status::Invalid(p + ": must not be more than 1 MiB of lines");
            lines.push_back(std::move(*line));
          }
          b.logs = std::move(lines);

@@ -343,13 +343,16 @@ spec:
   };
   CHECK_THAT(row("once"), Catch::Matches("once +0/1 +Completed +0 +[0-9]+s"));
   CHECK_THAT(row("fails"), Catch::Matches("fails +0/1 +Error +0 +[0-9]+s"));
-  CHECK_THAT(row("crash"), Catch::Matches("crash +0/1 +CrashLoopBackOff +1 \\([0-9]+s ago\\) +[0-9]+s"));
+  // Restarted at once, then after 10s, 20s ...: how many times by now
+  // depends on this machine's pace.
+  CHECK_THAT(row("crash"),
+             Catch::Matches("crash +0/1 +CrashLoopBackOff +[1-9][0-9]* \\([0-9]+[sm] ago\\) +[0-9]+[sm]"));
   std::vector<std::string> events = pipeline.EventsFor("default", "crash");
   CHECK(std::count_if(events.begin(), events.end(), [](const std::string& e) {
           return e.rfind("Warning BackOff: Back-off restarting failed container app in pod crash_default(", 0) == 0;
-        }) == 1);
+        }) >= 1);
   CHECK(std::count_if(events.begin(), events.end(),
-                      [](const std::string& e) { return e.rfind("Normal Started:", 0) == 0; }) == 2);
+                      [](const std::string& e) { return e.rfind("Normal Started:", 0) == 0; }) >= 2);
 }
 
 TEST_CASE("A Node created with the publisher is adopted; a pod naming it skips scheduling", "[e2e]") {

@@ -192,7 +192,7 @@ struct PluginConfig {
   std::vector<SidecarRule> sidecars;
   // The registry catalog ImagePolicy checks images against (the config's
   // `runtime.registry`): the images that exist.
-  std::vector<model::CatalogImage> registry;
+  model::RegistryConfig registry;
 };
 
 class Plugin;

@@ -208,7 +208,7 @@ Result<AdmissionConfig> Parse(const YAML::Node& section, std::string_view base_d
   if (!plugins.ok()) return plugins.status();
   // ImagePolicy reads the catalog the runtime pulls from.
   if (std::find(enable->begin(), enable->end(), "ImagePolicy") != enable->end() && !yaml::Absent(registry)) {
-    Result<std::vector<model::CatalogImage>> images = model::ParseRegistry(registry, "runtime.registry");
+    Result<model::RegistryConfig> images = model::ParseRegistry(registry, "runtime.registry");
     if (!images.ok()) return images.status();
     plugins->registry = std::move(*images);
   }

@@ -90,6 +90,18 @@ void NodeAgentSet::RemovePod(const std::string& pod_key) {
   ForgetAdopted(pod_key);
 }
 
+Status NodeAgentSet::TerminatePod(const std::string& pod_key, SimDuration grace, SimTime now,
+                                  int64_t mod_revision) {
+  auto it = pods_.find(pod_key);
+  if (it == pods_.end()) return Status::NotFound("pod " + pod_key + " has no runner here");
+  it->second.runner->ObserveRevision(mod_revision);
+  if (!it->second.runner->terminating()) {
+    it->second.runner->Terminate(now, grace);
+    Schedule(pod_key, it->second);
+  }
+  return Status::Ok();
+}
+
 void NodeAgentSet::Schedule(const std::string& pod_key, Hosted& hosted) {
   hosted.generation = ++next_generation_;
   if (std::optional<SimTime> at = hosted.runner->due()) {

@@ -54,6 +54,10 @@ class NodeAgentSet {
                   const std::string& pod_ip);
   // The pod was deleted (or moved): stop it and free its IP. No-op if unknown.
   void RemovePod(const std::string& pod_key);
+  // The pod has a deletionTimestamp: its containers are stopped gracefully
+  // from `now` within `grace` (PodRunner::Terminate); the steps report as
+  // usual. NotFound when no runner has it (unknown, or adopted).
+  Status TerminatePod(const std::string& pod_key, SimDuration grace, SimTime now, int64_t mod_revision);
 
   // When the earliest pending step is due; nullopt when idle.
   std::optional<SimTime> NextDue();

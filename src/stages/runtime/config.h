@@ -24,6 +24,7 @@ using model::CatalogImage;
 using model::ImageCatalog;
 using model::ImageReference;
 using model::NormalizeImageReference;
+using model::RegistryConfig;
 using model::ResolvedImage;
 
 struct TaintDef {
@@ -61,6 +62,10 @@ struct RuntimeTiming {
   SimDuration init_run{5};              // an init container's run to exit 0
   SimDuration failed_pull{0};           // Pulling -> ErrImagePull
   SimDuration backoff_notice{1000};     // ErrImagePull -> ImagePullBackOff shown
+  // Pulls at a time per node: 1 is kubelet's serializeImagePulls (the
+  // default); 0 is no limit (serializeImagePulls false without
+  // maxParallelImagePulls).
+  int max_parallel_pulls = 1;
   // kubelet's back-off, for image pulls and container restarts alike.
   SimDuration backoff_initial{10'000};  // 10s ...
   SimDuration backoff_max{300'000};     // ... doubling up to 300s
@@ -72,7 +77,7 @@ struct RuntimeConfig {
   std::string node_ip_range = "192.168.0.0/16";
   std::vector<NodeDef> nodes;
   std::optional<NodeTemplate> node_template;
-  std::vector<CatalogImage> registry;
+  RegistryConfig registry;
   RuntimeTiming timing;
 };
 

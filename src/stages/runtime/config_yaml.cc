@@ -119,6 +119,8 @@ Status ReadTemplate(const YAML::Node& node, const std::string& path, NodeTemplat
 Status ParseInto(const YAML::Node& runtime, RuntimeConfig* c) {
   std::string type;
   int64_t mask = c->node_cidr_mask_size;
+  std::optional<bool> serialize;
+  std::optional<int64_t> max_parallel;
   RuntimeTiming& t = c->timing;
   PODFLOW_RETURN_IF_ERROR(Visit(
       runtime, "runtime",
@@ -131,7 +133,7 @@ Status ParseInto(const YAML::Node& runtime, RuntimeConfig* c) {
         [&](auto& n, auto& p) { return ReadTemplate(n, p, &c->node_template.emplace()); }},
        {"registry",
         [&](auto& n, auto& p) {
-          Result<std::vector<CatalogImage>> registry = model::ParseRegistry(n, p);
+          Result<RegistryConfig> registry = model::ParseRegistry(n, p);
           if (!registry.ok()) return registry.status();
           c->registry = std::move(*registry);
           return Status::Ok();
@@ -140,8 +142,25 @@ Status ParseInto(const YAML::Node& runtime, RuntimeConfig* c) {
         [&](auto& n, auto& p) { return ReadMillis(n, p, &t.container_start); }},
        {"initContainerRunMillis", [&](auto& n, auto& p) { return ReadMillis(n, p, &t.init_run); }},
        {"failedPullMillis", [&](auto& n, auto& p) { return ReadMillis(n, p, &t.failed_pull); }},
+       {"serializeImagePulls",
+        [&](auto& n, auto& p) {
+          Result<bool> b = yaml::Scalar<bool>(n, p, "must be true or false");
+          if (!b.ok()) return b.status();
+          serialize = *b;
+          return Status::Ok();
+        }},
+       {"maxParallelImagePulls", [&](auto& n, auto& p) { return ReadInt(n, p, &max_parallel.emplace()); }},
        {"backOffMillis", [&](auto& n, auto& p) { return ReadMillis(n, p, &t.backoff_initial); }},
        {"maxBackOffMillis", [&](auto& n, auto& p) { return ReadMillis(n, p, &t.backoff_max); }}}));
+  // kubelet's validation of the pair.
+  if (max_parallel) {
+    if (*max_parallel < 1) return Status::Invalid("runtime.maxParallelImagePulls: must be at least 1");
+    if (serialize.value_or(true) && *max_parallel != 1) {
+      return Status::Invalid(
+          "runtime.maxParallelImagePulls: must be 1 or unset when serializeImagePulls is true");
+    }
+  }
+  t.max_parallel_pulls = serialize.value_or(true) ? 1 : static_cast<int>(max_parallel.value_or(0));
   if (t.backoff_initial.count() < 1) return Status::Invalid("runtime.backOffMillis: must be at least 1");
   if (t.backoff_max < t.backoff_initial) {
     return Status::Invalid("runtime.maxBackOffMillis: must be at least runtime.backOffMillis (" +

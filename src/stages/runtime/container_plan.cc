@@ -7,6 +7,8 @@ namespace {
 
 using model::kNever;
 
+constexpr size_t kMaxEnvBytes = 1024 * 1024;  // a container's expanded environment
+
 const std::string* Annotation(const api::PodT& pod, std::string_view key) {
   if (pod.metadata == nullptr) return nullptr;
   for (const auto& a : pod.metadata->annotations) {
@@ -136,19 +138,33 @@ std::string ExpandKubeVars(std::string_view text, const EnvList& env) {
   return out;
 }
 
-EnvList ContainerEnv(const api::PodT& pod, const api::ContainerT& c) {
+EnvList KubeletEnv(const api::ContainerT& c) {
   EnvList env;
-  const std::string hostname = pod.spec && !pod.spec->hostname.empty() ? pod.spec->hostname
-                               : pod.metadata                          ? pod.metadata->name
-                                                                       : "";
-  env.emplace_back("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
-  env.emplace_back("HOSTNAME", hostname);
+  size_t bytes = 0;
   for (const auto& e : c.env) {
     if (e == nullptr || e->value_from != nullptr) continue;
     std::string value = ExpandKubeVars(e->value, env);
+    // Expansions feeding each other can double at every step; past the
+    // bound a value is kept as written.
+    bytes += value.size();
+    if (bytes > kMaxEnvBytes) {
+      bytes -= value.size();
+      value = e->value;
+      bytes += value.size();
+    }
     env.emplace_back(e->name, std::move(value));
   }
-  env.emplace_back("HOME", "/root");
+  return env;
+}
+
+EnvList ContainerEnv(const api::PodT& pod, const api::ContainerT& c) {
+  const std::string hostname = pod.spec && !pod.spec->hostname.empty() ? pod.spec->hostname
+                               : pod.metadata                           ? pod.metadata->name
+                                                                        : "";
+  EnvList env = {{"PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"},
+                 {"HOSTNAME", hostname},
+                 {"HOME", "/root"}};
+  for (auto& e : KubeletEnv(c)) env.push_back(std::move(e));
   return env;
 }
 
@@ -156,9 +172,10 @@ ContainerPlan PlanContainer(const api::PodT& pod, const api::ContainerT& c,
                             const model::ResolvedImage* image) {
   ContainerPlan plan;
   const EnvList env = ContainerEnv(pod, c);
+  const EnvList kubelet_env = KubeletEnv(c);  // what $(VAR) in the command may name
   std::vector<std::string> argv;
-  for (const auto& s : c.command) argv.push_back(ExpandKubeVars(s, env));
-  for (const auto& s : c.args) argv.push_back(ExpandKubeVars(s, env));
+  for (const auto& s : c.command) argv.push_back(ExpandKubeVars(s, kubelet_env));
+  for (const auto& s : c.args) argv.push_back(ExpandKubeVars(s, kubelet_env));
   // Args without a command go to the image's entrypoint: a shell image's
   // is the shell (busybox's `sh`), which then runs them as a command line.
   if (c.command.empty() && !argv.empty() && argv[0] != "-c") {

@@ -60,10 +60,14 @@ namespace podflow::runtime {
 // "$$(NAME)" is "$(NAME)"); any other "$" stays.
 std::string ExpandKubeVars(std::string_view text, const EnvList& env);
 
-// The container's environment as kubelet gives it to the process: HOSTNAME,
-// PATH, HOME, then `env` in order, each value expanded against the ones
-// before it. Only literal values so far (valueFrom comes with ConfigMaps and
-// Secrets).
+// The container's `env` as kubelet makes it: in order, each value's $(VAR)
+// expanded against the ones before it (a value whose expansion would grow
+// the environment past 1 MiB is kept as written). Only literal values so
+// far (valueFrom comes with ConfigMaps and Secrets).
+EnvList KubeletEnv(const api::ContainerT& c);
+
+// The process's environment: PATH, HOSTNAME and HOME as the runtime sets
+// them, then KubeletEnv (which may override them).
 EnvList ContainerEnv(const api::PodT& pod, const api::ContainerT& c);
 
 }  // namespace podflow::runtime

@@ -31,6 +31,17 @@ void PodRunner::SetWaiting(Box& box, std::string reason, std::string message) {
 
 void PodRunner::EnsureImage(Box& box, SimTime t) {
   const std::string& image_ref = box.spec->image;
+  if (std::optional<std::string> why = model::InvalidImageReference(image_ref)) {
+    // kubelet checks the reference before anything else and tries again on
+    // each sync; it stays wrong until the pod's image is changed.
+    const std::string message = text::InvalidImage(image_ref, *why);
+    Event(t, "Warning", text::kInspectFailed, message, box.field_path);
+    Event(t, "Warning", text::kFailed, text::Error(text::kInvalidImageName), box.field_path);
+    SetWaiting(box, text::kInvalidImageName, message);
+    box.stage = Stage::kIdle;
+    if (!box.init) AdvanceCursor(box, t);
+    return;
+  }
   const std::optional<ResolvedImage> image = node_->catalog().Resolve(image_ref);
   const bool present = image && node_->HasImage(image->canonical, t);
   const api::PullPolicy policy = EffectivePolicy(*box.spec);
@@ -102,15 +113,22 @@ void PodRunner::Create(Box& box, SimTime t) {
     if (!box.init) AdvanceCursor(box, t);
     return;
   }
+  if (box.restarting) {
+    // A new container: the one that ended becomes lastState.
+    box.restarting = false;
+    if (box.status->state && box.status->state->terminated) {
+      box.status->last_state = std::make_unique<api::ContainerStateT>();
+      box.status->last_state->terminated = std::move(box.status->state->terminated);
+    }
+    box.status->restart_count += 1;
+  }
   const ResolvedImage image = *node_->catalog().Resolve(box.spec->image);
   box.status->image = image.canonical;
   box.status->image_id = image.image_id;
   box.status->container_id =
       "podflow-sim://" + DeterministicHex(assignment_.pod->metadata->uid + "/" + box.spec->name +
                                           "/" + std::to_string(box.status->restart_count));
-  if (!box.status->last_state || !box.status->last_state->terminated) {
-    SetWaiting(box, text::kContainerCreating);
-  }
+  SetWaiting(box, text::kContainerCreating);
   Event(t, "Normal", text::kCreated, text::CreatedContainer(box.spec->name), box.field_path);
   const SimDuration start = box.plan.behavior.start_delay.value_or(node_->timing().container_start);
   if (start.count() == 0) {
@@ -134,6 +152,9 @@ std::optional<int64_t> MemoryLimit(const api::ContainerT& c) {
   }
   return std::nullopt;
 }
+
+// kubelet reads at most 4096 bytes of a container's termination message.
+constexpr size_t kMaxTerminationMessage = 4096;
 
 // kubelet keeps the tail of a failed container's log as its message:
 // at most 80 lines and 2048 bytes (FallbackToLogsOnError).
@@ -191,7 +212,7 @@ void PodRunner::Exited(Box& box, SimTime t, int32_t code, std::string reason) {
   term->container_id = box.status->container_id;
   const model::SimBehavior& b = box.plan.behavior;
   if (b.termination_message) {
-    term->message = *b.termination_message;
+    term->message = b.termination_message->substr(0, kMaxTerminationMessage);
   } else if (code != 0 && box.spec->termination_message_policy == api::TerminationMessagePolicy::FallbackToLogsOnError &&
              b.logs) {
     term->message = LogTail(*b.logs);
@@ -231,40 +252,51 @@ void PodRunner::AfterExit(Box& box, SimTime t, int32_t code, bool killed) {
   box.due = t + box.crash_backoff;
 }
 
+// The container is made again: its image first. Until the new one is
+// created the status shows the one that ended (terminated, or waiting in
+// CrashLoopBackOff), as kubelet's does.
 void PodRunner::Restart(Box& box, SimTime t) {
-  if (box.status->state && box.status->state->terminated) {
-    box.status->last_state = std::make_unique<api::ContainerStateT>();
-    box.status->last_state->terminated = std::move(box.status->state->terminated);
-  }
-  box.status->restart_count += 1;
+  box.restarting = true;
   box.stage = Stage::kEnsureImage;
   box.due = t;
 }
 
-SimDuration PodRunner::GracePeriod(const Box& box, const api::ProbeT* probe) const {
-  (void)box;
+SimDuration PodRunner::GracePeriod(const api::ProbeT* probe) const {
   if (probe != nullptr && probe->termination_grace_period_seconds) {
     return SimDuration(*probe->termination_grace_period_seconds * 1000);
   }
   return SimDuration(spec_.termination_grace_period_seconds.value_or(30) * 1000);
 }
 
-void PodRunner::Kill(Box& box, SimTime t, bool restart) {
-  const api::ProbeT* probe = nullptr;
-  for (const ProbeRun& p : box.probes) {
-    if (p.kind != ProbeKind::kReadiness && !p.ok) probe = p.spec;
-  }
+void PodRunner::Kill(Box& box, SimTime t, bool restart, const api::ProbeT* probe) {
+  Stop(box, t, t + GracePeriod(probe), restart);
+}
+
+void PodRunner::Stop(Box& box, SimTime sigterm_at, SimTime sigkill_at, bool restart) {
   box.probes.clear();
   box.exit_at.reset();
   box.restart_after_stop = restart;
   const SimDuration stop = box.plan.behavior.stop_after.value_or(SimDuration(0));
-  if (stop == model::kNever) {
-    box.stop_at = t + GracePeriod(box, probe);  // SIGTERM ignored: SIGKILL at the end of the grace period
-    box.stop_code = 137;
-  } else {
-    box.stop_at = t + stop;
+  if (stop != model::kNever && sigterm_at <= sigkill_at && stop < sigkill_at - sigterm_at) {
+    box.stop_at = sigterm_at + stop;  // it takes SIGTERM and exits
     box.stop_code = 0;
+  } else {
+    box.stop_at = sigkill_at;  // SIGTERM ignored, or too slow: SIGKILL
+    box.stop_code = 137;
   }
+}
+
+SimDuration PodRunner::PreStopTime(const Box& box) const {
+  const api::LifecycleT* lifecycle = box.spec->lifecycle.get();
+  const api::LifecycleHandlerT* hook = lifecycle ? lifecycle->pre_stop.get() : nullptr;
+  if (hook == nullptr) return SimDuration(0);
+  if (hook->sleep) return SimDuration(std::clamp<int64_t>(hook->sleep->seconds, 0, 1'000'000'000) * 1000);
+  if (hook->exec) {
+    // The hook's command, read as a container's would be.
+    const ScriptReading r = ReadCommand(hook->exec->command, ContainerEnv(*assignment_.pod, *box.spec));
+    if (r.behavior.exit_after) return *r.behavior.exit_after;  // kNever: until the SIGKILL
+  }
+  return SimDuration(0);
 }
 
 }  // namespace podflow::runtime

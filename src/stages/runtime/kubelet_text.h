@@ -21,6 +21,10 @@ inline constexpr char kKilling[] = "Killing";
 inline constexpr char kErrImageNeverPull[] = "ErrImageNeverPull";
 inline constexpr char kFailedCreatePodSandBox[] = "FailedCreatePodSandBox";
 inline constexpr char kUnhealthy[] = "Unhealthy";
+inline constexpr char kInspectFailed[] = "InspectFailed";
+// pkg/kubelet/active_deadline.go: the event, the pod's reason and message.
+inline constexpr char kDeadlineExceeded[] = "DeadlineExceeded";
+inline constexpr char kDeadlineExceededMessage[] = "Pod was active on the node longer than the specified deadline";
 
 // Container waiting reasons.
 inline constexpr char kContainerCreating[] = "ContainerCreating";
@@ -28,6 +32,7 @@ inline constexpr char kPodInitializing[] = "PodInitializing";
 inline constexpr char kErrImagePull[] = "ErrImagePull";
 inline constexpr char kImagePullBackOff[] = "ImagePullBackOff";
 inline constexpr char kCrashLoopBackOff[] = "CrashLoopBackOff";
+inline constexpr char kInvalidImageName[] = "InvalidImageName";
 inline constexpr char kCreateContainerConfigError[] = "CreateContainerConfigError";
 
 // Container terminated reasons.
@@ -51,6 +56,11 @@ inline std::string SuccessfullyPulled(std::string_view image, SimDuration pull,
 }
 inline std::string AlreadyPresent(std::string_view image) {
   return "Container image " + Quoted(image) + " already present on machine";
+}
+// A reference the image parser refuses (`why`: model::InvalidImageReference).
+inline std::string InvalidImage(std::string_view image, std::string_view why) {
+  return "Failed to apply default image tag " + Quoted(image) + ": couldn't parse image name " + Quoted(image) +
+         ": " + std::string(why);
 }
 inline std::string NeverPull(std::string_view image) {
   return "Container image " + Quoted(image) + " is not present with pull policy of Never";
@@ -86,11 +96,12 @@ inline std::string BackOffRestartingMessage(SimDuration backoff, std::string_vie
          " pod=" + std::string(pod);
 }
 // The Killing event of a container a probe failed (pkg/kubelet/
-// kuberuntime/kuberuntime_manager.go, computePodActions); `probe` is
-// "liveness" or "startup".
-inline std::string FailedProbeWillRestart(std::string_view container, std::string_view probe) {
-  return "Container " + std::string(container) + " failed " + std::string(probe) +
-         " probe, will be restarted";
+// kuberuntime/kuberuntime_manager.go, computePodActions and the sidecars'
+// computeInitContainerActions); `probe` is "liveness" or "startup".
+inline std::string FailedProbe(std::string_view container, std::string_view probe, bool sidecar,
+                               bool will_restart) {
+  return std::string(sidecar ? "Init container " : "Container ") + std::string(container) + " failed " +
+         std::string(probe) + " probe" + (will_restart ? ", will be restarted" : "");
 }
 
 }  // namespace podflow::runtime::kubelet_text

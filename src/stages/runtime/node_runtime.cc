@@ -9,7 +9,8 @@ NodeRuntime::NodeRuntime(SimNode node, const ImageCatalog* catalog, const Runtim
       host_ip_(FormatIpv4(node_.internal_ip)),
       catalog_(catalog),
       timing_(timing),
-      ip_pool_(node_.pod_cidr) {
+      ip_pool_(node_.pod_cidr),
+      puller_free_at_(static_cast<size_t>(std::max(timing->max_parallel_pulls, 0)), SimTime{}) {
   for (const std::string& ref : node_.images) {
     if (auto image = catalog_->Resolve(ref)) image_ready_at_[image->canonical] = SimTime::min();
   }
@@ -25,9 +26,13 @@ PullTicket NodeRuntime::RequestPull(const ResolvedImage& image, SimTime now) {
   if (it != image_ready_at_.end() && it->second > now) {
     return PullTicket{it->second, it->second - now};  // joined a pull in flight
   }
-  const SimTime start = std::max(now, puller_free_at_);
+  SimTime start = now;
+  if (!puller_free_at_.empty()) {
+    auto slot = std::min_element(puller_free_at_.begin(), puller_free_at_.end());
+    start = std::max(now, *slot);
+    *slot = start + image.pull_time;
+  }
   const SimTime done = start + image.pull_time;
-  puller_free_at_ = done;
   // A re-pull (policy Always) of a present image leaves it present meanwhile.
   if (it == image_ready_at_.end()) image_ready_at_[image.canonical] = done;
   return PullTicket{done, image.pull_time};

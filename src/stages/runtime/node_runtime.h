@@ -1,13 +1,14 @@
-// One simulated node's shared machinery: its pod IP pool and its image store
-// with serialized pulls (kubelet's default serializeImagePulls=true: one pull
-// at a time per node; a request for an image already being pulled waits for
-// that pull).
+// One simulated node's shared machinery: its pod IP pool and its image store.
+// Pulls run one at a time per node (kubelet's default serializeImagePulls),
+// or up to maxParallelImagePulls at once, or all at once; a request for an
+// image already being pulled waits for that pull.
 //
 // Thread safety: none; a node and its pods are advanced by one thread.
 #pragma once
 
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "base/clock.h"
 #include "model/image_catalog.h"
@@ -48,7 +49,7 @@ class NodeRuntime {
   const RuntimeTiming* timing_;
   PodIpPool ip_pool_;
   std::unordered_map<std::string, SimTime> image_ready_at_;  // canonical -> present from
-  SimTime puller_free_at_{};
+  std::vector<SimTime> puller_free_at_;  // per pull slot; empty: no limit
 };
 
 }  // namespace podflow::runtime

@@ -63,6 +63,9 @@ PodRunner::PodRunner(PodAssignment assignment, NodeRuntime* node, SimTime now)
     box.plan = PlanFor(*assignment_.pod, *c, node_->catalog());
   }
   sandbox_due_ = now;
+  if (spec_.active_deadline_seconds && *spec_.active_deadline_seconds > 0) {
+    active_deadline_ = now + SimDuration(std::min<int64_t>(*spec_.active_deadline_seconds, 1'000'000'000) * 1000);
+  }
 }
 
 PodRunner::~PodRunner() {
@@ -81,8 +84,10 @@ std::optional<SimTime> PodRunner::BoxDue(const Box& box) {
 }
 
 std::optional<SimTime> PodRunner::due() const {
-  if (terminal_) return std::nullopt;
+  if (terminal_) return report_due_;  // a finished pod only reports its deletion
   std::optional<SimTime> next = sandbox_due_;
+  if (active_deadline_ && (!next || *active_deadline_ < *next)) next = active_deadline_;
+  if (report_due_ && (!next || *report_due_ < *next)) next = report_due_;
   for (const Box& box : boxes_) {
     const std::optional<SimTime> at = BoxDue(box);
     if (at && (!next || *at < *next)) next = at;
@@ -96,8 +101,9 @@ void PodRunner::ObserveRevision(int64_t mod_revision) {
 
 model::Report PodRunner::Step() {
   const SimTime t = *due();
-  events_.clear();
+  report_due_.reset();
   if (sandbox_due_ && *sandbox_due_ <= t) RunSandbox(t);
+  if (active_deadline_ && *active_deadline_ <= t) DeadlineExceeded(t);
   // Work started at `t` (the next container in line) also runs at `t`.
   for (bool ran = true; ran;) {
     ran = false;
@@ -105,13 +111,14 @@ model::Report PodRunner::Step() {
       while (RunDue(box, t)) ran = true;
     }
     if (!ran) {
-      StopSidecarsIfDone(t);
+      StopSidecarsIfDone();
+      if (finishing_) StopNextSidecar(t);
       for (Box& box : boxes_) {
         while (RunDue(box, t)) ran = true;
       }
     }
   }
-  status_.phase = model::KubeletPhase(spec_, status_);
+  status_.phase = forced_phase_ ? *forced_phase_ : model::KubeletPhase(spec_, status_);
   if (finishing_ && status_.phase != api::PodPhase::Running && status_.phase != api::PodPhase::Pending) {
     terminal_ = std::none_of(boxes_.begin(), boxes_.end(), [](const Box& b) { return BoxDue(b).has_value(); });
   }
@@ -234,7 +241,7 @@ api::RestartPolicy PodRunner::PolicyOf(const Box& box) const {
 // Once no app container will run again (all stopped for good, or a regular
 // init container failed under restartPolicy Never), the pod is finished:
 // its sidecars are stopped and nothing is restarted any more.
-void PodRunner::StopSidecarsIfDone(SimTime t) {
+void PodRunner::StopSidecarsIfDone() {
   if (finishing_) return;
   bool apps_done = true;
   bool init_failed = false;
@@ -250,23 +257,38 @@ void PodRunner::StopSidecarsIfDone(SimTime t) {
   }
   if (!apps_done && !init_failed) return;
   finishing_ = true;
-  // Sidecars stop after the app containers, the last started first.
-  for (auto it = boxes_.rbegin(); it != boxes_.rend(); ++it) {
-    Box& box = *it;
-    if (!box.sidecar) continue;
-    if (box.stage == Stage::kRestart || (box.status->state && box.status->state->waiting)) {
-      box.stage = Stage::kIdle;  // a restart or a start still to come: not any more
+  // A sidecar not running now is not started again.
+  for (Box& box : boxes_) {
+    if (box.sidecar && !(box.status->state && box.status->state->running)) {
+      box.stage = Stage::kIdle;
       box.due.reset();
-    }
-    if (box.status->state && box.status->state->running && !box.stop_at) {
-      Event(t, "Normal", kubelet_text::kKilling, kubelet_text::StoppingContainer(box.spec->name), box.field_path);
-      Kill(box, t, false);
+      box.restarting = false;
     }
   }
 }
 
+void PodRunner::StopNextSidecar(SimTime t) {
+  for (const Box& box : boxes_) {
+    if (box.sidecar && box.stop_at) return;  // one is stopping: the next waits for it
+    // Sidecars stop after every other container.
+    if (!box.sidecar && box.status->state && box.status->state->running) return;
+  }
+  for (auto it = boxes_.rbegin(); it != boxes_.rend(); ++it) {
+    Box& box = *it;
+    if (!box.sidecar || !(box.status->state && box.status->state->running)) continue;
+    Event(t, "Normal", kubelet_text::kKilling, kubelet_text::StoppingContainer(box.spec->name), box.field_path);
+    if (terminating_) {
+      Stop(box, t, std::max(t, kill_deadline_), false);  // within what is left of the grace period
+    } else {
+      Kill(box, t, false);
+    }
+    return;
+  }
+}
+
 void PodRunner::AdvanceCursor(const Box& from, SimTime t) {
-  if (&boxes_[cursor_] != &from) return;  // a retry of a container already passed
+  // A retry of a container already passed.
+  if (cursor_ >= boxes_.size() || &boxes_[cursor_] != &from) return;
   ++cursor_;
   if (cursor_ == spec_.init_containers.size()) {
     // Initialization is over: app containers are now being created.
@@ -280,6 +302,49 @@ void PodRunner::AdvanceCursor(const Box& from, SimTime t) {
     boxes_[cursor_].stage = Stage::kEnsureImage;
     boxes_[cursor_].due = t;
   }
+}
+
+void PodRunner::Terminate(SimTime now, SimDuration grace) {
+  if (terminating_) return;
+  terminating_ = true;
+  report_due_ = now;  // what changes now is reported even if nothing else happens
+  finishing_ = true;
+  active_deadline_.reset();
+  sandbox_due_.reset();
+  kill_deadline_ = now + grace;
+  for (Box& box : boxes_) {
+    box.stage = Stage::kIdle;  // no pull, start or restart goes on
+    box.due.reset();
+    box.restarting = false;
+    api::ContainerStateT& state = *box.status->state;
+    if (state.running) {
+      if (box.sidecar || box.stop_at) continue;  // sidecars stop last; a kill under way goes on
+      Event(now, "Normal", kubelet_text::kKilling, kubelet_text::StoppingContainer(box.spec->name),
+            box.field_path);
+      const SimDuration hook = PreStopTime(box);
+      Stop(box, hook >= grace ? kill_deadline_ : now + hook, kill_deadline_, false);
+    } else if (!state.terminated) {
+      // Never started (or waiting to start again): it ends where it is.
+      box.status->state = std::make_unique<api::ContainerStateT>();
+      box.status->state->terminated = std::make_unique<api::ContainerStateTerminatedT>();
+      box.status->state->terminated->exit_code = 0;
+      box.status->state->terminated->reason = kubelet_text::kCompleted;
+      box.status->state->terminated->finished_at = FormatRfc3339(now);
+      box.status->state->terminated->container_id = box.status->container_id;
+      box.status->ready = false;
+      box.status->started = false;
+    }
+  }
+}
+
+void PodRunner::DeadlineExceeded(SimTime t) {
+  active_deadline_.reset();
+  if (finishing_) return;
+  Event(t, "Normal", kubelet_text::kDeadlineExceeded, kubelet_text::kDeadlineExceededMessage, "");
+  status_.reason = kubelet_text::kDeadlineExceeded;
+  status_.message = kubelet_text::kDeadlineExceededMessage;
+  forced_phase_ = api::PodPhase::Failed;
+  Terminate(t, GracePeriod(nullptr));
 }
 
 std::string PodRunner::PodRefText() const {

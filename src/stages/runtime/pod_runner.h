@@ -21,8 +21,11 @@
 // retried after 10s, 20s, 40s ... up to 300s. Each instant at which something
 // happens is one step and yields one Report (status snapshot + its events).
 //
-// Not simulated (yet): lifecycle hooks, activeDeadlineSeconds, volumes
-// (mounted instantly), termination on delete (termination.h does it).
+// A deleted pod is stopped gracefully (Terminate: preStop hooks, SIGTERM,
+// SIGKILL at the grace period's end, sidecars last); past
+// activeDeadlineSeconds the pod is stopped and Failed (DeadlineExceeded).
+//
+// Not simulated (yet): postStart hooks, volumes (mounted instantly).
 //
 // Thread safety: none. The node must outlive the runner.
 #pragma once
@@ -64,6 +67,15 @@ class PodRunner {
 
   // The runtime saw a newer revision of the same pod (e.g. a status write).
   void ObserveRevision(int64_t mod_revision);
+
+  // The pod was deleted: kubelet's killPod at `now` with `grace` (the
+  // deletion's grace period). Each running app container gets a Killing
+  // event, runs its preStop hook, then SIGTERM, and SIGKILL (137) when the
+  // grace period is over if it has not exited; sidecars follow once the app
+  // containers have stopped, the last started first; nothing starts or
+  // restarts any more. A second call is a no-op.
+  void Terminate(SimTime now, SimDuration grace);
+  bool terminating() const { return terminating_; }
 
   const api::PodStatusT& status() const { return status_; }
   const std::string& pod_key() const { return assignment_.pod_key; }
@@ -111,6 +123,7 @@ class PodRunner {
     std::optional<SimTime> stop_at;  // a kill completes
     int32_t stop_code = 0;
     bool restart_after_stop = false;  // killed by a probe: restarted unless policy Never
+    bool restarting = false;          // a new container is on its way: Create counts it
     std::vector<ProbeRun> probes;     // startup, liveness, readiness (those it has)
     // kubelet's restart back-off entry for this container.
     std::optional<SimTime> crash_updated;
@@ -130,12 +143,25 @@ class PodRunner {
   void Exited(Box& box, SimTime t, int32_t code, std::string reason);
   void AfterExit(Box& box, SimTime t, int32_t code, bool killed);
   void Restart(Box& box, SimTime t);
-  void Kill(Box& box, SimTime t, bool restart);
+  // Stops a running container: SIGTERM, then SIGKILL at the grace period
+  // (the probe's terminationGracePeriodSeconds when `probe` failed, else the
+  // pod's) unless it exits first. `restart`: it is started again after.
+  void Kill(Box& box, SimTime t, bool restart, const api::ProbeT* probe = nullptr);
+  // SIGTERM at `sigterm_at` (after a preStop hook), SIGKILL at `sigkill_at`.
+  void Stop(Box& box, SimTime sigterm_at, SimTime sigkill_at, bool restart);
+  // How long the container's preStop hook runs.
+  SimDuration PreStopTime(const Box& box) const;
+  void DeadlineExceeded(SimTime t);
   void Probe(Box& box, ProbeRun& probe, SimTime t);
+  void KillForProbe(Box& box, const ProbeRun& probe, SimTime t);
   void StartProbes(Box& box, SimTime t);
   void BecameStarted(Box& box, SimTime t);
-  void StopSidecarsIfDone(SimTime t);
-  SimDuration GracePeriod(const Box& box, const api::ProbeT* probe) const;
+  // Once no app container runs again: sidecars are stopped one after the
+  // other, the last started first.
+  void StopSidecarsIfDone();
+  void StopNextSidecar(SimTime t);
+  // The probe's terminationGracePeriodSeconds, else the pod's (30 s by default).
+  SimDuration GracePeriod(const api::ProbeT* probe) const;
   api::RestartPolicy PolicyOf(const Box& box) const;
   void AdvanceCursor(const Box& from, SimTime t);
   void Event(SimTime t, const char* type, const char* reason, std::string message,
@@ -153,6 +179,11 @@ class PodRunner {
   std::optional<Ipv4> pod_ip_;
   std::vector<model::ReportEvent> events_;  // of the step being run
   bool finishing_ = false;                  // no app container runs again: stopping sidecars
+  bool terminating_ = false;                // deleted: stopping everything
+  SimTime kill_deadline_{};                 // when terminating: the grace period's end
+  std::optional<SimTime> active_deadline_;  // spec.activeDeadlineSeconds after the start
+  std::optional<api::PodPhase> forced_phase_;  // Failed once past the active deadline
+  std::optional<SimTime> report_due_;          // a change made outside Step to report
   bool terminal_ = false;                   // Succeeded or Failed: nothing more happens
 };
 

@@ -99,6 +99,15 @@ void PodRunner::BecameStarted(Box& box, SimTime t) {
   if (box.sidecar) AdvanceCursor(box, t);
 }
 
+void PodRunner::KillForProbe(Box& box, const ProbeRun& probe, SimTime t) {
+  const bool restart = PolicyOf(box) != api::RestartPolicy::Never;
+  const char* kind = probe.kind == ProbeKind::kStartup ? "startup" : "liveness";
+  Event(t, "Normal", text::kKilling,
+        text::FailedProbe(box.spec->name, kind, box.sidecar, restart && !box.sidecar),
+        box.field_path);
+  Kill(box, t, restart, probe.spec);
+}
+
 void PodRunner::Probe(Box& box, ProbeRun& probe, SimTime t) {
   const SimDuration since = t - box.started_at;
   const FailSpan* failing = SpanAt(probe.fails, since);
@@ -131,15 +140,11 @@ void PodRunner::Probe(Box& box, ProbeRun& probe, SimTime t) {
           BecameStarted(box, t);
           return;
         }
-        Event(t, "Normal", text::kKilling, text::FailedProbeWillRestart(box.spec->name, "startup"),
-              box.field_path);
-        Kill(box, t, PolicyOf(box) != api::RestartPolicy::Never);
+        KillForProbe(box, probe, t);
         return;
       case ProbeKind::kLiveness:
         if (!ok) {
-          Event(t, "Normal", text::kKilling,
-                text::FailedProbeWillRestart(box.spec->name, "liveness"), box.field_path);
-          Kill(box, t, PolicyOf(box) != api::RestartPolicy::Never);
+          KillForProbe(box, probe, t);
           return;
         }
         break;

@@ -37,6 +37,18 @@ bool AlreadyUp(const api::Pod& pod) {
   }
 }
 
+// The grace period of a pod's deletion: metadata.deletionGracePeriodSeconds
+// (what the delete asked for), else its spec's terminationGracePeriodSeconds.
+SimDuration DeletionGrace(const api::Pod& pod) {
+  int64_t seconds = 30;
+  if (pod.metadata() && pod.metadata()->deletion_grace_period_seconds()) {
+    seconds = *pod.metadata()->deletion_grace_period_seconds();
+  } else if (pod.spec() && pod.spec()->termination_grace_period_seconds()) {
+    seconds = *pod.spec()->termination_grace_period_seconds();
+  }
+  return SimDuration(std::clamp<int64_t>(seconds, 0, 1'000'000'000) * 1000);
+}
+
 // How long a push may wait for the status stage before the reports are kept
 // for the next round.
 constexpr std::chrono::milliseconds kPushTimeout{200};
@@ -133,10 +145,17 @@ class RuntimeLoop {
     unhosted_.erase(kv.key);
     if (!deleting) terminating_.erase(kv.key);  // a pod made again under the name
     if (deleting && agents_.HasNode(node)) {
-      // Deleted: its containers are stopped, once; the status stage then
-      // removes it.
-      if (hosted_.erase(kv.key)) agents_.RemovePod(kv.key);
+      // Deleted: its containers are stopped gracefully (preStop, SIGTERM,
+      // SIGKILL at the grace period's end); the status stage removes it
+      // once they all have.
       const auto now = std::chrono::steady_clock::now();
+      if (hosted_.contains(kv.key) &&
+          agents_.TerminatePod(kv.key, DeletionGrace(*pod), WallClockNow(), kv.mod_revision.value()).ok()) {
+        outbox_.Observe(kv.key, pod->status(), now);
+        return;
+      }
+      // Not run here (adopted after a restart): stopped at once.
+      if (hosted_.erase(kv.key)) agents_.RemovePod(kv.key);
       if (terminating_.insert(kv.key).second) {
         std::unique_ptr<api::PodT> native(pod->UnPack());
         model::Report report = TerminationReport(*native, node, kv.mod_revision.value(), WallClockNow());

@@ -5,9 +5,16 @@
 #include <charconv>
 #include <cmath>
 #include <optional>
+#include <unordered_map>
 
 namespace podflow::runtime {
 namespace {
+
+// A pod's command line is user input: what reading it may cost is bounded.
+constexpr size_t kMaxScriptBytes = 64 * 1024;  // longer: not read
+constexpr size_t kMaxWordBytes = 64 * 1024;    // an expansion past this: not read further
+constexpr size_t kMaxLogBytes = 1024 * 1024;   // printed lines past this are dropped
+constexpr SimDuration kMaxScriptTime{int64_t{10'000} * 365 * 86'400'000};  // past this: never ends
 
 // A word as written: pieces that take $VAR expansion and pieces that do not
 // (single-quoted).
@@ -150,7 +157,9 @@ class Reader {
  public:
   explicit Reader(const EnvList& env) : env_(env) {}
 
-  ScriptReading Run(const std::vector<Command>& script) {
+  // `errexit`: the shell was started with -e.
+  ScriptReading Run(const std::vector<Command>& script, bool errexit) {
+    errexit_ = errexit;
     reading_.behavior.stop_after = model::kNever;  // a shell as PID 1
     for (size_t i = 0; i < script.size() && !done_; ++i) {
       const Command& cmd = script[i];
@@ -158,9 +167,12 @@ class Reader {
       if (cmd.after_prev == Joint::kOr && code_ == 0) continue;
       const bool last = i + 1 == script.size();
       Execute(cmd, last);
+      // -e: a failure ends the script unless an && or || list goes on.
+      const bool list_goes_on = !last && script[i + 1].after_prev != Joint::kSeq;
+      if (errexit_ && !done_ && code_ != 0 && !list_goes_on) Finish(code_);
     }
     if (!done_) Finish(code_);
-    return std::move(reading_);
+    return Done();
   }
 
   // A command given directly as argv (no shell).
@@ -171,11 +183,11 @@ class Reader {
     Execute(cmd, /*last=*/true);
     if (!done_) Finish(code_);
     if (!reading_.behavior.exit_after) reading_.behavior.stop_after.reset();  // an unknown program
-    return std::move(reading_);
+    return Done();
   }
 
  private:
-  std::string Expand(const Word& word) const {
+  std::string Expand(const Word& word) {
     std::string out;
     for (const Piece& p : word) {
       if (!p.expand) {
@@ -206,6 +218,12 @@ class Reader {
         }
         out += Lookup(p.text.substr(start, end - start));
         i = end - 1;
+        if (out.size() > kMaxWordBytes) break;
+      }
+      if (out.size() > kMaxWordBytes) {
+        overflow_ = true;
+        out.clear();
+        break;
       }
     }
     return out;
@@ -241,12 +259,17 @@ class Reader {
     done_ = true;
   }
 
+  ScriptReading Done() {
+    if (!lines_.empty()) reading_.behavior.logs = std::move(lines_);
+    return std::move(reading_);
+  }
+
   void Print(std::string line, const std::optional<std::string>& file) {
     if (file) {
       File(*file, true);
-    } else {
+    } else if (log_bytes_ + line.size() <= kMaxLogBytes) {
+      log_bytes_ += line.size() + 1;
       lines_.push_back(std::move(line));
-      reading_.behavior.logs = lines_;
     }
   }
 
@@ -257,6 +280,10 @@ class Reader {
   void Execute(const Command& cmd, bool last) {
     std::vector<std::string> w;
     for (const Word& word : cmd.words) w.push_back(Expand(word));
+    if (overflow_) {
+      Unknown();
+      return;
+    }
     if (cmd.unsupported || w.empty()) {
       if (cmd.unsupported && last) Unknown();
       code_ = 0;
@@ -313,8 +340,16 @@ class Reader {
           return;
         }
         total += *d;
+        if (total > kMaxScriptTime) {
+          RunsForever();
+          return;
+        }
       }
       now_ += total;
+      if (now_ > kMaxScriptTime) {
+        RunsForever();
+        return;
+      }
       code_ = args.size() > 1 ? 0 : 1;
       return;
     }
@@ -328,8 +363,20 @@ class Reader {
       Finish(code);
       return;
     }
-    if (program == "true" || program == ":" || program == "set" || program == "export" ||
-        program == "mkdir" || program == "cd") {
+    if (program == "set") {
+      for (size_t i = 1; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if ((a.size() > 1 && a[0] == '-' && a.find('e') != std::string::npos && a[1] != '-' &&
+             a[1] != 'o') ||
+            (a == "-o" && i + 1 < args.size() && args[i + 1] == "errexit")) {
+          errexit_ = true;
+        }
+      }
+      code_ = 0;
+      return;
+    }
+    if (program == "true" || program == ":" || program == "export" || program == "mkdir" ||
+        program == "cd") {
       for (size_t i = 1; program == "export" && i < args.size(); ++i) {
         if (const size_t eq = args[i].find('='); eq != std::string::npos && eq > 0) {
           env_.emplace_back(args[i].substr(0, eq), args[i].substr(eq + 1));
@@ -410,13 +457,13 @@ class Reader {
   // The environment once, latest value of each name, in first-seen order.
   EnvList Visible() const {
     EnvList out;
+    std::unordered_map<std::string_view, size_t> at;
     for (const auto& [name, value] : env_) {
-      auto it =
-          std::find_if(out.begin(), out.end(), [&](const auto& e) { return e.first == name; });
-      if (it == out.end()) {
+      auto [it, added] = at.emplace(name, out.size());
+      if (added) {
         out.emplace_back(name, value);
       } else {
-        it->second = value;
+        out[it->second].second = value;
       }
     }
     return out;
@@ -425,9 +472,12 @@ class Reader {
   EnvList env_;
   ScriptReading reading_;
   std::vector<std::string> lines_;
+  size_t log_bytes_ = 0;
   SimDuration now_{0};
   int code_ = 0;
   bool done_ = false;
+  bool errexit_ = false;
+  bool overflow_ = false;  // an expansion grew past kMaxWordBytes
 };
 
 bool IsShell(std::string_view program) {
@@ -482,22 +532,28 @@ std::optional<SimDuration> ParseSleep(std::string_view operand) {
   double seconds = 0;
   auto [end, ec] = std::from_chars(operand.data(), operand.data() + operand.size(), seconds);
   if (operand.empty() || ec != std::errc() || end != operand.data() + operand.size() ||
-      !std::isfinite(seconds) || seconds < 0 || seconds > 1e9) {
+      !std::isfinite(seconds) || seconds < 0) {
     return std::nullopt;
   }
+  if (seconds * factor > 1e11) return model::kNever;  // thousands of years
   return SimDuration(static_cast<int64_t>(std::llround(seconds * factor * 1000)));
 }
 
 ScriptReading ReadCommand(const std::vector<std::string>& argv, const EnvList& env) {
   if (argv.empty()) return {};
+  size_t bytes = 0;
+  for (const std::string& a : argv) bytes += a.size();
+  if (bytes > kMaxScriptBytes) return {};
   Reader reader(env);
   if (IsShell(argv[0])) {
-    // sh -c SCRIPT (also -ec, -xc, -euc ...): the script is the operand.
+    // sh -c SCRIPT (also -ec, -xc, -e -c ...): the script is the operand.
+    bool errexit = false;
     for (size_t i = 1; i < argv.size(); ++i) {
       const std::string& a = argv[i];
+      if (a.size() >= 2 && a[0] == '-') errexit |= a.find('e') != std::string::npos;
       if (a.size() >= 2 && a[0] == '-' && a.find('c') != std::string::npos) {
         if (i + 1 >= argv.size()) return {};
-        return reader.Run(Parse(argv[i + 1]));
+        return reader.Run(Parse(argv[i + 1]), errexit);
       }
       if (a.empty() || a[0] != '-') break;
     }

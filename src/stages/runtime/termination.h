@@ -1,12 +1,10 @@
-// Termination on delete, as kubelet does it once a pod has a
-// deletionTimestamp: every container still running or waiting is stopped
-// (a Killing event each, "Stopping container NAME"), and the pod's last
-// status shows them all terminated. The status stage writes that status and
-// then removes the pod, as kubelet's final delete with grace 0 does.
-//
-// Simulated containers stop at once when asked (SIGTERM honoured): exit
-// code 0, reason Completed. preStop hooks and the grace period's SIGKILL
-// come with the kubelet's lifecycle.
+// Termination on delete of a pod this runtime has no runner for (one taken
+// over as it was after a restart, see NodeAgentSet::AdoptPod): every
+// container still running or waiting is stopped at once (a Killing event
+// each, "Stopping container NAME"), and the pod's last status shows them
+// all terminated. The status stage writes that status and then removes the
+// pod, as kubelet's final delete with grace 0 does. Pods the runtime runs
+// are stopped gracefully by their runner (PodRunner::Terminate).
 #pragma once
 
 #include <string>

@@ -53,6 +53,12 @@ TEST_CASE("a bad behaviour is refused, naming the annotation and the key") {
         "metadata.annotations[podflow.io/behavior].logs: must be a list of strings");
   CHECK_THAT(error("{exitAfter: [}"),
              Catch::StartsWith("metadata.annotations[podflow.io/behavior]: "));
+  // An alias repeated: one long line many times over.
+  std::string bomb = "{logs: [&a " + std::string(100'000, 'x');
+  for (int i = 0; i < 50; ++i) bomb += ", *a";
+  bomb += "]}";
+  CHECK(error(bomb) ==
+        "metadata.annotations[podflow.io/behavior].logs: must not be more than 1 MiB of lines");
 }
 
 TEST_CASE("behaviours overlay field by field") {
@@ -68,7 +74,7 @@ TEST_CASE("behaviours overlay field by field") {
 TEST_CASE("the registry catalog carries an image's behaviour") {
   const YAML::Node node =
       YAML::Load("[{name: job-runner, behavior: {exitAfter: 20s}}, {name: nginx, tags: ['1.25']}]");
-  Result<std::vector<CatalogImage>> registry = ParseRegistry(node, "runtime.registry");
+  Result<RegistryConfig> registry = ParseRegistry(node, "runtime.registry");
   REQUIRE(registry.ok());
   ImageCatalog catalog(*registry);
   std::optional<ResolvedImage> runner = catalog.Resolve("job-runner:v1");
@@ -79,7 +85,7 @@ TEST_CASE("the registry catalog carries an image's behaviour") {
   REQUIRE(nginx);
   CHECK(nginx->behavior->empty());
 
-  Result<std::vector<CatalogImage>> bad =
+  Result<RegistryConfig> bad =
       ParseRegistry(YAML::Load("[{name: x, behavior: {exitCode: -1}}]"), "runtime.registry");
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.status().message() ==

@@ -17,7 +17,7 @@ namespace {
 
 class ImagePolicy : public Plugin {
  public:
-  explicit ImagePolicy(const std::vector<model::CatalogImage>& registry) : catalog_(registry) {}
+  explicit ImagePolicy(const model::RegistryConfig& registry) : catalog_(registry) {}
 
   bool Handles(Operation) const override { return true; }
 
@@ -43,7 +43,7 @@ class ImagePolicy : public Plugin {
 
 }  // namespace
 
-std::unique_ptr<Plugin> NewImagePolicy(const std::vector<model::CatalogImage>& registry) {
+std::unique_ptr<Plugin> NewImagePolicy(const model::RegistryConfig& registry) {
   return std::make_unique<ImagePolicy>(registry);
 }
 

@@ -122,6 +122,6 @@ std::unique_ptr<Plugin> NewDefaultTolerationSeconds();
 std::unique_ptr<Plugin> NewResourceQuota();
 // Fails (Invalid, naming the rule) on a selector that does not parse.
 Result<std::unique_ptr<Plugin>> NewSidecarInjector(const std::vector<SidecarRule>& rules);
-std::unique_ptr<Plugin> NewImagePolicy(const std::vector<model::CatalogImage>& registry);
+std::unique_ptr<Plugin> NewImagePolicy(const model::RegistryConfig& registry);
 
 }  // namespace podflow::admission

@@ -24,8 +24,9 @@ registry:
 containerStartMillis: 20
 )");
   REQUIRE(config.ok());
-  CHECK(config->registry.size() == 1);
-  CHECK(config->registry[0].pull_time == SimDuration(300));
+  CHECK_FALSE(config->registry.open);
+  CHECK(config->registry.images.size() == 1);
+  CHECK(config->registry.images[0].pull_time == SimDuration(300));
   CHECK(config->timing.container_start == SimDuration(20));
   Result<std::vector<SimNode>> nodes = ResolveNodes(*config);
   REQUIRE(nodes.ok());
@@ -113,12 +114,18 @@ namespace {
 TEST_CASE("runtime config: config/default.yaml's runtime section") {
   const YAML::Node root = YAML::LoadFile(PODFLOW_SOURCE_DIR "/config/default.yaml");
   Result<RuntimeConfig> config = ParseRuntimeConfig(root["runtime"]);
+  INFO(config.status().ToString());
   REQUIRE(config.ok());
   Result<std::vector<SimNode>> nodes = ResolveNodes(*config);
   REQUIRE(nodes.ok());
   CHECK(nodes->size() == 3);
   CHECK(nodes->at(2).capacity.at("memory") == "4Gi");
-  CHECK(ImageCatalog(config->registry).Resolve("nginx:1.14.2"));
+  // The embedded default's registry is open: the docs' images exist.
+  const ImageCatalog catalog(config->registry);
+  CHECK(catalog.Resolve("nginx:1.14.2"));
+  CHECK(catalog.Resolve("registry.k8s.io/busybox"));
+  CHECK(catalog.Resolve("k8s.gcr.io/echoserver:1.4"));
+  CHECK_FALSE(catalog.Resolve("nginx:9.9"));
 }
 
 }  // namespace

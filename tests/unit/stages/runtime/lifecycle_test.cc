@@ -385,6 +385,7 @@ spec:
     CHECK(sim.With("Killing") ==
           std::vector<std::string>{
               "2s Killing Container app failed startup probe, will be restarted"});
+    REQUIRE(sim.With("Unhealthy").size() == 4);  // 0s, 1s, 2s; the new container's first at 2s
     CHECK(
         sim.With("Unhealthy")[0] ==
         "0s Unhealthy Startup probe failed: dial tcp 10.244.1.2:8080: connect: connection refused");
@@ -464,6 +465,92 @@ spec:
   }
 }
 
+TEST_CASE("a restart shows the container that ended until the new one is created") {
+  Sim sim(R"(
+apiVersion: v1
+kind: Pod
+metadata: {name: repull}
+spec:
+  containers: [{name: app, image: busybox, command: ["sh", "-c", "sleep 5; exit 1"]}]
+)");
+  // busybox is :latest, pulled Always: 100ms for each start.
+  sim.Until(5.15);
+  const api::ContainerStatusT& c = sim.app();
+  REQUIRE(c.state->terminated);  // the pull for the restart is under way
+  CHECK(c.state->terminated->exit_code == 1);
+  CHECK(c.restart_count == 0);
+  CHECK(sim.status().phase == api::PodPhase::Running);
+  sim.Until(5.2);
+  CHECK(sim.app().state->running);
+  CHECK(sim.app().restart_count == 1);
+  CHECK(sim.app().last_state->terminated->exit_code == 1);
+}
+
+TEST_CASE("a liveness failure under restartPolicy Never kills for good; a sidecar's says Init container") {
+  SECTION("Never") {
+    Sim sim(R"(
+apiVersion: v1
+kind: Pod
+metadata:
+  name: once
+  annotations: {podflow.io/behavior: "{livenessFailAfter: 10s}"}
+spec:
+  restartPolicy: Never
+  containers:
+  - name: app
+    image: nginx:1.14.2
+    livenessProbe: {tcpSocket: {port: 80}, periodSeconds: 5, failureThreshold: 1}
+)");
+    sim.Until(60);
+    CHECK(sim.With("Killing") == std::vector<std::string>{"10s Killing Container app failed liveness probe"});
+    CHECK(sim.status().phase == api::PodPhase::Succeeded);  // nginx exits 0 on SIGTERM
+    CHECK(sim.app().restart_count == 0);
+  }
+  SECTION("sidecar") {
+    Sim sim(R"(
+apiVersion: v1
+kind: Pod
+metadata:
+  name: side
+  annotations: {behavior.podflow.io/proxy: "{livenessFailAfter: 10s}"}
+spec:
+  initContainers:
+  - name: proxy
+    image: nginx:1.14.2
+    restartPolicy: Always
+    livenessProbe: {tcpSocket: {port: 80}, periodSeconds: 5, failureThreshold: 1}
+  containers: [{name: app, image: nginx:1.14.2}]
+)");
+    sim.Until(10);
+    CHECK(sim.With("Killing") ==
+          std::vector<std::string>{"10s Killing Init container proxy failed liveness probe"});
+    CHECK(sim.init().restart_count == 1);
+  }
+}
+
+TEST_CASE("sidecars stop one after the other, the last started first") {
+  Sim sim(R"(
+apiVersion: v1
+kind: Pod
+metadata: {name: two-sidecars}
+spec:
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 3
+  initContainers:
+  - {name: first, image: busybox:1.28, restartPolicy: Always, command: ["sleep", "infinity"]}
+  - {name: second, image: busybox:1.28, restartPolicy: Always, command: ["sleep", "infinity"]}
+  containers: [{name: main, image: busybox:1.28, command: ["sleep", "10"]}]
+)");
+  sim.Until(100);
+  // sleep ignores SIGTERM: each waits out the grace period before the next is signalled.
+  CHECK(sim.With("Killing") == std::vector<std::string>{"10s Killing Stopping container second",
+                                                        "13s Killing Stopping container first"});
+  CHECK(sim.init(0).state->terminated->finished_at == "2024-05-01T12:00:16Z");
+  CHECK(sim.init(1).state->terminated->finished_at == "2024-05-01T12:00:13Z");
+  CHECK(sim.status().phase == api::PodPhase::Succeeded);
+  CHECK_FALSE(sim.runner->due());
+}
+
 TEST_CASE("an invalid behaviour annotation: CreateContainerConfigError naming it") {
   Sim sim(R"(
 apiVersion: v1
@@ -518,6 +605,169 @@ spec:
   CHECK(value("SERVICE_ADDRESS") == "https://172.17.0.1:80");
   CHECK(value("ESCAPED_REFERENCE") == "$(PROTOCOL)://172.17.0.1:80");
   CHECK(value("HOSTNAME") == "dependent-envars-demo");
+  // $(VAR) names only the container's env: HOSTNAME is the runtime's.
+  api::PodT other = pod;
+  other.spec->containers[0]->env[0]->value = "$(HOSTNAME)";
+  const EnvList kubelet_env = KubeletEnv(*other.spec->containers[0]);
+  CHECK(kubelet_env[0] == std::make_pair(std::string("SERVICE_PORT"), std::string("$(HOSTNAME)")));
+  // The container's own HOME wins.
+  other.spec->containers[0]->env[1]->name = "HOME";
+  other.spec->containers[0]->env[1]->value = "/data";
+  const EnvList process = ContainerEnv(other, *other.spec->containers[0]);
+  CHECK(ReadCommand({"printenv", "HOME"}, process).behavior.logs == std::vector<std::string>{"/data"});
+}
+
+TEST_CASE("expansions feeding each other stay bounded") {
+  api::PodT pod = *PodFromYaml(R"yaml(
+apiVersion: v1
+kind: Pod
+metadata: {name: bomb}
+spec:
+  containers: [{name: c, image: busybox}]
+)yaml");
+  auto& env = pod.spec->containers[0]->env;
+  std::string previous = "A";
+  for (int i = 0; i < 40; ++i) {
+    auto e = std::make_unique<api::EnvVarT>();
+    e->name = "V" + std::to_string(i);
+    e->value = i == 0 ? std::string(1000, 'x') : "$(" + previous + ")$(" + previous + ")";
+    previous = e->name;
+    env.push_back(std::move(e));
+  }
+  size_t bytes = 0;
+  for (const auto& [k, v] : KubeletEnv(*pod.spec->containers[0])) bytes += v.size();
+  CHECK(bytes <= 2 * 1024 * 1024);
+
+}
+
+}  // namespace
+}  // namespace podflow::runtime
+
+namespace podflow::runtime {
+namespace {
+
+TEST_CASE("a deleted pod stops gracefully: preStop, SIGTERM, SIGKILL at the grace period") {
+  SECTION("nginx takes SIGTERM and exits at once") {
+    Sim sim(R"(
+apiVersion: v1
+kind: Pod
+metadata: {name: web}
+spec:
+  containers: [{name: nginx, image: nginx:1.14.2}]
+)");
+    sim.Until(1);
+    sim.runner->Terminate(sim.t0 + SimDuration(1000), SimDuration(30'000));
+    sim.Until(1);
+    CHECK(sim.With("Killing") == std::vector<std::string>{"1s Killing Stopping container nginx"});
+    REQUIRE(sim.app().state->terminated);
+    CHECK(sim.app().state->terminated->exit_code == 0);
+    CHECK_FALSE(sim.runner->due());
+    CHECK(model::ContainersStopped(sim.status()));
+  }
+  SECTION("a pod that already completed reports once more, for its removal") {
+    Sim sim(R"(
+apiVersion: v1
+kind: Pod
+metadata: {name: done}
+spec:
+  restartPolicy: Never
+  containers: [{name: app, image: busybox:1.28, command: ["true"]}]
+)");
+    sim.Until(1);
+    REQUIRE_FALSE(sim.runner->due());
+    sim.runner->Terminate(sim.t0 + SimDuration(2000), SimDuration(30'000));
+    REQUIRE(sim.runner->due() == sim.t0 + SimDuration(2000));
+    const model::Report last = sim.runner->Step();
+    CHECK(model::ContainersStopped(last.status));
+    CHECK(last.status.phase == api::PodPhase::Succeeded);
+    CHECK_FALSE(sim.runner->due());
+  }
+  SECTION("sleep ignores SIGTERM: SIGKILL when the grace period ends") {
+    Sim sim(R"(
+apiVersion: v1
+kind: Pod
+metadata: {name: sleeper}
+spec:
+  terminationGracePeriodSeconds: 5
+  containers: [{name: app, image: busybox:1.28, command: ["sleep", "3600"]}]
+)");
+    sim.Until(0);
+    sim.runner->Terminate(sim.t0, SimDuration(5000));
+    sim.Until(4.9);
+    CHECK(sim.app().state->running);
+    sim.Until(5);
+    CHECK(sim.app().state->terminated->exit_code == 137);
+    CHECK(sim.app().state->terminated->reason == "Error");
+  }
+  SECTION("a preStop hook runs first, within the grace period") {
+    Sim sim(R"(
+apiVersion: v1
+kind: Pod
+metadata: {name: hooked}
+spec:
+  containers:
+  - name: web
+    image: nginx:1.14.2
+    lifecycle: {preStop: {sleep: {seconds: 5}}}
+  - name: slow
+    image: nginx:1.14.2
+    lifecycle: {preStop: {exec: {command: ["sh", "-c", "sleep 60"]}}}
+)");
+    sim.Until(0);
+    sim.runner->Terminate(sim.t0, SimDuration(30'000));
+    sim.Until(5);
+    CHECK(sim.app(0).state->terminated->exit_code == 0);
+    CHECK(sim.app(0).state->terminated->finished_at == "2024-05-01T12:00:05Z");
+    CHECK(sim.app(1).state->running);
+    sim.Until(30);
+    CHECK(sim.app(1).state->terminated->exit_code == 137);  // the hook outlasted the grace period
+  }
+  SECTION("sidecars stop after the app containers; nothing waiting starts") {
+    Sim sim(R"(
+apiVersion: v1
+kind: Pod
+metadata: {name: mixed}
+spec:
+  initContainers:
+  - {name: proxy, image: nginx:1.14.2, restartPolicy: Always}
+  containers:
+  - {name: app, image: nginx:1.14.2, lifecycle: {preStop: {sleep: {seconds: 2}}}}
+  - {name: broken, image: "nginx:nope"}
+)");
+    sim.Until(0);
+    CHECK(WaitingReason(sim.app(1)) == "ErrImagePull");
+    sim.runner->Terminate(sim.t0, SimDuration(30'000));
+    sim.Until(0);
+    CHECK(sim.app(1).state->terminated);  // never started: ends where it is
+    CHECK(sim.init().state->running);
+    sim.Until(2);
+    CHECK(sim.With("Killing") == std::vector<std::string>{"0s Killing Stopping container app",
+                                                          "2s Killing Stopping container proxy"});
+    CHECK(sim.init().state->terminated);
+    CHECK(model::ContainersStopped(sim.status()));
+    CHECK_FALSE(sim.runner->due());
+  }
+}
+
+TEST_CASE("activeDeadlineSeconds: DeadlineExceeded, the pod Failed") {
+  Sim sim(R"(
+apiVersion: v1
+kind: Pod
+metadata: {name: bounded}
+spec:
+  activeDeadlineSeconds: 10
+  containers: [{name: app, image: nginx:1.14.2}]
+)");
+  sim.Until(9);
+  CHECK(sim.status().phase == api::PodPhase::Running);
+  sim.Until(10);
+  CHECK(sim.With("DeadlineExceeded") ==
+        std::vector<std::string>{"10s DeadlineExceeded Pod was active on the node longer than the specified deadline"});
+  CHECK(sim.status().phase == api::PodPhase::Failed);
+  CHECK(sim.status().reason == "DeadlineExceeded");
+  CHECK(sim.status().message == "Pod was active on the node longer than the specified deadline");
+  CHECK(sim.app().state->terminated);
+  CHECK_FALSE(sim.runner->due());
 }
 
 }  // namespace

@@ -267,5 +267,78 @@ TEST_CASE("pod IP exhaustion reports FailedCreatePodSandBox and retries") {
   CHECK(second.Step().status.pod_ip == "10.244.9.2");
 }
 
+
+TEST_CASE("a malformed image reference: InvalidImageName, in kubelet's words") {
+  Fixture f;
+  PodRunner runner(Assign(PodBuilder("bad").Container("c", "busyBOX")), f.node.get(), f.clock.now);
+  const model::Report r = runner.Step();
+  REQUIRE(Reasons(r) == std::vector<std::string>{"InspectFailed", "Failed"});
+  const std::string why =
+      "Failed to apply default image tag \"busyBOX\": couldn't parse image name \"busyBOX\": invalid "
+      "reference format: repository name (library/busyBOX) must be lowercase";
+  CHECK(r.events[0].type == "Warning");
+  CHECK(r.events[0].message == why);
+  CHECK(r.events[1].message == "Error: InvalidImageName");
+  CHECK(WaitingReason(*r.status.container_statuses[0]) == "InvalidImageName");
+  CHECK(r.status.container_statuses[0]->state->waiting->message == why);
+  CHECK_FALSE(runner.due());
+}
+
+TEST_CASE("an open registry pulls any well-formed image; pulls may run in parallel") {
+  model::RegistryConfig registry;
+  registry.open = true;
+  registry.default_size_bytes = 1000;
+  registry.default_pull_time = SimDuration(400);
+  registry.missing = {"example/gone"};
+  ImageCatalog catalog(registry);
+  FakeClock clock;
+  SECTION("serialized (the default): one pull after the other") {
+    RuntimeTiming timing;
+    NodeRuntime node(testing::TestNode(), &catalog, &timing);
+    PodRunner a(Assign(PodBuilder("a").Container("c", "registry.example.com/api:2.3.1")), &node, clock.now);
+    PodRunner b(Assign(PodBuilder("b").Container("c", "fluent/fluent-bit:3.0")), &node, clock.now);
+    a.Step();
+    b.Step();
+    CHECK(*a.due() == clock.now + SimDuration(400));
+    CHECK(*b.due() == clock.now + SimDuration(800));
+    CHECK(a.Step().events[0].message ==
+          "Successfully pulled image \"registry.example.com/api:2.3.1\" in 400ms (400ms including waiting). "
+          "Image size: 1000 bytes.");
+    PodRunner gone(Assign(PodBuilder("g").Container("c", "example/gone:v2")), &node, clock.now);
+    CHECK(WaitingReason(*gone.Step().status.container_statuses[0]) == "ErrImagePull");
+  }
+  SECTION("two at a time") {
+    RuntimeTiming timing;
+    timing.max_parallel_pulls = 2;
+    NodeRuntime node(testing::TestNode(), &catalog, &timing);
+    std::vector<std::unique_ptr<PodRunner>> runners;
+    for (const char* image : {"a/one:1", "a/two:1", "a/three:1"}) {
+      runners.push_back(std::make_unique<PodRunner>(Assign(PodBuilder(std::string("p") + image[2]).Container("c", image)),
+                                                    &node, clock.now));
+      runners.back()->Step();
+    }
+    CHECK(*runners[0]->due() == clock.now + SimDuration(400));
+    CHECK(*runners[1]->due() == clock.now + SimDuration(400));
+    CHECK(*runners[2]->due() == clock.now + SimDuration(800));
+  }
+}
+
+TEST_CASE("runtime config: pull parallelism and back-off are validated as kubelet validates them") {
+  auto parse = [](const char* yaml) { return ParseRuntimeConfig(YAML::Load(yaml)); };
+  CHECK(parse("{serializeImagePulls: false}")->timing.max_parallel_pulls == 0);
+  CHECK(parse("{serializeImagePulls: false, maxParallelImagePulls: 3}")->timing.max_parallel_pulls == 3);
+  CHECK(parse("{}")->timing.max_parallel_pulls == 1);
+  CHECK(parse("{maxParallelImagePulls: 2}").status().message() ==
+        "runtime.maxParallelImagePulls: must be 1 or unset when serializeImagePulls is true");
+  CHECK(parse("{serializeImagePulls: false, maxParallelImagePulls: 0}").status().message() ==
+        "runtime.maxParallelImagePulls: must be at least 1");
+  CHECK(parse("{backOffMillis: 0}").status().message() == "runtime.backOffMillis: must be at least 1");
+  CHECK(parse("{backOffMillis: 500, maxBackOffMillis: 100}").status().message() ==
+        "runtime.maxBackOffMillis: must be at least runtime.backOffMillis (500)");
+  auto timing = parse("{backOffMillis: 500, maxBackOffMillis: 2000}")->timing;
+  CHECK(timing.backoff_initial == SimDuration(500));
+  CHECK(timing.backoff_max == SimDuration(2000));
+}
+
 }  // namespace
 }  // namespace podflow::runtime

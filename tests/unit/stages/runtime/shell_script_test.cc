@@ -72,6 +72,40 @@ TEST_CASE("shell one-liners from the documentation") {
   }
 }
 
+TEST_CASE("set -e ends the script at a failure outside && and || lists") {
+  CHECK(ReadCommand({"sh", "-ec", "false; sleep 10"}, {}).behavior.exit_after == Sec(0));
+  CHECK(ReadCommand({"sh", "-ec", "false; sleep 10"}, {}).behavior.exit_code == 1);
+  CHECK(ReadCommand({"sh", "-e", "-c", "sleep 1; false; sleep 10"}, {}).behavior.exit_after == Sec(1));
+  CHECK(ReadCommand({"sh", "-c", "set -eu; false; sleep 10"}, {}).behavior.exit_code == 1);
+  CHECK(ReadCommand({"sh", "-c", "set -o errexit; false; sleep 10"}, {}).behavior.exit_code == 1);
+  // A failure that an && list goes on from does not end it.
+  ScriptReading r = ReadCommand({"sh", "-ec", "false && echo no; sleep 2"}, {});
+  CHECK(r.behavior.exit_after == Sec(2));
+  CHECK(r.behavior.exit_code == 0);
+  CHECK(ReadCommand({"sh", "-c", "false; sleep 10"}, {}).behavior.exit_after == Sec(10));
+}
+
+TEST_CASE("hostile command lines cost bounded work") {
+  // Doubling a variable forty times.
+  std::string script = "A=xxxxxxxxxxxxxxxx";
+  for (int i = 0; i < 40; ++i) script += "; A=$A$A";
+  script += "; echo $A; sleep 1";
+  ScriptReading doubled = ReadCommand({"sh", "-c", script}, {});
+  CHECK_FALSE(doubled.behavior.exit_after);  // not read past the bound
+  // Sleeps that add up past any clock.
+  std::string sleeps = "sleep";
+  for (int i = 0; i < 200; ++i) sleeps += " 999999999d";
+  CHECK(ReadCommand({"sh", "-c", sleeps}, {}).behavior.exit_after == kNever);
+  CHECK(ParseSleep("1e300") == kNever);
+  // Past 64 KiB a command line is not read at all.
+  std::string echoes;
+  for (int i = 0; i < 100'000; ++i) echoes += "echo aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa;";
+  CHECK(ReadCommand({"sh", "-c", echoes}, {}).behavior.empty());
+  std::string some;
+  for (int i = 0; i < 1000; ++i) some += "echo " + std::string(50, 'a') + ";";
+  CHECK(ReadCommand({"sh", "-c", some}, {}).behavior.logs->size() == 1000);
+}
+
 TEST_CASE("printenv prints the environment") {
   const EnvList env = {{"HOSTNAME", "demo"}, {"DEMO_GREETING", "Hello from the environment"}};
   ScriptReading all = ReadCommand({"printenv"}, env);
