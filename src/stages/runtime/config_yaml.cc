@@ -155,6 +155,8 @@ Status ParseInto(const YAML::Node& runtime, RuntimeConfig* c) {
   // kubelet's validation of the pair.
   if (max_parallel) {
     if (*max_parallel < 1) return Status::Invalid("runtime.maxParallelImagePulls: must be at least 1");
+    // Each allowed pull is a slot per node: podflow's own bound.
+    if (*max_parallel > 1000) return Status::Invalid("runtime.maxParallelImagePulls: must be at most 1000");
     if (serialize.value_or(true) && *max_parallel != 1) {
       return Status::Invalid(
           "runtime.maxParallelImagePulls: must be 1 or unset when serializeImagePulls is true");

@@ -7,7 +7,8 @@ namespace {
 
 using model::kNever;
 
-constexpr size_t kMaxEnvBytes = 1024 * 1024;  // a container's expanded environment
+constexpr size_t kMaxEnvBytes = 1024 * 1024;        // a container's expanded environment
+constexpr size_t kMaxExpansionBytes = 1024 * 1024;  // one expanded value
 
 const std::string* Annotation(const api::PodT& pod, std::string_view key) {
   if (pod.metadata == nullptr) return nullptr;
@@ -108,7 +109,9 @@ const char* ProbeName(ProbeKind kind) {
 
 std::string ExpandKubeVars(std::string_view text, const EnvList& env) {
   std::string out;
+  if (text.find('$') == std::string_view::npos) return std::string(text);
   for (size_t i = 0; i < text.size(); ++i) {
+    if (out.size() > kMaxExpansionBytes) return std::string(text);  // kept as written
     if (text[i] != '$' || i + 1 >= text.size()) {
       out += text[i];
       continue;

@@ -57,7 +57,8 @@ namespace podflow::runtime {
 
 // kubelet's $(VAR) expansion: "$(NAME)" becomes NAME's value when `env`
 // defines it and stays as written when not; "$$" is a literal "$" (so
-// "$$(NAME)" is "$(NAME)"); any other "$" stays.
+// "$$(NAME)" is "$(NAME)"); any other "$" stays. A text whose expansion
+// would pass 1 MiB is kept as written.
 std::string ExpandKubeVars(std::string_view text, const EnvList& env);
 
 // The container's `env` as kubelet makes it: in order, each value's $(VAR)

@@ -153,6 +153,10 @@ std::optional<int64_t> MemoryLimit(const api::ContainerT& c) {
   return std::nullopt;
 }
 
+// A grace period past this (about 30 years) is taken as this: time sums stay
+// far from overflow.
+constexpr int64_t kMaxGraceSeconds = 1'000'000'000;
+
 // kubelet reads at most 4096 bytes of a container's termination message.
 constexpr size_t kMaxTerminationMessage = 4096;
 
@@ -263,9 +267,10 @@ void PodRunner::Restart(Box& box, SimTime t) {
 
 SimDuration PodRunner::GracePeriod(const api::ProbeT* probe) const {
   if (probe != nullptr && probe->termination_grace_period_seconds) {
-    return SimDuration(*probe->termination_grace_period_seconds * 1000);
+    return SimDuration(std::clamp<int64_t>(*probe->termination_grace_period_seconds, 0, kMaxGraceSeconds) * 1000);
   }
-  return SimDuration(spec_.termination_grace_period_seconds.value_or(30) * 1000);
+  return SimDuration(std::clamp<int64_t>(spec_.termination_grace_period_seconds.value_or(30), 0, kMaxGraceSeconds) *
+                     1000);
 }
 
 void PodRunner::Kill(Box& box, SimTime t, bool restart, const api::ProbeT* probe) {

@@ -287,6 +287,7 @@ void PodRunner::StopNextSidecar(SimTime t) {
 }
 
 void PodRunner::AdvanceCursor(const Box& from, SimTime t) {
+  if (terminating_) return;  // a deleted pod starts nothing more
   // A retry of a container already passed.
   if (cursor_ >= boxes_.size() || &boxes_[cursor_] != &from) return;
   ++cursor_;
@@ -318,7 +319,11 @@ void PodRunner::Terminate(SimTime now, SimDuration grace) {
     box.restarting = false;
     api::ContainerStateT& state = *box.status->state;
     if (state.running) {
-      if (box.sidecar || box.stop_at) continue;  // sidecars stop last; a kill under way goes on
+      if (box.sidecar) {
+        box.probes.clear();  // kubelet stops probing a pod it is killing
+        continue;            // sidecars stop last
+      }
+      if (box.stop_at) continue;  // a kill under way goes on
       Event(now, "Normal", kubelet_text::kKilling, kubelet_text::StoppingContainer(box.spec->name),
             box.field_path);
       const SimDuration hook = PreStopTime(box);

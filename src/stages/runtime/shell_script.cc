@@ -234,6 +234,17 @@ class Reader {
     return value == nullptr ? "" : *value;
   }
 
+  // A variable set by the script replaces its value in place.
+  void Set(std::string name, std::string value) {
+    for (auto it = env_.rbegin(); it != env_.rend(); ++it) {
+      if (it->first == name) {
+        it->second = std::move(value);
+        return;
+      }
+    }
+    env_.emplace_back(std::move(name), std::move(value));
+  }
+
   const std::string* Find(std::string_view name) const {
     for (auto it = env_.rbegin(); it != env_.rend(); ++it) {
       if (it->first == name) return &it->second;
@@ -299,7 +310,7 @@ class Reader {
            std::all_of(w[first].begin(), w[first].begin() + static_cast<long>(w[first].find('=')),
                        IsNameChar)) {
       const size_t eq = w[first].find('=');
-      env_.emplace_back(w[first].substr(0, eq), w[first].substr(eq + 1));
+      Set(w[first].substr(0, eq), w[first].substr(eq + 1));
       ++first;
     }
     if (first == w.size()) {
@@ -379,7 +390,7 @@ class Reader {
         program == "cd") {
       for (size_t i = 1; program == "export" && i < args.size(); ++i) {
         if (const size_t eq = args[i].find('='); eq != std::string::npos && eq > 0) {
-          env_.emplace_back(args[i].substr(0, eq), args[i].substr(eq + 1));
+          Set(args[i].substr(0, eq), args[i].substr(eq + 1));
         }
       }
       code_ = 0;

@@ -772,3 +772,38 @@ spec:
 
 }  // namespace
 }  // namespace podflow::runtime
+
+namespace podflow::runtime {
+namespace {
+
+TEST_CASE("a pod deleted while an init container runs starts nothing more") {
+  Sim sim(R"(
+apiVersion: v1
+kind: Pod
+metadata:
+  name: init-then-app
+  annotations: {behavior.podflow.io/setup: "{exitAfter: 30s}"}
+spec:
+  initContainers: [{name: setup, image: nginx:1.14.2}]
+  containers: [{name: app, image: nginx:1.14.2}]
+)");
+  sim.Until(5);
+  sim.runner->Terminate(sim.t0 + SimDuration(5000), SimDuration(30'000));
+  sim.Until(100);
+  CHECK(sim.init().state->terminated);
+  CHECK(sim.app().state->terminated);  // never started
+  CHECK(sim.With("Started").size() == 1);
+  CHECK(model::ContainersStopped(sim.status()));
+  CHECK_FALSE(sim.runner->due());
+}
+
+TEST_CASE("$(VAR) fan-out past 1 MiB is kept as written") {
+  const EnvList env = {{"A", std::string(500'000, 'a')}};
+  std::string text;
+  for (int i = 0; i < 1000; ++i) text += "$(A)";
+  CHECK(ExpandKubeVars(text, env) == text);
+  CHECK(ExpandKubeVars("$(A)$(A)", env).size() == 1'000'000);
+}
+
+}  // namespace
+}  // namespace podflow::runtime
