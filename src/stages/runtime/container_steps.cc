@@ -42,7 +42,7 @@ void PodRunner::EnsureImage(Box& box, SimTime t) {
     if (!box.init) AdvanceCursor(box, t);
     return;
   }
-  const std::optional<ResolvedImage> image = node_->catalog().Resolve(image_ref);
+  const std::optional<ResolvedImage>& image = box.image;
   const bool present = image && node_->HasImage(image->canonical, t);
   const api::PullPolicy policy = EffectivePolicy(*box.spec);
   if (present && policy != api::PullPolicy::Always) {
@@ -122,7 +122,7 @@ void PodRunner::Create(Box& box, SimTime t) {
     }
     box.status->restart_count += 1;
   }
-  const ResolvedImage image = *node_->catalog().Resolve(box.spec->image);
+  const ResolvedImage& image = *box.image;
   box.status->image = image.canonical;
   box.status->image_id = image.image_id;
   box.status->container_id =

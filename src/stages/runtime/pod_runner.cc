@@ -23,11 +23,6 @@ std::unique_ptr<api::ContainerStatusT> InitialStatus(const api::ContainerT& c, c
   return s;
 }
 
-ContainerPlan PlanFor(const api::PodT& pod, const api::ContainerT& c, const ImageCatalog& catalog) {
-  const std::optional<ResolvedImage> image = catalog.Resolve(c.image);
-  return PlanContainer(pod, c, image ? &*image : nullptr);
-}
-
 }  // namespace
 
 PodRunner::PodRunner(PodAssignment assignment, NodeRuntime* node, SimTime now)
@@ -51,7 +46,6 @@ PodRunner::PodRunner(PodAssignment assignment, NodeRuntime* node, SimTime now)
     box.sidecar = model::IsRestartableInitContainer(*c);
     box.field_path = "spec.initContainers{" + c->name + "}";
     box.status = status_.init_container_statuses.back().get();
-    box.plan = PlanFor(*assignment_.pod, *c, node_->catalog());
   }
   for (const auto& c : spec_.containers) {
     status_.container_statuses.push_back(
@@ -60,7 +54,11 @@ PodRunner::PodRunner(PodAssignment assignment, NodeRuntime* node, SimTime now)
     box.spec = c.get();
     box.field_path = "spec.containers{" + c->name + "}";
     box.status = status_.container_statuses.back().get();
-    box.plan = PlanFor(*assignment_.pod, *c, node_->catalog());
+  }
+  // The catalog does not change: each image is resolved once.
+  for (Box& box : boxes_) {
+    box.image = node_->catalog().Resolve(box.spec->image);
+    box.plan = PlanContainer(*assignment_.pod, *box.spec, box.image ? &*box.image : nullptr);
   }
   sandbox_due_ = now;
   if (spec_.active_deadline_seconds && *spec_.active_deadline_seconds > 0) {
@@ -207,7 +205,7 @@ void PodRunner::RunStage(Box& box, SimTime t) {
       Event(t, "Normal", kubelet_text::kPulled,
             kubelet_text::SuccessfullyPulled(box.spec->image, box.pulling,
                                              box.pull_done - box.pull_asked,
-                                             node_->catalog().Resolve(box.spec->image)->size_bytes),
+                                             box.image->size_bytes),
             box.field_path);
       Create(box, t);
       break;

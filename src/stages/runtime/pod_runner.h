@@ -107,6 +107,7 @@ class PodRunner {
     bool sidecar = false;
     std::string field_path;
     api::ContainerStatusT* status = nullptr;  // inside status_
+    std::optional<ResolvedImage> image;  // the catalog's answer for spec->image; nullopt: it has none
     ContainerPlan plan;
     Stage stage = Stage::kIdle;
     std::optional<SimTime> due;  // of `stage`
