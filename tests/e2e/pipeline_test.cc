@@ -355,6 +355,85 @@ spec:
                       [](const std::string& e) { return e.rfind("Normal Started:", 0) == 0; }) >= 2);
 }
 
+TEST_CASE("A Secret or ConfigMap that does not exist yet: CreateContainerConfigError and FailedMount until it does", "[e2e]") {
+  Pipeline pipeline(false);
+  pipeline.StartAll();
+  auto results = pipeline.Submit(R"yaml(apiVersion: v1
+kind: Pod
+metadata: {name: secret-env}
+spec:
+  containers:
+  - name: app
+    image: busybox:1.28
+    command: ["sh", "-c", "echo $SECRET_USERNAME; sleep 3600"]
+    env:
+    - name: SECRET_USERNAME
+      valueFrom:
+        secretKeyRef: {name: mysecret, key: username}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: config-vol}
+spec:
+  containers:
+  - name: app
+    image: busybox:1.28
+    command: ["sleep", "3600"]
+    volumeMounts: [{name: config-volume, mountPath: /etc/config}]
+  volumes:
+  - name: config-volume
+    configMap: {name: special-config}
+)yaml");
+  REQUIRE(results.size() == 2);
+  for (const auto& r : results) CHECK(r.first.empty());
+  auto waiting_is = [](const std::string& reason) {
+    return [reason](const api::Pod& p) {
+      const auto* statuses = p.status() ? p.status()->container_statuses() : nullptr;
+      if (statuses == nullptr || statuses->size() != 1) return false;
+      const api::ContainerStatus* c = statuses->Get(0);
+      return c->state() && c->state()->waiting() && c->state()->waiting()->reason() &&
+             c->state()->waiting()->reason()->str() == reason;
+    };
+  };
+  INFO(pipeline.Logs());
+  REQUIRE(pipeline.PodReaches("secret-env", waiting_is("CreateContainerConfigError")));
+  const auto mount_failed = [&pipeline] {
+    for (const std::string& e : pipeline.EventsFor("default", "config-vol")) {
+      if (e == "Warning FailedMount: MountVolume.SetUp failed for volume \"config-volume\" : configmap "
+               "\"special-config\" not found")
+        return true;
+    }
+    return false;
+  };
+  for (int i = 0; i < 100 && !mount_failed(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  CHECK(mount_failed());
+  const std::string podflow = Pipeline::Program("podflow");
+  auto [code, listed] = RunCommand({podflow, "get", "pods", "--config", pipeline.config()}, pipeline.dir());
+  INFO(listed);
+  CHECK(code == 0);
+  CHECK_THAT(listed, Catch::Matches("(.|\n)*\nsecret-env +0/1 +CreateContainerConfigError +0 +[0-9]+s(.|\n)*"));
+  CHECK_THAT(listed, Catch::Matches("(.|\n)*\nconfig-vol +0/1 +ContainerCreating +0 +[0-9]+s(.|\n)*"));
+  std::vector<std::string> events = pipeline.EventsFor("default", "secret-env");
+  CHECK(std::count(events.begin(), events.end(), "Warning Failed: Error: secret \"mysecret\" not found") >= 1);
+
+  // Once they exist, both pods start (the next sync, the next mount try).
+  results = pipeline.Submit(R"yaml(apiVersion: v1
+kind: Secret
+metadata: {name: mysecret}
+type: Opaque
+stringData: {username: my-app}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: special-config}
+data: {SPECIAL_LEVEL: very}
+)yaml");
+  REQUIRE(results.size() == 2);
+  for (const auto& r : results) CHECK(r.first.empty());
+  CHECK(pipeline.PodReaches("secret-env", Pipeline::Running));
+  CHECK(pipeline.PodReaches("config-vol", Pipeline::Running));
+}
+
 TEST_CASE("A Node created with the publisher is adopted; a pod naming it skips scheduling", "[e2e]") {
   Pipeline pipeline(false);
   pipeline.StartAll();

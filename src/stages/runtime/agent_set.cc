@@ -11,7 +11,7 @@ Status NodeAgentSet::AddNode(SimNode node) {
   }
   std::string name = node.name;
   nodes_.emplace(std::move(name),
-                 std::make_unique<NodeRuntime>(std::move(node), catalog_, &timing_));
+                 std::make_unique<NodeRuntime>(std::move(node), catalog_, &timing_, &sources_));
   return Status::Ok();
 }
 

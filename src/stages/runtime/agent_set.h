@@ -65,6 +65,11 @@ class NodeAgentSet {
   // the work was scheduled in); one report per pod step.
   std::vector<model::Report> Advance(SimTime now);
 
+  // The ConfigMaps and Secrets every node's pods read (the stage keeps
+  // them current; a change is seen at the next container creation or
+  // volume set-up, as kubelet's watch-based managers see it).
+  ConfigSources& sources() { return sources_; }
+
   size_t node_count() const { return nodes_.size(); }
   size_t pod_count() const { return pods_.size() + adopted_.size(); }
   // The runner of a pod, or nullptr (for inspection and tests).
@@ -93,6 +98,7 @@ class NodeAgentSet {
 
   const ImageCatalog* catalog_;
   RuntimeTiming timing_;
+  ConfigSources sources_;
   std::unordered_map<std::string, std::unique_ptr<NodeRuntime>> nodes_;
   std::unordered_map<std::string, Hosted> pods_;
   struct Adopted {

@@ -69,6 +69,9 @@ struct RuntimeTiming {
   // kubelet's back-off, for image pulls and container restarts alike.
   SimDuration backoff_initial{10'000};  // 10s ...
   SimDuration backoff_max{300'000};     // ... doubling up to 300s
+  // kubelet's pod worker after a failed sync (a container whose config
+  // cannot be made): it syncs the pod again this much later.
+  SimDuration sync_retry{10'000};
 };
 
 struct RuntimeConfig {

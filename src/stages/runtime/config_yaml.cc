@@ -151,7 +151,8 @@ Status ParseInto(const YAML::Node& runtime, RuntimeConfig* c) {
         }},
        {"maxParallelImagePulls", [&](auto& n, auto& p) { return ReadInt(n, p, &max_parallel.emplace()); }},
        {"backOffMillis", [&](auto& n, auto& p) { return ReadMillis(n, p, &t.backoff_initial); }},
-       {"maxBackOffMillis", [&](auto& n, auto& p) { return ReadMillis(n, p, &t.backoff_max); }}}));
+       {"maxBackOffMillis", [&](auto& n, auto& p) { return ReadMillis(n, p, &t.backoff_max); }},
+       {"syncRetryMillis", [&](auto& n, auto& p) { return ReadMillis(n, p, &t.sync_retry); }}}));
   // kubelet's validation of the pair.
   if (max_parallel) {
     if (*max_parallel < 1) return Status::Invalid("runtime.maxParallelImagePulls: must be at least 1");
@@ -168,6 +169,7 @@ Status ParseInto(const YAML::Node& runtime, RuntimeConfig* c) {
     return Status::Invalid("runtime.maxBackOffMillis: must be at least runtime.backOffMillis (" +
                            std::to_string(t.backoff_initial.count()) + ")");
   }
+  if (t.sync_retry.count() < 1) return Status::Invalid("runtime.syncRetryMillis: must be at least 1");
   if (!type.empty() && type != "simulated") {
     return Status::Invalid("runtime.type: Unsupported value: \"" + type +
                            "\": supported values: \"simulated\"");

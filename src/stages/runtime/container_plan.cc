@@ -7,7 +7,6 @@ namespace {
 
 using model::kNever;
 
-constexpr size_t kMaxEnvBytes = 1024 * 1024;        // a container's expanded environment
 constexpr size_t kMaxExpansionBytes = 1024 * 1024;  // one expanded value
 
 const std::string* Annotation(const api::PodT& pod, std::string_view key) {
@@ -141,41 +140,21 @@ std::string ExpandKubeVars(std::string_view text, const EnvList& env) {
   return out;
 }
 
-EnvList KubeletEnv(const api::ContainerT& c) {
-  EnvList env;
-  size_t bytes = 0;
-  for (const auto& e : c.env) {
-    if (e == nullptr || e->value_from != nullptr) continue;
-    std::string value = ExpandKubeVars(e->value, env);
-    // Expansions feeding each other can double at every step; past the
-    // bound a value is kept as written.
-    bytes += value.size();
-    if (bytes > kMaxEnvBytes) {
-      bytes -= value.size();
-      value = e->value;
-      bytes += value.size();
-    }
-    env.emplace_back(e->name, std::move(value));
-  }
-  return env;
-}
-
-EnvList ContainerEnv(const api::PodT& pod, const api::ContainerT& c) {
+EnvList ContainerEnv(const api::PodT& pod, const EnvList& kubelet_env) {
   const std::string hostname = pod.spec && !pod.spec->hostname.empty() ? pod.spec->hostname
                                : pod.metadata                           ? pod.metadata->name
                                                                         : "";
   EnvList env = {{"PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"},
                  {"HOSTNAME", hostname},
                  {"HOME", "/root"}};
-  for (auto& e : KubeletEnv(c)) env.push_back(std::move(e));
+  env.insert(env.end(), kubelet_env.begin(), kubelet_env.end());
   return env;
 }
 
 ContainerPlan PlanContainer(const api::PodT& pod, const api::ContainerT& c,
-                            const model::ResolvedImage* image) {
+                            const model::ResolvedImage* image, const EnvList& kubelet_env) {
   ContainerPlan plan;
-  const EnvList env = ContainerEnv(pod, c);
-  const EnvList kubelet_env = KubeletEnv(c);  // what $(VAR) in the command may name
+  const EnvList env = ContainerEnv(pod, kubelet_env);
   std::vector<std::string> argv;
   for (const auto& s : c.command) argv.push_back(ExpandKubeVars(s, kubelet_env));
   for (const auto& s : c.args) argv.push_back(ExpandKubeVars(s, kubelet_env));

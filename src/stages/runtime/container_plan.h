@@ -36,11 +36,12 @@ struct ContainerPlan {
   std::string config_error;
 };
 
-// Merges, for container `c` of `pod`: what its command reads as, the
-// catalog's behaviour for its image (`image` may be null), the pod's and
-// the container's behaviour annotations.
+// Merges, for container `c` of `pod`: what its command reads as (after
+// $(VAR) expansion against `kubelet_env`, its KubeletEnv), the catalog's
+// behaviour for its image (`image` may be null), the pod's and the
+// container's behaviour annotations.
 ContainerPlan PlanContainer(const api::PodT& pod, const api::ContainerT& c,
-                            const model::ResolvedImage* image);
+                            const model::ResolvedImage* image, const EnvList& kubelet_env);
 
 // The spans in which `probe` of kind `kind` fails, in time order.
 std::vector<FailSpan> FailSpans(const ContainerPlan& plan, ProbeKind kind,
@@ -61,14 +62,9 @@ namespace podflow::runtime {
 // would pass 1 MiB is kept as written.
 std::string ExpandKubeVars(std::string_view text, const EnvList& env);
 
-// The container's `env` as kubelet makes it: in order, each value's $(VAR)
-// expanded against the ones before it (a value whose expansion would grow
-// the environment past 1 MiB is kept as written). Only literal values so
-// far (valueFrom comes with ConfigMaps and Secrets).
-EnvList KubeletEnv(const api::ContainerT& c);
-
 // The process's environment: PATH, HOSTNAME and HOME as the runtime sets
-// them, then KubeletEnv (which may override them).
-EnvList ContainerEnv(const api::PodT& pod, const api::ContainerT& c);
+// them, then `kubelet_env` (the container's KubeletEnv, pod_config.h),
+// which may override them.
+EnvList ContainerEnv(const api::PodT& pod, const EnvList& kubelet_env);
 
 }  // namespace podflow::runtime

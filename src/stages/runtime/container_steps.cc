@@ -105,13 +105,27 @@ void PodRunner::ShowBackOff(Box& box, SimTime t) {
 }
 
 void PodRunner::Create(Box& box, SimTime t) {
-  if (!box.plan.config_error.empty()) {
-    // kubelet cannot make the container's config: it is not created.
-    Event(t, "Warning", text::kFailed, text::Error(box.plan.config_error), box.field_path);
-    SetWaiting(box, text::kCreateContainerConfigError, box.plan.config_error);
-    box.stage = Stage::kIdle;
+  const PodFacts facts{status_.pod_ip, node_->host_ip(), &node_->node().capacity};
+  Result<EnvList> env = KubeletEnv(*assignment_.pod, *box.spec, facts, node_->sources());
+  if (env.ok()) {
+    box.plan = PlanContainer(*assignment_.pod, *box.spec, box.image ? &*box.image : nullptr, *env);
+  }
+  const std::string& config_error = env.ok() ? box.plan.config_error : env.status().message();
+  if (!config_error.empty()) {
+    // kubelet cannot make the container's config: it is not created. A
+    // missing source may appear: the pod's next sync tries again (the
+    // image check first, as kubelet's start of a container does); a bad
+    // behaviour annotation cannot change.
+    Event(t, "Warning", text::kFailed, text::Error(config_error), box.field_path);
+    SetWaiting(box, text::kCreateContainerConfigError, config_error);
+    box.stage = env.ok() ? Stage::kIdle : Stage::kEnsureImage;
+    if (!env.ok()) box.due = t + node_->timing().sync_retry;
     if (!box.init) AdvanceCursor(box, t);
     return;
+  }
+  const api::LifecycleT* lifecycle = box.spec->lifecycle.get();
+  if (lifecycle && lifecycle->pre_stop && lifecycle->pre_stop->exec) {
+    box.hook_env = ContainerEnv(*assignment_.pod, *env);
   }
   if (box.restarting) {
     // A new container: the one that ended becomes lastState.
@@ -298,7 +312,7 @@ SimDuration PodRunner::PreStopTime(const Box& box) const {
   if (hook->sleep) return SimDuration(std::clamp<int64_t>(hook->sleep->seconds, 0, 1'000'000'000) * 1000);
   if (hook->exec) {
     // The hook's command, read as a container's would be.
-    const ScriptReading r = ReadCommand(hook->exec->command, ContainerEnv(*assignment_.pod, *box.spec));
+    const ScriptReading r = ReadCommand(hook->exec->command, box.hook_env);
     if (r.behavior.exit_after) return *r.behavior.exit_after;  // kNever: until the SIGKILL
   }
   return SimDuration(0);

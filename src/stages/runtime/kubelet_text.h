@@ -22,6 +22,7 @@ inline constexpr char kErrImageNeverPull[] = "ErrImageNeverPull";
 inline constexpr char kFailedCreatePodSandBox[] = "FailedCreatePodSandBox";
 inline constexpr char kUnhealthy[] = "Unhealthy";
 inline constexpr char kInspectFailed[] = "InspectFailed";
+inline constexpr char kFailedMount[] = "FailedMount";
 // pkg/kubelet/active_deadline.go: the event, the pod's reason and message.
 inline constexpr char kDeadlineExceeded[] = "DeadlineExceeded";
 inline constexpr char kDeadlineExceededMessage[] = "Pod was active on the node longer than the specified deadline";
@@ -73,6 +74,10 @@ inline std::string PullNotFound(std::string_view canonical) {
 }
 inline std::string FailedToPull(std::string_view image, std::string_view error) {
   return "Failed to pull image " + Quoted(image) + ": " + std::string(error);
+}
+// The volume manager's event for a volume it could not set up.
+inline std::string MountSetUpFailed(std::string_view volume, std::string_view why) {
+  return "MountVolume.SetUp failed for volume " + Quoted(volume) + " : " + std::string(why);
 }
 inline std::string Error(std::string_view reason) { return "Error: " + std::string(reason); }
 inline std::string BackOffPulling(std::string_view image) {

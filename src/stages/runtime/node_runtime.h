@@ -14,6 +14,7 @@
 #include "model/image_catalog.h"
 #include "stages/runtime/config.h"
 #include "stages/runtime/ip_pool.h"
+#include "stages/runtime/pod_config.h"
 
 namespace podflow::runtime {
 
@@ -24,8 +25,10 @@ struct PullTicket {
 
 class NodeRuntime {
  public:
-  // `catalog` and `timing` must outlive the node.
-  NodeRuntime(SimNode node, const ImageCatalog* catalog, const RuntimeTiming* timing);
+  // `catalog`, `timing` and `sources` must outlive the node; without
+  // `sources` no ConfigMap or Secret exists.
+  NodeRuntime(SimNode node, const ImageCatalog* catalog, const RuntimeTiming* timing,
+              const ConfigSources* sources = nullptr);
   NodeRuntime(const NodeRuntime&) = delete;
   NodeRuntime& operator=(const NodeRuntime&) = delete;
 
@@ -33,6 +36,7 @@ class NodeRuntime {
   const std::string& host_ip() const { return host_ip_; }
   const ImageCatalog& catalog() const { return *catalog_; }
   const RuntimeTiming& timing() const { return *timing_; }
+  const ConfigSources& sources() const { return *sources_; }
   PodIpPool& ip_pool() { return ip_pool_; }
 
   // Whether the image (canonical name) is on the node at `now`.
@@ -47,6 +51,7 @@ class NodeRuntime {
   std::string host_ip_;
   const ImageCatalog* catalog_;
   const RuntimeTiming* timing_;
+  const ConfigSources* sources_;
   PodIpPool ip_pool_;
   std::unordered_map<std::string, SimTime> image_ready_at_;  // canonical -> present from
   std::vector<SimTime> puller_free_at_;  // per pull slot; empty: no limit

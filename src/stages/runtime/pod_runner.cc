@@ -56,10 +56,7 @@ PodRunner::PodRunner(PodAssignment assignment, NodeRuntime* node, SimTime now)
     box.status = status_.container_statuses.back().get();
   }
   // The catalog does not change: each image is resolved once.
-  for (Box& box : boxes_) {
-    box.image = node_->catalog().Resolve(box.spec->image);
-    box.plan = PlanContainer(*assignment_.pod, *box.spec, box.image ? &*box.image : nullptr);
-  }
+  for (Box& box : boxes_) box.image = node_->catalog().Resolve(box.spec->image);
   sandbox_due_ = now;
   if (spec_.active_deadline_seconds && *spec_.active_deadline_seconds > 0) {
     active_deadline_ = now + SimDuration(std::min<int64_t>(*spec_.active_deadline_seconds, 1'000'000'000) * 1000);
@@ -134,6 +131,17 @@ model::Report PodRunner::Step() {
 
 void PodRunner::RunSandbox(SimTime t) {
   sandbox_due_.reset();
+  // kubelet waits for the pod's volumes before it makes the sandbox.
+  const std::vector<VolumeFailure> failed = CheckVolumes(*assignment_.pod, node_->sources());
+  if (!failed.empty()) {
+    for (const VolumeFailure& f : failed) {
+      Event(t, "Warning", kubelet_text::kFailedMount, kubelet_text::MountSetUpFailed(f.volume, f.message), "");
+    }
+    constexpr SimDuration kFirst{500}, kMax{122'000};  // the volume manager's exponential back-off
+    mount_backoff_ = mount_backoff_.count() == 0 ? kFirst : std::min(mount_backoff_ * 2, kMax);
+    sandbox_due_ = t + mount_backoff_;
+    return;
+  }
   if (spec_.host_network) {
     pod_ip_.reset();
   } else {

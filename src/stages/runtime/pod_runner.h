@@ -25,7 +25,16 @@
 // SIGKILL at the grace period's end, sidecars last); past
 // activeDeadlineSeconds the pod is stopped and Failed (DeadlineExceeded).
 //
-// Not simulated (yet): postStart hooks, volumes (mounted instantly).
+// Before the sandbox, the volumes are set up: a ConfigMap or Secret a
+// volume needs that does not exist yet holds the pod in ContainerCreating
+// with FailedMount events, tried again after 0.5 s doubling to 2m2s (the
+// volume manager's back-off). Each container's environment is made when it
+// is created; one it cannot make (a missing ConfigMap, Secret or key) is
+// CreateContainerConfigError, tried again at the pod's next sync
+// (RuntimeTiming::sync_retry).
+//
+// Not simulated (yet): postStart hooks; volume contents (a container does
+// not read the files of its volumes).
 //
 // Thread safety: none. The node must outlive the runner.
 #pragma once
@@ -108,7 +117,8 @@ class PodRunner {
     std::string field_path;
     api::ContainerStatusT* status = nullptr;  // inside status_
     std::optional<ResolvedImage> image;  // the catalog's answer for spec->image; nullopt: it has none
-    ContainerPlan plan;
+    ContainerPlan plan;  // made at each creation, with the environment of that moment
+    EnvList hook_env;    // the process environment, kept for an exec preStop hook
     Stage stage = Stage::kIdle;
     std::optional<SimTime> due;  // of `stage`
     SimTime pull_asked{};
@@ -177,6 +187,7 @@ class PodRunner {
   std::vector<Box> boxes_;  // init containers, then app containers
   size_t cursor_ = 0;       // the box being brought up
   std::optional<SimTime> sandbox_due_;
+  SimDuration mount_backoff_{0};  // the volume manager's wait before it tries a failed mount again
   std::optional<Ipv4> pod_ip_;
   std::vector<model::ReportEvent> events_;  // of the step being run
   bool finishing_ = false;                  // no app container runs again: stopping sidecars

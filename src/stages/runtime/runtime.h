@@ -7,6 +7,7 @@
 //   ip_pool.h      PodIpPool over a node's podCIDR (cidr.h: IPv4 / CIDR helpers)
 //   pod_runner.h   PodRunner: one pod's lifecycle on simulated time
 //   container_plan.h  what a container does (behaviour layers, probe spans)
+//   pod_config.h   ConfigMaps and Secrets; a container's env and volumes as kubelet makes them
 //   shell_script.h what a container's command line reads as
 //   agent_set.h    NodeAgentSet: many nodes' pods, steps due at `now`
 //   (SimTime and the RFC 3339 / Go-duration formats are in base/clock.h; the
@@ -24,4 +25,5 @@
 #include "stages/runtime/container_plan.h"
 #include "stages/runtime/ip_pool.h"
 #include "stages/runtime/node_object.h"
+#include "stages/runtime/pod_config.h"
 #include "stages/runtime/pod_runner.h"

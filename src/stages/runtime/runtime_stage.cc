@@ -77,7 +77,11 @@ class RuntimeLoop {
         agents_(&catalog_, config.timing),
         pods_(context.bus, context.Endpoint("api"), context.Endpoint("watch"), model::KindPrefix(model::Kind("Pod"))),
         node_informer_(context.bus, context.Endpoint("api"), context.Endpoint("watch"),
-                       model::KindPrefix(model::Kind("Node"))) {
+                       model::KindPrefix(model::Kind("Node"))),
+        config_maps_(context.bus, context.Endpoint("api"), context.Endpoint("watch"),
+                     model::KindPrefix(model::Kind("ConfigMap"))),
+        secrets_(context.bus, context.Endpoint("api"), context.Endpoint("watch"),
+                 model::KindPrefix(model::Kind("Secret"))) {
     for (const SimNode& node : nodes_) hosted_defs_.push_back(NodeDefFromSim(node));
   }
 
@@ -87,6 +91,13 @@ class RuntimeLoop {
                                                   [this](const std::string& key) { RemovePod(key); }};
     const client::Informer::Handlers node_handlers{[this](const KeyValue& kv) { UpsertNode(kv); },
                                                    [this](const std::string& key) { RemoveNode(key); }};
+    // ConfigMaps and Secrets, as kubelet's managers keep them: read when a
+    // container is created or a volume set up.
+    const auto erase_source = [this](const std::string& key) { agents_.sources().Erase(key); };
+    const client::Informer::Handlers map_handlers{
+        [this](const KeyValue& kv) { PutSource<api::ConfigMap>(kv, "ConfigMap", ConfigMapData); }, erase_source};
+    const client::Informer::Handlers secret_handlers{
+        [this](const KeyValue& kv) { PutSource<api::Secret>(kv, "Secret", SecretData); }, erase_source};
     while (!stopping) {
       // Sleep in the watch until the next step is due (at most 100 ms).
       auto wait = std::chrono::milliseconds(100);
@@ -94,7 +105,10 @@ class RuntimeLoop {
         wait = std::clamp(std::chrono::duration_cast<std::chrono::milliseconds>(*due - WallClockNow()),
                           std::chrono::milliseconds(0), wait);
       }
+      // Pods last: the first round lists what their containers read before them.
       Status polled = node_informer_.Poll(std::chrono::milliseconds(0), node_handlers);
+      if (polled.ok()) polled = config_maps_.Poll(std::chrono::milliseconds(0), map_handlers);
+      if (polled.ok()) polled = secrets_.Poll(std::chrono::milliseconds(0), secret_handlers);
       if (polled.ok()) polled = pods_.Poll(wait, pod_handlers);
       if (!polled.ok()) {
         log_->warn("following pods: {}", polled.ToString());
@@ -130,6 +144,16 @@ class RuntimeLoop {
       log_->info("node {} {}", node.name, written->succeeded ? "registered" : "already registered");
       unregistered.pop_back();
     }
+  }
+
+  template <typename T, typename Decode>
+  void PutSource(const KeyValue& kv, std::string_view kind, Decode decode) {
+    if (!model::VerifyObject(model::Kind(kind), kv.value).ok()) {
+      log_->warn("{}: not a valid {}; ignored", kv.key, kind);
+      agents_.sources().Erase(kv.key);
+      return;
+    }
+    agents_.sources().Put(kv.key, decode(*flatbuffers::GetRoot<T>(kv.value.data())));
   }
 
   // A pod created or changed: hosted when bound to a node of this process.
@@ -258,6 +282,8 @@ class RuntimeLoop {
   NodeAgentSet agents_;
   client::Informer pods_;
   client::Informer node_informer_;
+  client::Informer config_maps_;
+  client::Informer secrets_;
   std::vector<NodeDef> hosted_defs_;                     // configured and adopted nodes
   std::unordered_map<std::string, std::string> node_names_;  // adopted node key -> name, for removals
   // Pods bound to a node not hosted (yet): handed over if it is adopted.

@@ -450,6 +450,17 @@ class Reader {
       code_ = Exists(args[2]) ? 0 : 1;
       return;
     }
+    if (program == "ls") {
+      // Finishes at once; what a directory holds is not known, so only the
+      // names that do not exist are printed (busybox's words).
+      code_ = 0;
+      for (size_t i = 1; i < args.size(); ++i) {
+        if (args[i].starts_with("-") || Exists(args[i])) continue;
+        Print("ls: " + args[i] + ": No such file or directory", std::nullopt);
+        code_ = 1;
+      }
+      return;
+    }
     if (program == "cat" && args.size() == 2 && !out_file) {
       code_ = Exists(args[1]) ? 0 : 1;
       if (code_ == 0 && last) Unknown();  // cat of a FIFO or a device may never end

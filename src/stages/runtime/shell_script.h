@@ -8,8 +8,9 @@
 // environment, `VAR=value`, and `>` / `>>` into a file. What it knows:
 // sleep (seconds or s/m/h/d suffixes, `infinity`), exit, true, false, `:`,
 // echo, printf, printenv, env, touch, rm, test / [ -e|-f|-s|-d FILE ], cat
-// FILE. Any other program is taken to finish at once with status 0 when
-// the script goes on after it; when it is the script's last command (or
+// FILE, ls (which prints only the names that do not exist). Any other
+// program is taken to finish at once with status 0 when the script goes
+// on after it; when it is the script's last command (or
 // `exec`ed), it is the container's long-running process and the reading
 // says nothing about when it ends. A loop (`while true`, `until ...`) runs
 // until stopped.

@@ -11,25 +11,20 @@
 namespace podflow::runtime {
 namespace {
 
+using testing::PodFromYaml;
 using testing::WaitingReason;
 
-std::shared_ptr<const api::PodT> PodFromYaml(const std::string& yaml) {
-  Result<std::vector<model::Decoded>> decoded = model::DecodeManifests(yaml);
-  REQUIRE(decoded.ok());
-  REQUIRE(decoded->size() == 1);
-  INFO(decoded->at(0).status.ToString());
-  REQUIRE(decoded->at(0).status.ok());
-  auto pod = std::shared_ptr<api::PodT>(
-      flatbuffers::GetRoot<api::Pod>(decoded->at(0).object.bytes.data())->UnPack());
-  pod->metadata->uid = "uid-1";
-  pod->spec->node_name = "node-1";
-  return pod;
+// The container's KubeletEnv with no ConfigMaps or Secrets.
+EnvList EnvOf(const api::PodT& pod, size_t container = 0) {
+  Result<EnvList> env = KubeletEnv(pod, *pod.spec->containers.at(container), PodFacts{}, ConfigSources{});
+  REQUIRE(env.ok());
+  return *env;
 }
 
-// One pod on one node whose images are already there: containers start at t0.
 struct Sim {
   ImageCatalog catalog;
   RuntimeTiming timing;
+  ConfigSources sources;
   std::unique_ptr<NodeRuntime> node;
   testing::FakeClock clock;
   SimTime t0 = clock.now;
@@ -48,7 +43,7 @@ struct Sim {
   explicit Sim(const std::string& yaml) : catalog(Registry()) {
     SimNode n = testing::TestNode();
     n.images = {"busybox:1.28", "nginx:1.14.2", "registry.k8s.io/busybox", "example/job:v1"};
-    node = std::make_unique<NodeRuntime>(n, &catalog, &timing);
+    node = std::make_unique<NodeRuntime>(n, &catalog, &timing, &sources);
     auto pod = PodFromYaml(yaml);
     runner = std::make_unique<PodRunner>(
         PodAssignment{"/registry/pods/default/" + pod->metadata->name, 7, pod}, node.get(), t0);
@@ -593,7 +588,7 @@ spec:
     - {name: SERVICE_ADDRESS, value: "$(PROTOCOL)://$(SERVICE_IP):$(SERVICE_PORT)"}
     - {name: ESCAPED_REFERENCE, value: "$$(PROTOCOL)://$(SERVICE_IP):$(SERVICE_PORT)"}
 )yaml");
-  const EnvList got = ContainerEnv(pod, *pod.spec->containers[0]);
+  const EnvList got = ContainerEnv(pod, EnvOf(pod));
   auto value = [&](const std::string& name) {
     for (const auto& [k, v] : got) {
       if (k == name) return v;
@@ -608,12 +603,12 @@ spec:
   // $(VAR) names only the container's env: HOSTNAME is the runtime's.
   api::PodT other = pod;
   other.spec->containers[0]->env[0]->value = "$(HOSTNAME)";
-  const EnvList kubelet_env = KubeletEnv(*other.spec->containers[0]);
+  const EnvList kubelet_env = EnvOf(other);
   CHECK(kubelet_env[0] == std::make_pair(std::string("SERVICE_PORT"), std::string("$(HOSTNAME)")));
   // The container's own HOME wins.
   other.spec->containers[0]->env[1]->name = "HOME";
   other.spec->containers[0]->env[1]->value = "/data";
-  const EnvList process = ContainerEnv(other, *other.spec->containers[0]);
+  const EnvList process = ContainerEnv(other, EnvOf(other));
   CHECK(ReadCommand({"printenv", "HOME"}, process).behavior.logs == std::vector<std::string>{"/data"});
 }
 
@@ -635,9 +630,8 @@ spec:
     env.push_back(std::move(e));
   }
   size_t bytes = 0;
-  for (const auto& [k, v] : KubeletEnv(*pod.spec->containers[0])) bytes += v.size();
-  CHECK(bytes <= 2 * 1024 * 1024);
-
+  for (const auto& [k, v] : EnvOf(pod)) bytes += v.size();
+  CHECK(bytes <= 1024 * 1024);
 }
 
 }  // namespace
@@ -803,6 +797,90 @@ TEST_CASE("$(VAR) fan-out past 1 MiB is kept as written") {
   for (int i = 0; i < 1000; ++i) text += "$(A)";
   CHECK(ExpandKubeVars(text, env) == text);
   CHECK(ExpandKubeVars("$(A)$(A)", env).size() == 1'000'000);
+}
+
+}  // namespace
+}  // namespace podflow::runtime
+
+namespace podflow::runtime {
+namespace {
+
+TEST_CASE("a Secret the env names holds the container in CreateContainerConfigError until it appears") {
+  Sim sim(R"yaml(
+apiVersion: v1
+kind: Pod
+metadata: {name: secret-env}
+spec:
+  restartPolicy: Never
+  containers:
+  - name: app
+    image: busybox:1.28
+    command: ["sh", "-c", "echo $SECRET_USERNAME; sleep 3600"]
+    env:
+    - name: SECRET_USERNAME
+      valueFrom:
+        secretKeyRef: {name: mysecret, key: username}
+  - name: other
+    image: busybox:1.28
+    command: ["sleep", "3600"]
+)yaml");
+  sim.Until(0);
+  CHECK(WaitingReason(sim.app(0)) == "CreateContainerConfigError");
+  CHECK(sim.app(0).state->waiting->message == "secret \"mysecret\" not found");
+  CHECK(sim.With("Failed") == std::vector<std::string>{"0s Failed Error: secret \"mysecret\" not found"});
+  // The next container is not held up.
+  CHECK(sim.app(1).state->running);
+  CHECK(sim.status().phase == api::PodPhase::Pending);
+  // Still missing at the next sync (10 s later): the same again.
+  sim.Until(10);
+  CHECK(sim.With("Failed").size() == 2);
+  CHECK(sim.With("Pulled").back() == "10s Pulled Container image \"busybox:1.28\" already present on machine");
+  sim.sources.Put(model::ObjectKey(model::Kind("Secret"), "default", "mysecret"),
+                  ConfigData{{{"username", "my-app"}}, {}});
+  sim.Until(19.9);
+  CHECK(WaitingReason(sim.app(0)) == "CreateContainerConfigError");
+  sim.Until(20);
+  REQUIRE(sim.app(0).state->running);
+  CHECK(sim.With("Started").back() == "20s Started Started container app");
+  CHECK(sim.status().phase == api::PodPhase::Running);
+}
+
+TEST_CASE("a ConfigMap volume that does not exist holds the pod in ContainerCreating with FailedMount") {
+  Sim sim(R"yaml(
+apiVersion: v1
+kind: Pod
+metadata: {name: dapi-test-pod}
+spec:
+  containers:
+    - name: test-container
+      image: busybox:1.28
+      command: [ "/bin/sh", "-c", "ls /etc/config/" ]
+      volumeMounts:
+      - name: config-volume
+        mountPath: /etc/config
+  volumes:
+    - name: config-volume
+      configMap:
+        name: special-config
+  restartPolicy: Never
+)yaml");
+  sim.Until(3);
+  const std::string failed =
+      "FailedMount MountVolume.SetUp failed for volume \"config-volume\" : configmap \"special-config\" not found";
+  // The volume manager's back-off: 0.5 s, doubling.
+  CHECK(sim.With("FailedMount") ==
+        std::vector<std::string>{"0s " + failed, "0.5s " + failed, "1.5s " + failed});
+  CHECK(WaitingReason(sim.app()) == "ContainerCreating");
+  CHECK(sim.status().pod_ip.empty());
+  CHECK(sim.With("Created").empty());
+  sim.sources.Put(model::ObjectKey(model::Kind("ConfigMap"), "default", "special-config"),
+                  ConfigData{{{"SPECIAL_LEVEL", "very"}}, {}});
+  sim.Until(3.5);
+  CHECK(sim.With("FailedMount").size() == 3);
+  CHECK_FALSE(sim.status().pod_ip.empty());
+  REQUIRE(sim.app().state->terminated);  // `ls` ran and exited
+  CHECK(sim.app().state->terminated->reason == "Completed");
+  CHECK(sim.status().phase == api::PodPhase::Succeeded);
 }
 
 }  // namespace

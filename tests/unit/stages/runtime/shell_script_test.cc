@@ -37,6 +37,14 @@ TEST_CASE("shell one-liners from the documentation") {
     CHECK(r.behavior.exit_code == 3);
     CHECK(r.behavior.logs == std::vector<std::string>{"failing"});
   }
+  SECTION("ls lists and exits; a name removed before is an error") {
+    ScriptReading r = ReadCommand({"/bin/sh", "-c", "ls /etc/config/"}, {});
+    CHECK(r.behavior.exit_after == Sec(0));
+    CHECK(r.behavior.exit_code.value_or(0) == 0);
+    r = ReadCommand({"sh", "-c", "rm /tmp/x; ls -l /tmp/x"}, {});
+    CHECK(r.behavior.exit_code == 1);
+    CHECK(r.behavior.logs == std::vector<std::string>{"ls: /tmp/x: No such file or directory"});
+  }
   SECTION("the liveness-exec example's file") {
     ScriptReading r = ReadCommand(
         {"/bin/sh", "-c", "touch /tmp/healthy; sleep 30; rm -f /tmp/healthy; sleep 600"}, {});
