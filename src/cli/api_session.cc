@@ -95,6 +95,16 @@ flatbuffers::Offset<msg::ApiRequest> BuildRequest(flatbuffers::FlatBufferBuilder
   auto fields = fbb.CreateString(call.field_selector);
   auto continue_token = fbb.CreateString(call.continue_token);
   auto resource_version = fbb.CreateString(call.resource_version);
+  flatbuffers::Offset<msg::PodLogOptions> log_options;
+  if (call.log) {
+    const ApiCall::LogOptions& o = *call.log;
+    auto opt = [](const std::optional<int64_t>& v) {
+      return v ? flatbuffers::Optional<int64_t>(*v) : flatbuffers::Optional<int64_t>();
+    };
+    log_options = msg::CreatePodLogOptions(fbb, fbb.CreateString(o.container), o.previous, o.timestamps,
+                                           opt(o.tail_lines), opt(o.since_seconds), opt(o.limit_bytes),
+                                           opt(o.from_line));
+  }
   msg::ApiRequestBuilder b(fbb);
   b.add_token(token);
   b.add_verb(verb);
@@ -114,6 +124,7 @@ flatbuffers::Offset<msg::ApiRequest> BuildRequest(flatbuffers::FlatBufferBuilder
   b.add_resource_version(resource_version);
   b.add_allow_watch_bookmarks(call.allow_watch_bookmarks);
   b.add_timeout_seconds(call.timeout_seconds);
+  if (call.log) b.add_log_options(log_options);
   return b.Finish();
 }
 
@@ -140,6 +151,9 @@ Result<ApiResponse> ApiSession::Call(const ApiCall& call) {
   if (api->objects()) {
     for (const msg::KeyValue* kv : *api->objects()) out.objects.push_back(client::FromMsg(*kv));
   }
+  if (api->log()) out.log = api->log()->str();
+  out.log_lines = api->log_lines();
+  if (api->log_run()) out.log_run = api->log_run()->str();
   return out;
 }
 
@@ -196,6 +210,20 @@ Result<ApiResponse> ApiSession::ListAll(ApiCall call, int64_t page) {
 std::string ResourceArg(const model::KindInfo& kind) {
   const std::string group(model::ApiGroup(kind));
   return std::string(kind.resource) + (group.empty() ? "" : "." + group);
+}
+
+void AddConnectionFlags(CLI::App* cmd, ConnectionFlags* flags) {
+  cmd->add_option("--config", flags->config, "The pipeline config (default: the embedded one)");
+  cmd->add_option("--data-dir", flags->data_dir,
+                  "The pipeline's data dir, whose keys and admin token are used (default: the config's storage.dataDir)");
+  cmd->add_option("--server", flags->server, "The submit endpoint (default: the config's)");
+  cmd->add_option("--token", flags->token, "Bearer token (default: the data dir's admin token)");
+}
+
+Result<std::unique_ptr<ApiSession>> Connect(const ConnectionFlags& flags) {
+  Result<ToolEndpoints> endpoints = ResolveEndpoints(flags.config, flags.data_dir, flags.server, "", "", flags.token);
+  if (!endpoints.ok()) return endpoints.status();
+  return ApiSession::Open(*endpoints);
 }
 
 }  // namespace podflow::cli

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "base/result.h"
 #include "bus/bus.h"
 #include "log/log.h"
@@ -28,6 +30,13 @@ struct ToolEndpoints {
 Result<ToolEndpoints> ResolveEndpoints(const std::string& config_file, const std::string& data_dir,
                                        const std::string& submit, const std::string& api, const std::string& watch,
                                        const std::string& token);
+
+// The flags of the commands that speak to the API: where it is and as whom.
+struct ConnectionFlags {
+  std::string config, data_dir, server, token;
+};
+// Adds --config, --data-dir, --server (the submit endpoint) and --token.
+void AddConnectionFlags(CLI::App* cmd, ConnectionFlags* flags);
 
 // The text of a -f argument ("-": stdin).
 Result<std::string> ReadInput(const std::string& path);
@@ -55,6 +64,15 @@ struct ApiCall {
   std::string resource_version;  // events after it; "" or "0": the current objects as ADDED first
   bool allow_watch_bookmarks = false;
   int64_t timeout_seconds = 0;   // the server ends the watch after this long (0: never)
+  // get pods/log (kubectl logs' flags):
+  struct LogOptions {
+    std::string container;
+    bool previous = false;
+    bool timestamps = false;
+    std::optional<int64_t> tail_lines, since_seconds, limit_bytes;
+    std::optional<int64_t> from_line;  // -f: the lines after the first N of the run
+  };
+  std::optional<LogOptions> log;
 };
 
 // One event of a watch, as kube-apiserver streams it.
@@ -86,6 +104,9 @@ struct ApiResponse {
   int64_t revision = 0;
   std::string continue_token;  // list: more remain
   std::vector<std::string> warnings;  // printed by Call as `Warning: ...` on stderr
+  std::string log;       // get pods/log: the container's log ...
+  int64_t log_lines = 0;  // ... how many lines its run has printed so far ...
+  std::string log_run;    // ... and that run's container ID
 };
 
 // A kind as an ApiRequest's resource names it: "pods", "deployments.apps".
@@ -111,6 +132,9 @@ class ApiSession {
   std::string endpoint_;
   std::string watch_endpoint_;
 };
+
+// A session with the API the flags name.
+Result<std::unique_ptr<ApiSession>> Connect(const ConnectionFlags& flags);
 
 // kubectl apply of every document of `files` (already expanded), printing
 // each outcome as kubectl does (apply.cc); how many failed. `applied`, when

@@ -20,7 +20,7 @@ namespace {
 
 constexpr std::string_view kLastApplied = "kubectl.kubernetes.io/last-applied-configuration";
 
-struct WriteOptions {
+struct WriteOptions : ConnectionFlags {
   std::vector<std::string> files;  // -f
   std::vector<std::string> args;   // delete: TYPE [NAME...] or TYPE/NAME...
   std::string namespace_;          // -n ("" : the object's, else default)
@@ -35,7 +35,6 @@ struct WriteOptions {
   std::string patch;               // patch -p
   std::string patch_type = "strategic";  // patch --type
   std::string subresource;         // patch --subresource
-  std::string config, data_dir, server, token;
 };
 
 // "pod/web", "deployment.apps/web": how kubectl names an object it acted on.
@@ -150,13 +149,6 @@ Result<std::vector<Document>> ReadDocuments(const std::string& file, const Write
     docs.push_back(std::move(d));
   }
   return docs;
-}
-
-Result<std::unique_ptr<ApiSession>> Connect(const WriteOptions& options) {
-  Result<ToolEndpoints> endpoints =
-      ResolveEndpoints(options.config, options.data_dir, options.server, "", "", options.token);
-  if (!endpoints.ok()) return endpoints.status();
-  return ApiSession::Open(*endpoints);
 }
 
 std::string DryRunSuffix(const WriteOptions& options) {
@@ -511,11 +503,7 @@ int RunPatch(const WriteOptions& options) {
 
 void AddConnectionOptions(CLI::App* cmd, WriteOptions* options) {
   cmd->add_option("-n,--namespace", options->namespace_, "The namespace (default: the object's, else default)");
-  cmd->add_option("--config", options->config, "The pipeline config (default: the embedded one)");
-  cmd->add_option("--data-dir", options->data_dir,
-                  "The pipeline's data dir, whose keys and admin token are used (default: the config's storage.dataDir)");
-  cmd->add_option("--server", options->server, "The submit endpoint (default: the config's)");
-  cmd->add_option("--token", options->token, "Bearer token (default: the data dir's admin token)");
+  AddConnectionFlags(cmd, options);
   cmd->add_option("--dry-run", options->dry_run,
                   "\"server\": the server runs the whole request and writes nothing; \"none\" (default)");
 }

@@ -51,7 +51,7 @@ Result<std::string> Key(const YAML::Node& key, const std::string& source, const 
 }  // namespace
 
 const std::vector<std::string>& RequiredChannels() {
-  static const std::vector<std::string> kChannels = {"submit", "apiwatch", "api", "watch", "decisions", "reports"};
+  static const std::vector<std::string> kChannels = {"submit", "apiwatch", "api", "watch", "decisions", "reports", "kubelet"};
   return kChannels;
 }
 

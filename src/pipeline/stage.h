@@ -23,7 +23,8 @@ namespace podflow::pipeline {
 struct StageContext {
   bus::Context& bus;  // one per process: inproc channels need it shared
   const ClusterConfig& config;
-  // The endpoint of a channel ("api", "watch", "submit", "apiwatch", "decisions", "reports").
+  // The endpoint of a channel ("api", "watch", "submit", "apiwatch", "decisions", "reports",
+  // "kubelet").
   std::string Endpoint(const std::string& channel) const { return config.Endpoint(channel); }
 };
 

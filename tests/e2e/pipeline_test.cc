@@ -434,6 +434,98 @@ data: {SPECIAL_LEVEL: very}
   CHECK(pipeline.PodReaches("config-vol", Pipeline::Running));
 }
 
+TEST_CASE("podflow logs: the lines so far, --previous, --tail, --timestamps and kubectl's errors", "[e2e]") {
+  Pipeline pipeline(true);  // the kubelet channel between processes, authenticated
+  pipeline.StartAll();
+  auto results = pipeline.Submit(R"yaml(apiVersion: v1
+kind: Pod
+metadata: {name: logger}
+spec:
+  containers:
+  - {name: logger, image: busybox:1.28, command: ["sh", "-c", "echo one; echo two; sleep 2; echo three; sleep 3600"]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: crash}
+spec:
+  containers: [{name: app, image: busybox:1.28, command: ["sh", "-c", "echo boom; exit 1"]}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: multi}
+spec:
+  initContainers: [{name: setup, image: busybox:1.28, command: ["echo", "set up"]}]
+  containers:
+  - {name: a, image: busybox:1.28, command: ["sh", "-c", "echo from-a; sleep 3600"]}
+  - {name: b, image: busybox:1.28, command: ["sleep", "3600"]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: stuck}
+spec:
+  containers: [{name: stuck, image: "example/not-there:1"}]
+)yaml");
+  REQUIRE(results.size() == 4);
+  for (const auto& r : results) CHECK(r.first.empty());
+  INFO(pipeline.Logs());
+  REQUIRE(pipeline.PodReaches("logger", Pipeline::Running));
+  const std::string podflow = Pipeline::Program("podflow");
+  auto logs = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {podflow, "logs"});
+    args.insert(args.end(), {"--config", pipeline.config()});
+    return RunCommand(args, pipeline.dir());
+  };
+  // -f follows a run until it ends: the lines printed meanwhile, then it returns.
+  REQUIRE(pipeline.Submit(R"yaml(apiVersion: v1
+kind: Pod
+metadata: {name: follow}
+spec:
+  restartPolicy: Never
+  containers: [{name: follow, image: busybox:1.28, command: ["sh", "-c", "echo a; sleep 3; echo b; sleep 1"]}]
+)yaml")[0].first.empty());
+  REQUIRE(pipeline.PodReaches("follow", Pipeline::Running));
+  CHECK(logs({"follow", "-f"}) == std::pair<int, std::string>{0, "a\nb\n"});
+  REQUIRE(pipeline.PodReaches("multi", Pipeline::Running));
+  REQUIRE(pipeline.PodReaches("crash", [](const api::Pod& p) {
+    const auto* statuses = p.status() ? p.status()->container_statuses() : nullptr;
+    return statuses != nullptr && statuses->size() == 1 && statuses->Get(0)->restart_count() >= 1;
+  }));
+  // "three" comes 2 s after the start.
+  for (int i = 0; i < 100 && logs({"logger"}).second != "one\ntwo\nthree\n"; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  CHECK(logs({"logger"}) == std::pair<int, std::string>{0, "one\ntwo\nthree\n"});
+  CHECK(logs({"pod/logger", "--tail", "1"}) == std::pair<int, std::string>{0, "three\n"});
+  CHECK(logs({"logger", "--limit-bytes", "6"}) == std::pair<int, std::string>{0, "one\ntw"});
+  auto [code, stamped] = logs({"logger", "--timestamps"});
+  CHECK(code == 0);
+  CHECK_THAT(stamped, Catch::Matches("[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}\\.[0-9]{9}Z one\n"
+                                     "[0-9-]{10}T[0-9:]{8}\\.[0-9]{9}Z two\n[0-9-]{10}T[0-9:]{8}\\.[0-9]{9}Z three\n"));
+  CHECK(logs({"logger", "--previous"}) ==
+        std::pair<int, std::string>{1, "Error from server (BadRequest): previous terminated container \"logger\" "
+                                        "in pod \"logger\" not found\n"});
+  CHECK(logs({"crash", "--previous"}) == std::pair<int, std::string>{0, "boom\n"});
+  CHECK(logs({"multi"}) ==
+        std::pair<int, std::string>{0, "Defaulted container \"a\" out of: a, b, setup (init)\nfrom-a\n"});
+  CHECK(logs({"multi", "-c", "setup"}) == std::pair<int, std::string>{0, "set up\n"});
+  CHECK(logs({"multi", "-c", "nope"}) ==
+        std::pair<int, std::string>{1, "error: container nope is not valid for pod multi\n"});
+  CHECK(logs({"nothere"}) ==
+        std::pair<int, std::string>{1, "Error from server (NotFound): pods \"nothere\" not found\n"});
+  CHECK(logs({"logger", "--tail", "-2"}) ==
+        std::pair<int, std::string>{1, "error: --tail must be greater than or equal to -1\n"});
+  // A container whose image cannot be pulled has no log yet.
+  REQUIRE(pipeline.PodReaches("stuck", [](const api::Pod& p) {
+    const auto* statuses = p.status() ? p.status()->container_statuses() : nullptr;
+    return statuses != nullptr && statuses->size() == 1 && statuses->Get(0)->state() &&
+           statuses->Get(0)->state()->waiting() && statuses->Get(0)->state()->waiting()->reason() &&
+           statuses->Get(0)->state()->waiting()->reason()->str() != "ContainerCreating";
+  }));
+  CHECK_THAT(logs({"stuck"}).second,
+             Catch::Matches("Error from server \\(BadRequest\\): container \"stuck\" in pod \"stuck\" is waiting to "
+                            "start: (image can't be pulled|trying and failing to pull image)\n"));
+}
+
 TEST_CASE("A Node created with the publisher is adopted; a pod naming it skips scheduling", "[e2e]") {
   Pipeline pipeline(false);
   pipeline.StartAll();

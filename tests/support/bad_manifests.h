@@ -239,6 +239,17 @@ inline std::vector<BadManifest> CoreBadManifests() {
        "\"status.phase\": supported values: \"metadata.name\", \"metadata.namespace\", \"metadata.uid\", "
        "\"spec.nodeName\", \"spec.serviceAccountName\", \"status.hostIP\", \"status.hostIPs\", \"status.podIP\", "
        "\"status.podIPs\""},
+      {"a cpu divisor kube-apiserver does not take",
+       Pod("x", "{containers: [{name: a, image: nginx, env: [{name: A, valueFrom: {resourceFieldRef: {resource: "
+                "limits.cpu, divisor: '2'}}}]}]}"),
+       "Pod \"x\" is invalid: spec.containers[0].env[0].valueFrom.resourceFieldRef.divisor: Invalid value: "
+       "\"limits.cpu\": only divisor's values 1m and 1 are supported with the cpu resource"},
+      {"a memory divisor kube-apiserver does not take",
+       Pod("x", "{containers: [{name: a, image: nginx, env: [{name: A, valueFrom: {resourceFieldRef: {resource: "
+                "requests.memory, divisor: 1m}}}]}]}"),
+       "Pod \"x\" is invalid: spec.containers[0].env[0].valueFrom.resourceFieldRef.divisor: Invalid value: "
+       "\"requests.memory\": only divisor's values 1, 1k, 1M, 1G, 1T, 1P, 1E, 1Ki, 1Mi, 1Gi, 1Ti, 1Pi, 1Ei are "
+       "supported with the memory resource"},
       {"envFrom with two sources",
        Pod("x", "{containers: [{name: a, image: nginx, envFrom: [{configMapRef: {name: c}, secretRef: {name: s}}]}]}"),
        "Pod \"x\" is invalid: spec.containers[0].envFrom: Invalid value: \"\": may not have more than one field "

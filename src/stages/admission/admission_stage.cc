@@ -476,7 +476,8 @@ std::unique_ptr<AdmissionStage::Worker> AdmissionStage::Borrow() {
   std::mt19937_64 rng((static_cast<uint64_t>(entropy()) << 32) ^ entropy());
   return std::unique_ptr<Worker>(new Worker{
       Admission(config_, [] { return std::chrono::system_clock::now(); }, rng),
-      client::ApiClient(context_.bus, context_.Endpoint("api"), std::string(kName))});
+      client::ApiClient(context_.bus, context_.Endpoint("api"), std::string(kName)),
+      bus::RpcClient(context_.bus, context_.Endpoint("kubelet"), std::string(kName))});
 }
 
 void AdmissionStage::Return(std::unique_ptr<Worker> worker) {

@@ -55,6 +55,7 @@ class AdmissionStage {
   struct Worker {
     Admission admission;
     client::ApiClient client;
+    bus::RpcClient kubelet;  // the runtime's kubelet channel (pods/log)
   };
 
   AdmissionStage(pipeline::StageContext& context, AdmissionConfig config, std::shared_ptr<RbacStores> rbac,
@@ -72,6 +73,10 @@ class AdmissionStage {
   Created CreateObjects(Worker& worker, std::string_view token, std::string_view text, bool dry_run);
   // An ApiRequest: the verbs on one resource (api_requests.cc).
   bus::ReplyBody HandleApi(Worker& worker, const msg::ApiRequest& request, flatbuffers::FlatBufferBuilder& fbb);
+  // get pods/log (pod_logs.cc): the pod and the container checked as
+  // kube-apiserver checks them, then the log asked of the kubelet.
+  bus::ReplyBody HandlePodLog(Worker& worker, const msg::ApiRequest& request, const std::string& ns,
+                              const std::string& name, flatbuffers::FlatBufferBuilder& fbb);
   // A watch a client opened on the apiwatch channel (api_watch.cc): the
   // stream's source, or one that says why it was refused.
   std::unique_ptr<bus::StreamSource> OpenWatch(const msg::Envelope& open);

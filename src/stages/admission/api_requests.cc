@@ -126,9 +126,10 @@ bus::ReplyBody AdmissionStage::HandleApi(Worker& worker, const msg::ApiRequest& 
   }
   const std::string name = Text(request.name());
   const std::string subresource = Text(request.subresource());
-  // The one subresource served is a status, read or written; any other
-  // names nothing here.
-  if (!subresource.empty() &&
+  // The subresources served: a status, read or written, and a pod's log;
+  // any other names nothing here.
+  const bool pod_log = subresource == "log" && verb == "get" && kind->kind == "Pod";
+  if (!subresource.empty() && !pod_log &&
       (subresource != "status" || (verb != "get" && verb != "update" && verb != "patch") || !HasStatus(*kind))) {
     return Failed(fbb, model::NoSuchResourceStatus());
   }
@@ -149,6 +150,7 @@ bus::ReplyBody AdmissionStage::HandleApi(Worker& worker, const msg::ApiRequest& 
   }
   const bool named = verb != "list" && verb != "create" && verb != "deletecollection";
   if (named && name.empty()) return Failed(fbb, BadRequestStatus("resource name may not be empty"));
+  if (pod_log) return HandlePodLog(worker, request, ns, name, fbb);
   const std::string key = model::ObjectKey(*kind, ns, name);
   const bool dry_run = request.dry_run();
 

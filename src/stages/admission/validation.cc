@@ -186,6 +186,35 @@ void ValidateEnvFieldRef(Causes& out, const std::string& path, const api::Object
   }
 }
 
+// The divisors kube-apiserver takes for a resourceFieldRef, as the
+// quantity's canonical form: whole units of the resource's kind.
+void ValidateDivisor(Causes& out, const std::string& at, const std::string& resource, const std::string& divisor) {
+  if (divisor.empty()) return;
+  Result<model::Quantity> q = model::Quantity::Parse(divisor);
+  if (!q.ok() || q->IsZero()) return;  // a malformed quantity is refused where quantities are checked
+  static const std::set<std::string> kCpu = {"1m", "1"};
+  static const std::set<std::string> kBytes = {"1",  "1k",  "1M",  "1G",  "1T",  "1P", "1E",
+                                               "1Ki", "1Mi", "1Gi", "1Ti", "1Pi", "1Ei"};
+  const std::string canonical = q->ToString();
+  if (resource == "limits.cpu" || resource == "requests.cpu") {
+    if (!kCpu.contains(canonical)) {
+      out.push_back(FieldError::Invalid(at, resource, "only divisor's values 1m and 1 are supported with the cpu resource"));
+    }
+  } else if (resource == "limits.memory" || resource == "requests.memory") {
+    if (!kBytes.contains(canonical)) {
+      out.push_back(FieldError::Invalid(at, resource,
+                                        "only divisor's values 1, 1k, 1M, 1G, 1T, 1P, 1E, 1Ki, 1Mi, 1Gi, 1Ti, 1Pi, 1Ei "
+                                        "are supported with the memory resource"));
+    }
+  } else if (resource == "limits.ephemeral-storage" || resource == "requests.ephemeral-storage") {
+    if (!kBytes.contains(canonical)) {
+      out.push_back(FieldError::Invalid(at, resource,
+                                        "only divisor's values 1, 1k, 1M, 1G, 1T, 1P, 1E, 1Ki, 1Mi, 1Gi, 1Ti, 1Pi, 1Ei "
+                                        "are supported with the local ephemeral storage resource"));
+    }
+  }
+}
+
 void ValidateEnv(Causes& out, const std::string& path, const std::vector<std::unique_ptr<api::EnvVarT>>& env) {
   for (size_t i = 0; i < env.size(); ++i) {
     const api::EnvVarT& e = *env[i];
@@ -215,6 +244,7 @@ void ValidateEnv(Causes& out, const std::string& path, const std::vector<std::un
       } else if (!hugepages && std::find(kResources.begin(), kResources.end(), resource) == kResources.end()) {
         out.push_back(FieldError::NotSupported(from_at + ".resourceFieldRef.resource", resource, kResources));
       }
+      ValidateDivisor(out, from_at + ".resourceFieldRef.divisor", resource, from.resource_field_ref->divisor);
     }
     if (from.config_map_key_ref) {
       ++sources;

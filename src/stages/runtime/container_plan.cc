@@ -193,6 +193,10 @@ ContainerPlan PlanContainer(const api::PodT& pod, const api::ContainerT& c,
     }
     plan.behavior.Overlay(*over);
   }
+  if (plan.behavior.logs) {
+    const bool own = plan.reading.behavior.logs == plan.behavior.logs;
+    plan.log_at = own ? std::move(plan.reading.log_at) : std::vector<SimDuration>(plan.behavior.logs->size(), SimDuration(0));
+  }
   return plan;
 }
 

@@ -31,6 +31,9 @@ struct FailSpan {
 struct ContainerPlan {
   model::SimBehavior behavior;
   ScriptReading reading;
+  // When each line of behavior.logs is printed, since the start: the
+  // command's own times when its lines are the ones kept, else 0.
+  std::vector<SimDuration> log_at;
   // Set when a behaviour annotation is invalid: the container is not
   // created (CreateContainerConfigError) and this says why.
   std::string config_error;

@@ -107,16 +107,17 @@ void PodRunner::ShowBackOff(Box& box, SimTime t) {
 void PodRunner::Create(Box& box, SimTime t) {
   const PodFacts facts{status_.pod_ip, node_->host_ip(), &node_->node().capacity};
   Result<EnvList> env = KubeletEnv(*assignment_.pod, *box.spec, facts, node_->sources());
-  if (env.ok()) {
-    box.plan = PlanContainer(*assignment_.pod, *box.spec, box.image ? &*box.image : nullptr, *env);
-  }
-  const std::string& config_error = env.ok() ? box.plan.config_error : env.status().message();
+  ContainerPlan plan;
+  if (env.ok()) plan = PlanContainer(*assignment_.pod, *box.spec, box.image ? &*box.image : nullptr, *env);
+  const std::string& config_error = env.ok() ? plan.config_error : env.status().message();
   if (!config_error.empty()) {
     // kubelet cannot make the container's config: it is not created. A
     // missing source may appear: the pod's next sync tries again (the
     // image check first, as kubelet's start of a container does); a bad
     // behaviour annotation cannot change.
     Event(t, "Warning", text::kFailed, text::Error(config_error), box.field_path);
+    // A container that ended and is to be made again stays lastState.
+    if (box.restarting && box.status->state && box.status->state->terminated) EndedIsLast(box);
     SetWaiting(box, text::kCreateContainerConfigError, config_error);
     box.stage = env.ok() ? Stage::kIdle : Stage::kEnsureImage;
     if (!env.ok()) box.due = t + node_->timing().sync_retry;
@@ -128,14 +129,14 @@ void PodRunner::Create(Box& box, SimTime t) {
     box.hook_env = ContainerEnv(*assignment_.pod, *env);
   }
   if (box.restarting) {
-    // A new container: the one that ended becomes lastState.
+    // A new container: the one that ended becomes lastState, and its log
+    // the previous one.
     box.restarting = false;
-    if (box.status->state && box.status->state->terminated) {
-      box.status->last_state = std::make_unique<api::ContainerStateT>();
-      box.status->last_state->terminated = std::move(box.status->state->terminated);
-    }
+    if (box.status->state && box.status->state->terminated) EndedIsLast(box);
     box.status->restart_count += 1;
   }
+  box.plan = std::move(plan);
+  box.ended_at.reset();
   const ResolvedImage& image = *box.image;
   box.status->image = image.canonical;
   box.status->image_id = image.image_id;
@@ -228,6 +229,7 @@ void PodRunner::Exited(Box& box, SimTime t, int32_t code, std::string reason) {
   term->started_at = started_at;
   term->finished_at = FormatRfc3339(t);
   term->container_id = box.status->container_id;
+  box.ended_at = t;
   const model::SimBehavior& b = box.plan.behavior;
   if (b.termination_message) {
     term->message = b.termination_message->substr(0, kMaxTerminationMessage);
@@ -261,13 +263,26 @@ void PodRunner::AfterExit(Box& box, SimTime t, int32_t code, bool killed) {
     Restart(box, t);
     return;
   }
-  box.status->last_state = std::make_unique<api::ContainerStateT>();
-  box.status->last_state->terminated = std::move(box.status->state->terminated);
+  EndedIsLast(box);
   SetWaiting(box, text::kCrashLoopBackOff,
              text::BackOffRestartingMessage(box.crash_backoff, box.spec->name, PodRefText()));
   Event(t, "Warning", text::kBackOff, text::BackOffRestarting(box.spec->name, PodRefText()), box.field_path);
   box.stage = Stage::kRestart;
   box.due = t + box.crash_backoff;
+}
+
+void PodRunner::EndedIsLast(Box& box) {
+  box.status->last_state = std::make_unique<api::ContainerStateT>();
+  box.status->last_state->terminated = std::move(box.status->state->terminated);
+  if (!box.previous) box.previous = std::make_unique<Box::PastRun>();
+  auto& logs = box.plan.behavior.logs;
+  box.previous->lines = logs ? std::move(*logs) : std::vector<std::string>{};
+  logs.reset();
+  box.previous->at = std::move(box.plan.log_at);
+  box.plan.log_at.clear();
+  box.previous->started = box.started_at;
+  box.previous->ended = box.ended_at.value_or(box.started_at);
+  box.ended_at.reset();  // `plan` holds no run now
 }
 
 // The container is made again: its image first. Until the new one is

@@ -1,6 +1,7 @@
 #include "stages/runtime/pod_config.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 
 #include "base/base64.h"
@@ -156,7 +157,7 @@ Result<std::string> PodFieldValue(const api::PodT& pod, std::string_view path, c
   static const api::PodSpecT kNoSpec;
   const api::ObjectMetaT& meta = pod.metadata ? *pod.metadata : kNoMeta;
   const api::PodSpecT& spec = pod.spec ? *pod.spec : kNoSpec;
-  if (path == "spec.nodeName") return spec.node_name;
+  if (path == "spec.nodeName" || path == "spec.host") return spec.node_name;  // spec.host: its old name
   if (path == "spec.serviceAccountName") return spec.service_account_name;
   if (path == "status.hostIP" || path == "status.hostIPs") return facts.host_ip;
   if (path == "status.podIP" || path == "status.podIPs") return facts.pod_ip;
@@ -206,7 +207,8 @@ Result<std::string> ResourceFieldValue(const api::PodT& pod, const api::Containe
                         : limits                     ? target->resources->limits
                                                      : target->resources->requests;
   std::optional<model::Quantity> amount = Find(entries, name);
-  if (!amount && limits && facts.allocatable != nullptr) {
+  const bool defaulted = name == "cpu" || name == "memory" || name == "ephemeral-storage";
+  if ((!amount || amount->IsZero()) && limits && defaulted && facts.allocatable != nullptr) {
     // kubelet defaults an unset limit to the node's allocatable.
     if (auto it = facts.allocatable->find(name); it != facts.allocatable->end()) {
       Result<model::Quantity> q = model::Quantity::Parse(it->second);
@@ -218,7 +220,11 @@ Result<std::string> ResourceFieldValue(const api::PodT& pod, const api::Containe
                                            static_cast<double>(divisor.MilliValue())
                                      : static_cast<double>(value.Value()) /
                                            static_cast<double>(divisor.Value());
-  return std::to_string(static_cast<int64_t>(std::ceil(ratio)));
+  // Quantities saturate at int64's bounds: so does the answer.
+  const double rounded = std::ceil(ratio);
+  if (!(rounded < 9.2e18)) return std::to_string(INT64_MAX);
+  if (!(rounded > -9.2e18)) return std::to_string(INT64_MIN);
+  return std::to_string(static_cast<int64_t>(rounded));
 }
 
 Result<EnvList> KubeletEnv(const api::PodT& pod, const api::ContainerT& c, const PodFacts& facts,
@@ -346,7 +352,13 @@ std::vector<VolumeFailure> CheckVolumes(const api::PodT& pod, const ConfigSource
       }
     }
     if (errors.empty()) continue;
-    // A projected volume's errors come together, as Go's aggregate prints them.
+    // A projected volume's errors come together, as Go's aggregate prints
+    // them: each distinct message once, in brackets when more than one.
+    std::vector<std::string> distinct;
+    for (std::string& e : errors) {
+      if (std::find(distinct.begin(), distinct.end(), e) == distinct.end()) distinct.push_back(std::move(e));
+    }
+    errors = std::move(distinct);
     std::string message = errors.front();
     if (errors.size() > 1) {
       message = "[";

@@ -53,6 +53,24 @@
 
 namespace podflow::runtime {
 
+// What `kubectl logs` asks of kubelet (PodLogOptions).
+struct LogQuery {
+  std::string container;
+  bool previous = false;
+  bool timestamps = false;
+  std::optional<int64_t> tail_lines;
+  std::optional<int64_t> since_seconds;
+  std::optional<int64_t> limit_bytes;
+  std::optional<int64_t> from_line;  // podflow's follow: skip the run's first N lines
+};
+
+// A log as kubelet serves it, and where the run stands (for a follow).
+struct LogAnswer {
+  std::string text;
+  int64_t lines = 0;         // how many lines the run has printed by now
+  std::string container_id;  // the run's
+};
+
 // A pod bound to a node, as the runtime saw it in the log.
 struct PodAssignment {
   std::string pod_key;                   // "/registry/pods/default/nginx"
@@ -86,8 +104,16 @@ class PodRunner {
   void Terminate(SimTime now, SimDuration grace);
   bool terminating() const { return terminating_; }
 
+  // The log of one of the pod's containers at `now`, as kubelet serves it
+  // (the lines printed so far, of the running or last run, or with
+  // `previous` of the run before), or why not in kubelet's words
+  // (InvalidArgument: `container "c" in pod "p" is waiting to start:
+  // ContainerCreating`, `previous terminated container ... not found`).
+  Result<LogAnswer> ContainerLog(const LogQuery& query, SimTime now) const;
+
   const api::PodStatusT& status() const { return status_; }
   const std::string& pod_key() const { return assignment_.pod_key; }
+  const std::string& uid() const { return assignment_.pod->metadata->uid; }
 
  private:
   enum class Stage {
@@ -118,6 +144,16 @@ class PodRunner {
     api::ContainerStatusT* status = nullptr;  // inside status_
     std::optional<ResolvedImage> image;  // the catalog's answer for spec->image; nullopt: it has none
     ContainerPlan plan;  // made at each creation, with the environment of that moment
+    std::optional<SimTime> ended_at;  // the run of `plan` ended (terminated)
+    // The run before (what `kubectl logs --previous` shows): its lines, when
+    // each was printed, and when it started and ended.
+    struct PastRun {
+      std::vector<std::string> lines;
+      std::vector<SimDuration> at;
+      SimTime started{};
+      SimTime ended{};
+    };
+    std::unique_ptr<PastRun> previous;
     EnvList hook_env;    // the process environment, kept for an exec preStop hook
     Stage stage = Stage::kIdle;
     std::optional<SimTime> due;  // of `stage`
@@ -154,6 +190,8 @@ class PodRunner {
   void Exited(Box& box, SimTime t, int32_t code, std::string reason);
   void AfterExit(Box& box, SimTime t, int32_t code, bool killed);
   void Restart(Box& box, SimTime t);
+  // The run that ended becomes lastState, its log the previous log.
+  static void EndedIsLast(Box& box);
   // Stops a running container: SIGTERM, then SIGKILL at the grace period
   // (the probe's terminationGracePeriodSeconds when `probe` failed, else the
   // pod's) unless it exits first. `restart`: it is started again after.

@@ -6,6 +6,7 @@
 
 #include "base/logging.h"
 #include "bus/bus.h"
+#include "model/api_status.h"
 #include "model/objects.h"
 #include "client/client.h"
 #include "stages/runtime/adopt.h"
@@ -55,6 +56,33 @@ constexpr std::chrono::milliseconds kPushTimeout{200};
 
 }  // namespace
 
+Result<LogAnswer> LogMailbox::Ask(Question question, std::chrono::milliseconds timeout) {
+  auto pending = std::make_shared<Pending>();
+  pending->question = std::move(question);
+  std::unique_lock lock(mu_);
+  waiting_.push_back(pending);
+  if (!answered_.wait_for(lock, timeout, [&] { return pending->answer.has_value(); })) {
+    std::erase(waiting_, pending);
+    return Status::Unavailable("the runtime did not answer within " + std::to_string(timeout.count()) + " ms");
+  }
+  return std::move(*pending->answer);
+}
+
+void LogMailbox::AnswerAll(const Answerer& answer) {
+  std::vector<std::shared_ptr<Pending>> questions;
+  {
+    std::lock_guard lock(mu_);
+    questions.swap(waiting_);
+  }
+  if (questions.empty()) return;
+  for (auto& q : questions) {
+    Result<LogAnswer> a = answer(q->question);
+    std::lock_guard lock(mu_);
+    q->answer = std::move(a);
+  }
+  answered_.notify_all();
+}
+
 Result<std::unique_ptr<RuntimeStage>> RuntimeStage::Create(pipeline::StageContext& context) {
   Result<RuntimeConfig> config = ParseRuntimeConfig(context.config.Section("runtime"));
   if (!config.ok()) return config.status();
@@ -66,8 +94,10 @@ Result<std::unique_ptr<RuntimeStage>> RuntimeStage::Create(pipeline::StageContex
 // The stage's loop, step by step; runs on the stage's one thread.
 class RuntimeLoop {
  public:
-  RuntimeLoop(pipeline::StageContext& context, const RuntimeConfig& config, const std::vector<SimNode>& nodes)
-      : config_(config),
+  RuntimeLoop(pipeline::StageContext& context, const RuntimeConfig& config, const std::vector<SimNode>& nodes,
+              LogMailbox& logs)
+      : logs_(logs),
+        config_(config),
         nodes_(nodes),
         log_(Logger("stage.runtime")),
         client_(context.bus, context.Endpoint("api"), std::string(RuntimeStage::kName)),
@@ -110,12 +140,17 @@ class RuntimeLoop {
       if (polled.ok()) polled = config_maps_.Poll(std::chrono::milliseconds(0), map_handlers);
       if (polled.ok()) polled = secrets_.Poll(std::chrono::milliseconds(0), secret_handlers);
       if (polled.ok()) polled = pods_.Poll(wait, pod_handlers);
+      // A ConfigMap or Secret written just before its pod came while the
+      // pods were awaited: taken before the pod's containers start.
+      if (polled.ok()) polled = config_maps_.Poll(std::chrono::milliseconds(0), map_handlers);
+      if (polled.ok()) polled = secrets_.Poll(std::chrono::milliseconds(0), secret_handlers);
       if (!polled.ok()) {
         log_->warn("following pods: {}", polled.ToString());
         std::this_thread::sleep_for(std::chrono::milliseconds(200));
       }
       const auto now = std::chrono::steady_clock::now();
       outbox_.Send(agents_.Advance(WallClockNow()), now);
+      logs_.AnswerAll([this](const LogMailbox::Question& q) { return ContainerLog(q); });
       outbox_.ResendOverdue(now);
       RetryAdoptions();
     }
@@ -144,6 +179,16 @@ class RuntimeLoop {
       log_->info("node {} {}", node.name, written->succeeded ? "registered" : "already registered");
       unregistered.pop_back();
     }
+  }
+
+  // kubelet's answer to a pods/log request.
+  Result<LogAnswer> ContainerLog(const LogMailbox::Question& q) const {
+    const PodRunner* runner = agents_.FindPod(q.pod_key);
+    if (runner == nullptr || (!q.uid.empty() && runner->uid() != q.uid)) {
+      const size_t slash = q.pod_key.rfind('/');
+      return Status::NotFound("pod \"" + q.pod_key.substr(slash + 1) + "\" cannot be found - no logs available");
+    }
+    return runner->ContainerLog(q.query, WallClockNow());
   }
 
   template <typename T, typename Decode>
@@ -272,6 +317,7 @@ class RuntimeLoop {
     adopt_retry_at_ = WallClockNow() + SimDuration(1000);
   }
 
+  LogMailbox& logs_;
   const RuntimeConfig& config_;
   const std::vector<SimNode>& nodes_;
   std::shared_ptr<spdlog::logger> log_;
@@ -294,11 +340,66 @@ class RuntimeLoop {
   SimTime adopt_retry_at_{};
 };
 
+namespace {
+
+// The kubelet channel's one request: a container's log. Only the apiserver
+// (admission) asks; it has checked the pod and the container's name.
+bus::ReplyBody ServeLog(LogMailbox& logs, const msg::Envelope& request, std::string_view peer,
+                        flatbuffers::FlatBufferBuilder& fbb) {
+  model::ApiStatusInfo status{"Success", 200, "", "", {}};
+  LogAnswer log;
+  const msg::ContainerLogRequest* ask = request.body_as_ContainerLogRequest();
+  if (ask == nullptr || ask->pod_key() == nullptr) {
+    status = model::BadRequestStatus("the kubelet channel takes ContainerLogRequest messages naming a pod");
+  } else if (!peer.empty() && peer != "admission") {
+    status = {"Failure", 403, "Forbidden", "only the apiserver (admission) may ask the kubelet", {}};
+  } else {
+    LogQuery query;
+    if (const msg::PodLogOptions* o = ask->options()) {
+      query.container = o->container() ? o->container()->str() : "";
+      query.previous = o->previous();
+      query.timestamps = o->timestamps();
+      auto opt = [](flatbuffers::Optional<int64_t> v) { return v ? std::optional<int64_t>(*v) : std::nullopt; };
+      query.tail_lines = opt(o->tail_lines());
+      query.since_seconds = opt(o->since_seconds());
+      query.limit_bytes = opt(o->limit_bytes());
+      query.from_line = opt(o->from_line());
+    }
+    Result<LogAnswer> answer = logs.Ask(
+        {ask->pod_key()->str(), ask->uid() ? ask->uid()->str() : "", std::move(query)}, std::chrono::seconds(5));
+    if (answer.ok()) {
+      log = std::move(*answer);
+    } else if (answer.status().code() == Code::kInvalid) {
+      status = model::BadRequestStatus(answer.status().message());
+    } else if (answer.status().code() == Code::kNotFound) {
+      status = {"Failure", 404, "NotFound", answer.status().message(), {}};
+    } else {
+      status = model::InternalErrorStatus(answer.status().message());
+    }
+  }
+  auto written = model::WriteApiStatus(fbb, status);
+  auto reply = msg::CreateContainerLogReply(fbb, written, fbb.CreateString(log.text), log.lines,
+                                            fbb.CreateString(log.container_id));
+  return {msg::Body::ContainerLogReply, reply.Union()};
+}
+
+}  // namespace
+
 Status RuntimeStage::Start() {
-  loop_.Start([this](const std::atomic<bool>& stopping) { RuntimeLoop(context_, config_, nodes_).Run(stopping); });
+  kubelet_ = std::make_unique<bus::RpcServer>(
+      context_.bus, context_.Endpoint("kubelet"), 2,
+      [this](const msg::Envelope& request, std::string_view peer, flatbuffers::FlatBufferBuilder& fbb) {
+        return ServeLog(logs_, request, peer, fbb);
+      });
+  Status started = kubelet_->Start();
+  if (!started.ok()) return started;
+  loop_.Start([this](const std::atomic<bool>& stopping) { RuntimeLoop(context_, config_, nodes_, logs_).Run(stopping); });
   return Status::Ok();
 }
 
-void RuntimeStage::Stop() { loop_.Stop(); }
+void RuntimeStage::Stop() {
+  if (kubelet_) kubelet_->Stop();  // no question waits for a loop that is gone
+  loop_.Stop();
+}
 
 }  // namespace podflow::runtime

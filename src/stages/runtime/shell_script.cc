@@ -281,6 +281,7 @@ class Reader {
     } else if (log_bytes_ + line.size() <= kMaxLogBytes) {
       log_bytes_ += line.size() + 1;
       lines_.push_back(std::move(line));
+      reading_.log_at.push_back(now_);
     }
   }
 

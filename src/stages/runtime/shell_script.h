@@ -39,6 +39,7 @@ struct ScriptFile {
 struct ScriptReading {
   model::SimBehavior behavior;    // only the fields the command decides
   std::vector<ScriptFile> files;  // in time order
+  std::vector<SimDuration> log_at;  // when each line of behavior.logs is printed
 
   // Whether `path` exists `since` the container's start. A file the script
   // never touched is taken to exist (it comes with the image).

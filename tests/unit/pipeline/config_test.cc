@@ -45,7 +45,7 @@ TEST_CASE("The multi-process pipeline puts each stage in its own process") {
 TEST_CASE("Bad pipeline files are rejected naming the key") {
   const char* base_channels =
       "channels: {submit: tcp://127.0.0.1:1, apiwatch: tcp://127.0.0.1:4, api: tcp://127.0.0.1:2, watch: tcp://127.0.0.1:3, "
-      "decisions: inproc://d, reports: inproc://r}\n";
+      "decisions: inproc://d, reports: inproc://r, kubelet: inproc://k}\n";
   struct Case {
     std::string text;
     std::string error;

@@ -885,3 +885,135 @@ spec:
 
 }  // namespace
 }  // namespace podflow::runtime
+
+namespace podflow::runtime {
+namespace {
+
+LogQuery Query(std::string container, bool previous = false, bool timestamps = false,
+               std::optional<int64_t> tail = {}, std::optional<int64_t> since = {},
+               std::optional<int64_t> limit = {}) {
+  return LogQuery{std::move(container), previous, timestamps, tail, since, limit};
+}
+
+TEST_CASE("a container's log as kubelet serves it: the lines so far, the previous run, kubelet's refusals") {
+  Sim sim(R"yaml(
+apiVersion: v1
+kind: Pod
+metadata: {name: counter}
+spec:
+  containers:
+  - name: count
+    image: busybox:1.28
+    command: ["sh", "-c", "echo one; sleep 5; echo two; sleep 5; echo three; exit 2"]
+  - name: waits
+    image: example/not-there:1
+)yaml");
+  // The text, or "error: " and kubelet's words.
+  auto log = [&](const LogQuery& q, double seconds) -> std::string {
+    Result<LogAnswer> a = sim.runner->ContainerLog(q, sim.t0 + SimDuration(static_cast<int64_t>(seconds * 1000)));
+    return a.ok() ? a->text : "error: " + a.status().message();
+  };
+  sim.Until(1);
+  CHECK(log(Query("count"), 1) == "one\n");
+  CHECK(log(Query("count", false, true), 1) == "2024-05-01T12:00:00.000000000Z one\n");
+  CHECK(log(Query("count", true), 1) ==
+        "error: previous terminated container \"count\" in pod \"counter\" not found");
+  CHECK(log(Query("nope"), 1) == "error: container \"nope\" in pod \"counter\" is not available");
+  sim.Until(6);
+  CHECK(log(Query("count"), 6) == "one\ntwo\n");
+  CHECK(log(Query("count", false, false, 1), 6) == "two\n");
+  CHECK(log(Query("count", false, false, {}, 2), 6) == "two\n");
+  CHECK(log(Query("count", false, false, {}, {}, 5), 6) == "one\nt");
+  // A follow asks for what came after the lines it has.
+  const Result<LogAnswer> so_far = sim.runner->ContainerLog(Query("count"), sim.t0 + SimDuration(6000));
+  REQUIRE(so_far.ok());
+  CHECK(so_far->lines == 2);
+  CHECK(so_far->container_id == sim.app(0).container_id);
+  LogQuery next = Query("count");
+  next.from_line = 1;
+  CHECK(log(next, 6) == "two\n");
+  next.from_line = 2;
+  CHECK(log(next, 6).empty());
+  // It exits at 10 s and restarts at once: the ended run is the previous log.
+  sim.Until(10);
+  REQUIRE(sim.app(0).restart_count == 1);
+  CHECK(log(Query("count", true), 10) == "one\ntwo\nthree\n");
+  CHECK(log(Query("count", true, true), 10) ==
+        "2024-05-01T12:00:00.000000000Z one\n2024-05-01T12:00:05.000000000Z two\n"
+        "2024-05-01T12:00:10.000000000Z three\n");
+  CHECK(log(Query("count"), 10) == "one\n");  // the new run's first line
+  // Its second exit (20 s) puts it in CrashLoopBackOff: its log is that run's.
+  sim.Until(21);
+  REQUIRE(WaitingReason(sim.app(0)) == "CrashLoopBackOff");
+  CHECK(log(Query("count"), 21) == "one\ntwo\nthree\n");
+  CHECK(log(Query("count", true, true), 21).starts_with(
+      "2024-05-01T12:00:10.000000000Z one\n"));
+  // A container that never started has no log yet.
+  sim.Until(30);
+  CHECK_THAT(log(Query("waits"), 30),
+             Catch::Matches("error: container \"waits\" in pod \"counter\" is waiting to start: "
+                            "(image can't be pulled|trying and failing to pull image)"));
+}
+
+TEST_CASE("the log of a deleted pod's waiting containers: the run before, or none") {
+  Sim sim(R"yaml(
+apiVersion: v1
+kind: Pod
+metadata: {name: gone}
+spec:
+  containers:
+  - {name: crash, image: busybox:1.28, command: ["sh", "-c", "echo boom; exit 1"]}
+  - {name: stuck, image: example/not-there:1}
+)yaml");
+  sim.Until(1);
+  REQUIRE(WaitingReason(sim.app(0)) == "CrashLoopBackOff");
+  sim.runner->Terminate(sim.t0 + SimDuration(1000), SimDuration(0));
+  sim.Until(2);
+  REQUIRE(sim.app(0).state->terminated);
+  REQUIRE(sim.app(1).state->terminated);
+  const SimTime now = sim.t0 + SimDuration(2000);
+  const Result<LogAnswer> crash = sim.runner->ContainerLog(Query("crash"), now);
+  REQUIRE(crash.ok());
+  CHECK(crash->text == "boom\n");
+  CHECK(sim.runner->ContainerLog(Query("stuck"), now).status().message() ==
+        "container \"stuck\" in pod \"gone\" is terminated");
+}
+
+TEST_CASE("a restart whose environment cannot be made keeps the ended container as lastState") {
+  Sim sim(R"yaml(
+apiVersion: v1
+kind: Pod
+metadata: {name: restarts}
+spec:
+  containers:
+  - name: app
+    image: busybox:1.28
+    command: ["sh", "-c", "echo ran; sleep 1; exit 1"]
+    env:
+    - name: LEVEL
+      valueFrom:
+        configMapKeyRef: {name: settings, key: level}
+)yaml");
+  const std::string key = model::ObjectKey(model::Kind("ConfigMap"), "default", "settings");
+  sim.sources.Put(key, ConfigData{{{"level", "high"}}, {}});
+  sim.Until(0.5);
+  REQUIRE(sim.app().state->running);
+  sim.sources.Erase(key);
+  sim.Until(1);  // exits, restarts at once, and cannot be made
+  CHECK(WaitingReason(sim.app()) == "CreateContainerConfigError");
+  CHECK(sim.app().state->waiting->message == "configmap \"settings\" not found");
+  REQUIRE(sim.app().last_state);
+  REQUIRE(sim.app().last_state->terminated);
+  CHECK(sim.app().last_state->terminated->exit_code == 1);
+  const Result<LogAnswer> previous = sim.runner->ContainerLog(Query("app", true), sim.t0 + SimDuration(1000));
+  REQUIRE(previous.ok());
+  CHECK(previous->text == "ran\n");
+  sim.sources.Put(key, ConfigData{{{"level", "high"}}, {}});
+  sim.Until(11);  // the next sync makes it
+  CHECK(sim.app().state->running);
+  CHECK(sim.app().restart_count == 1);
+  CHECK(sim.app().last_state->terminated->exit_code == 1);
+}
+
+}  // namespace
+}  // namespace podflow::runtime
