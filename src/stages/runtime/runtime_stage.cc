@@ -139,11 +139,12 @@ class RuntimeLoop {
       Status polled = node_informer_.Poll(std::chrono::milliseconds(0), node_handlers);
       if (polled.ok()) polled = config_maps_.Poll(std::chrono::milliseconds(0), map_handlers);
       if (polled.ok()) polled = secrets_.Poll(std::chrono::milliseconds(0), secret_handlers);
+      new_pods_ = false;
       if (polled.ok()) polled = pods_.Poll(wait, pod_handlers);
-      // A ConfigMap or Secret written just before its pod came while the
-      // pods were awaited: taken before the pod's containers start.
-      if (polled.ok()) polled = config_maps_.Poll(std::chrono::milliseconds(0), map_handlers);
-      if (polled.ok()) polled = secrets_.Poll(std::chrono::milliseconds(0), secret_handlers);
+      // A ConfigMap or Secret written just before a new pod may have come
+      // while the pods were awaited: taken before the pod's containers start.
+      if (polled.ok() && new_pods_) polled = config_maps_.Poll(std::chrono::milliseconds(0), map_handlers);
+      if (polled.ok() && new_pods_) polled = secrets_.Poll(std::chrono::milliseconds(0), secret_handlers);
       if (!polled.ok()) {
         log_->warn("following pods: {}", polled.ToString());
         std::this_thread::sleep_for(std::chrono::milliseconds(200));
@@ -252,6 +253,7 @@ class RuntimeLoop {
       log_->info("{} is already up on {}: adopted", kv.key, node);
     } else {
       PodAssignment assignment{kv.key, kv.mod_revision.value(), std::shared_ptr<const api::PodT>(pod->UnPack())};
+      new_pods_ = new_pods_ || !hosted_.contains(kv.key);
       status = agents_.AddPod(node, std::move(assignment), WallClockNow());
     }
     if (status.ok()) {
@@ -330,6 +332,7 @@ class RuntimeLoop {
   client::Informer node_informer_;
   client::Informer config_maps_;
   client::Informer secrets_;
+  bool new_pods_ = false;  // the last poll of the pods brought one to start
   std::vector<NodeDef> hosted_defs_;                     // configured and adopted nodes
   std::unordered_map<std::string, std::string> node_names_;  // adopted node key -> name, for removals
   // Pods bound to a node not hosted (yet): handed over if it is adopted.
