@@ -181,7 +181,17 @@ int RunLogs(const LogsOptions& options) {
       std::fprintf(stderr, "%s\n", model::KubectlMessage(reply->status).c_str());
       return 1;
     }
-    if (log.from_line && reply->log_run != run) return 0;  // a new run: this one is over
+    if (log.from_line && reply->log_run != run) {
+      // Restarted meanwhile: what the followed run printed last is now the
+      // previous log; then this run is over.
+      log.previous = true;
+      reply = (*api)->Call(call);
+      if (reply.ok() && reply->status.success() && reply->log_run == run) {
+        std::fwrite(reply->log.data(), 1, reply->log.size(), stdout);
+        std::fflush(stdout);
+      }
+      return 0;
+    }
     std::fwrite(reply->log.data(), 1, reply->log.size(), stdout);
     std::fflush(stdout);
     if (!options.follow || options.previous || last) return 0;

@@ -485,6 +485,16 @@ spec:
 )yaml")[0].first.empty());
   REQUIRE(pipeline.PodReaches("follow", Pipeline::Running));
   CHECK(logs({"follow", "-f"}) == std::pair<int, std::string>{0, "a\nb\n"});
+  // A run that is restarted at once (the first restart has no back-off):
+  // its last lines are then the previous log, and -f still prints them.
+  REQUIRE(pipeline.Submit(R"yaml(apiVersion: v1
+kind: Pod
+metadata: {name: again}
+spec:
+  containers: [{name: again, image: busybox:1.28, command: ["sh", "-c", "echo start; sleep 3; echo done"]}]
+)yaml")[0].first.empty());
+  REQUIRE(pipeline.PodReaches("again", Pipeline::Running));
+  CHECK(logs({"again", "-f"}) == std::pair<int, std::string>{0, "start\ndone\n"});
   REQUIRE(pipeline.PodReaches("multi", Pipeline::Running));
   REQUIRE(pipeline.PodReaches("crash", [](const api::Pod& p) {
     const auto* statuses = p.status() ? p.status()->container_statuses() : nullptr;

@@ -110,7 +110,7 @@ void PodRunner::Create(Box& box, SimTime t) {
   ContainerPlan plan;
   if (env.ok()) plan = PlanContainer(*assignment_.pod, *box.spec, box.image ? &*box.image : nullptr, *env);
   const std::string& config_error = env.ok() ? plan.config_error : env.status().message();
-  if (!config_error.empty()) {
+  if (!env.ok() || !config_error.empty()) {
     // kubelet cannot make the container's config: it is not created. A
     // missing source may appear: the pod's next sync tries again (the
     // image check first, as kubelet's start of a container does); a bad

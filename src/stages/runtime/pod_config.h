@@ -69,8 +69,9 @@ struct PodFacts {
 // a resource of a container (resourceFieldRef). A missing ConfigMap,
 // Secret or key is an error in kubelet's words (`configmap "x" not found`,
 // `couldn't find key k in Secret ns/x`) unless marked optional, when the
-// entry is left out. The values together stay within 1 MiB: past it a
-// value is kept as written.
+// entry is left out. The values together stay within 1 MiB: a literal
+// value whose expansion would pass it is kept as written, and a value that
+// does not fit even so is left out.
 Result<EnvList> KubeletEnv(const api::PodT& pod, const api::ContainerT& c, const PodFacts& facts,
                            const ConfigSources& sources);
 
