@@ -11,6 +11,7 @@
 #include "cli/api_session.h"
 #include "cli/commands.h"
 #include "model/objects.h"
+#include "model/pod_phase.h"
 #include "pod_generated.h"
 
 namespace podflow::cli {
@@ -36,23 +37,13 @@ std::optional<std::string> Annotation(const api::Pod& pod, std::string_view key)
   return std::nullopt;
 }
 
-bool HasContainer(const api::PodSpec& spec, const std::string& name) {
-  for (const auto* list : {spec.containers(), spec.init_containers()}) {
-    if (list == nullptr) continue;
-    for (const api::Container* c : *list) {
-      if (c->name() && c->name()->str() == name) return true;
-    }
-  }
-  return false;
-}
-
 // kubectl's choice when no -c is given: the default-container annotation,
 // else the first container, said on stderr when there were others.
 std::string DefaultContainer(const api::Pod& pod) {
   const api::PodSpec* spec = pod.spec();
   if (spec == nullptr || spec->containers() == nullptr || spec->containers()->size() == 0) return "";
   if (auto named = Annotation(pod, "kubectl.kubernetes.io/default-container"); named && !named->empty()) {
-    if (HasContainer(*spec, *named)) return *named;
+    if (model::HasContainer(*spec, *named)) return *named;
     std::fprintf(stderr, "Default container name \"%s\" not found in pod %s\n", named->c_str(),
                  pod.metadata() && pod.metadata()->name() ? pod.metadata()->name()->c_str() : "");
   }
@@ -162,7 +153,7 @@ int RunLogs(const LogsOptions& options) {
   const api::Pod& stored = *flatbuffers::GetRoot<api::Pod>((*pod)->value.data());
   log.container = options.container.empty() ? DefaultContainer(stored) : options.container;
   // kubectl names a container the pod does not have itself.
-  if (stored.spec() == nullptr || !HasContainer(*stored.spec(), log.container)) {
+  if (stored.spec() == nullptr || !model::HasContainer(*stored.spec(), log.container)) {
     std::fprintf(stderr, "error: container %s is not valid for pod %s\n", log.container.c_str(), name.c_str());
     return 1;
   }

@@ -30,6 +30,16 @@ bool IsRestartableInitContainer(const api::Container& container) {
   return container.restart_policy() != nullptr && container.restart_policy()->string_view() == "Always";
 }
 
+bool HasContainer(const api::PodSpec& spec, std::string_view name) {
+  for (const auto* list : {spec.containers(), spec.init_containers()}) {
+    if (list == nullptr) continue;
+    for (const api::Container* c : *list) {
+      if (c->name() && c->name()->string_view() == name) return true;
+    }
+  }
+  return false;
+}
+
 const api::ContainerStatusT* FindStatus(
     const std::vector<std::unique_ptr<api::ContainerStatusT>>& statuses, std::string_view name) {
   for (const auto& s : statuses) {

@@ -5,6 +5,8 @@
 // Failed when all have terminated and the restart policy lets them stay so.
 #pragma once
 
+#include <string_view>
+
 #include "pod_generated.h"
 
 namespace podflow::model {
@@ -13,6 +15,9 @@ namespace podflow::model {
 // running beside the app containers.
 bool IsRestartableInitContainer(const api::ContainerT& container);
 bool IsRestartableInitContainer(const api::Container& container);
+
+// Whether the pod has a container or an init container named `name`.
+bool HasContainer(const api::PodSpec& spec, std::string_view name);
 
 // Whether any app container has run (kubelet's podHasInitialized).
 bool AppContainersHaveStarted(const api::PodStatusT& status);

@@ -3,6 +3,7 @@
 // the node's kubelet — the runtime stage, on the kubelet channel.
 #include "client/wire.h"
 #include "model/objects.h"
+#include "model/pod_phase.h"
 #include "stages/admission/admission_stage.h"
 #include "stages/admission/api_common.h"
 
@@ -49,14 +50,6 @@ std::string Names(const flatbuffers::Vector<flatbuffers::Offset<api::Container>>
   return out;
 }
 
-bool HasContainer(const flatbuffers::Vector<flatbuffers::Offset<api::Container>>* list, const std::string& name) {
-  if (list == nullptr) return false;
-  for (const api::Container* c : *list) {
-    if (c->name() && c->name()->str() == name) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 bus::ReplyBody AdmissionStage::HandlePodLog(Worker& worker, const msg::ApiRequest& request, const std::string& ns,
@@ -91,8 +84,7 @@ bus::ReplyBody AdmissionStage::HandlePodLog(Worker& worker, const msg::ApiReques
       return LogReply(fbb, BadRequestStatus(message));
     }
     container = spec->containers()->Get(0)->name() ? spec->containers()->Get(0)->name()->str() : "";
-  } else if (spec == nullptr || (!HasContainer(spec->containers(), container) &&
-                                 !HasContainer(spec->init_containers(), container))) {
+  } else if (spec == nullptr || !model::HasContainer(*spec, container)) {
     return LogReply(fbb, BadRequestStatus("container " + container + " is not valid for pod " + name));
   }
   // A pod on no node yet has no log.

@@ -324,7 +324,7 @@ SimDuration PodRunner::PreStopTime(const Box& box) const {
   const api::LifecycleT* lifecycle = box.spec->lifecycle.get();
   const api::LifecycleHandlerT* hook = lifecycle ? lifecycle->pre_stop.get() : nullptr;
   if (hook == nullptr) return SimDuration(0);
-  if (hook->sleep) return SimDuration(std::clamp<int64_t>(hook->sleep->seconds, 0, 1'000'000'000) * 1000);
+  if (hook->sleep) return SimDuration(std::clamp<int64_t>(hook->sleep->seconds, 0, kMaxGraceSeconds) * 1000);
   if (hook->exec) {
     // The hook's command, read as a container's would be.
     const ScriptReading r = ReadCommand(hook->exec->command, box.hook_env);
