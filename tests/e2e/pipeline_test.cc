@@ -576,6 +576,27 @@ spec:
   REQUIRE_FALSE(events.empty());
   for (const std::string& e : events) CHECK(e.find("Scheduled") == std::string::npos);
   CHECK(events[0].rfind("Normal Pulling", 0) == 0);
+
+  // Every node's agent holds its Lease, owned by the Node, and renews it
+  // every quarter of nodeLeaseDurationSeconds (2 s here).
+  const std::string adopted_uid = node->metadata()->uid()->str();
+  std::string lease_bytes;
+  const api::Lease* lease = pipeline.WaitFor<api::Lease>(
+      model::ObjectKey(model::Kind("Lease"), "kube-node-lease", "kwok-node-0"),
+      [](const api::Lease& l) { return l.spec() && l.spec()->renew_time(); }, &lease_bytes);
+  REQUIRE(lease != nullptr);
+  CHECK(lease->spec()->holder_identity()->str() == "kwok-node-0");
+  CHECK(lease->spec()->lease_duration_seconds() == 2);
+  REQUIRE(lease->metadata()->owner_references()->size() == 1);
+  CHECK(lease->metadata()->owner_references()->Get(0)->uid()->str() == adopted_uid);
+  const std::string node1_lease = model::ObjectKey(model::Kind("Lease"), "kube-node-lease", "node-1");
+  std::optional<KeyValue> first = pipeline.Get(node1_lease);
+  REQUIRE(first.has_value());
+  const std::string first_renewal =
+      flatbuffers::GetRoot<api::Lease>(first->value.data())->spec()->renew_time()->str();
+  CHECK(pipeline.WaitFor<api::Lease>(
+            node1_lease, [&](const api::Lease& l) { return l.spec()->renew_time()->str() > first_renewal; },
+            &lease_bytes, std::chrono::seconds(5)) != nullptr);
 }
 
 TEST_CASE("A pod published while the runtime is down runs once it is back", "[e2e]") {

@@ -327,7 +327,7 @@ class Pipeline {
            << "    - {token: viewer-token, user: viewer, uid: \"8\", groups: [viewers]}\n"
            << "  serviceClusterIPRange: 10.96.0.0/12\n"
            << "scheduler: {seed: 7}\n"
-           << "runtime:\n  clusterCIDR: 10.244.0.0/16\n  syncRetryMillis: 500\n  nodes:\n"
+           << "runtime:\n  clusterCIDR: 10.244.0.0/16\n  syncRetryMillis: 500\n  nodeLeaseDurationSeconds: 2\n  nodes:\n"
            << "    - {name: node-1, labels: {disktype: ssd}, capacity: {cpu: \"4\", memory: 8Gi, pods: \"110\"}}\n"
            << "    - {name: node-2, capacity: {cpu: \"4\", memory: 8Gi, pods: \"110\"}}\n"
            << "    - {name: node-3, capacity: {cpu: \"2\", memory: 4Gi, pods: \"110\"}}\n"

@@ -33,7 +33,8 @@ const std::vector<Role>& Roles() {
        {{"/registry/pods/", kUpdate | kDelete},
         {"/registry/events/", kAll},
         {"/registry/scheduling.podflow.io/", kAll}}},
-      {"runtime", {{"/registry/nodes/", kWrite}}},
+      // Its nodes and their leases (kubelet's heartbeat).
+      {"runtime", {{"/registry/nodes/", kWrite}, {"/registry/leases/kube-node-lease/", kWrite}}},
       {"proxy", {{"/registry/endpoints/", kAll}}},
   };
   return roles;

@@ -72,6 +72,9 @@ struct RuntimeTiming {
   // kubelet's pod worker after a failed sync (a container whose config
   // cannot be made): it syncs the pod again this much later.
   SimDuration sync_retry{10'000};
+  // kubelet's nodeLeaseDurationSeconds: each node's Lease is renewed every
+  // quarter of it.
+  int node_lease_seconds = 40;
 };
 
 struct RuntimeConfig {

@@ -121,6 +121,7 @@ Status ParseInto(const YAML::Node& runtime, RuntimeConfig* c) {
   int64_t mask = c->node_cidr_mask_size;
   std::optional<bool> serialize;
   std::optional<int64_t> max_parallel;
+  int64_t lease_seconds = c->timing.node_lease_seconds;
   RuntimeTiming& t = c->timing;
   PODFLOW_RETURN_IF_ERROR(Visit(
       runtime, "runtime",
@@ -152,7 +153,8 @@ Status ParseInto(const YAML::Node& runtime, RuntimeConfig* c) {
        {"maxParallelImagePulls", [&](auto& n, auto& p) { return ReadInt(n, p, &max_parallel.emplace()); }},
        {"backOffMillis", [&](auto& n, auto& p) { return ReadMillis(n, p, &t.backoff_initial); }},
        {"maxBackOffMillis", [&](auto& n, auto& p) { return ReadMillis(n, p, &t.backoff_max); }},
-       {"syncRetryMillis", [&](auto& n, auto& p) { return ReadMillis(n, p, &t.sync_retry); }}}));
+       {"syncRetryMillis", [&](auto& n, auto& p) { return ReadMillis(n, p, &t.sync_retry); }},
+       {"nodeLeaseDurationSeconds", [&](auto& n, auto& p) { return ReadInt(n, p, &lease_seconds); }}}));
   // kubelet's validation of the pair.
   if (max_parallel) {
     if (*max_parallel < 1) return Status::Invalid("runtime.maxParallelImagePulls: must be at least 1");
@@ -170,6 +172,11 @@ Status ParseInto(const YAML::Node& runtime, RuntimeConfig* c) {
                            std::to_string(t.backoff_initial.count()) + ")");
   }
   if (t.sync_retry.count() < 1) return Status::Invalid("runtime.syncRetryMillis: must be at least 1");
+  // kubelet requires a positive duration; the hour is podflow's own bound.
+  if (lease_seconds < 1 || lease_seconds > 3600) {
+    return Status::Invalid("runtime.nodeLeaseDurationSeconds: must be 1..3600");
+  }
+  t.node_lease_seconds = static_cast<int>(lease_seconds);
   if (!type.empty() && type != "simulated") {
     return Status::Invalid("runtime.type: Unsupported value: \"" + type +
                            "\": supported values: \"simulated\"");

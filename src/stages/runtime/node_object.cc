@@ -47,6 +47,20 @@ std::unique_ptr<api::NodeAddressT> Address(const char* type, std::string address
   return a;
 }
 
+// The conditions a healthy kubelet posts, as of `time`.
+std::vector<std::unique_ptr<api::NodeConditionT>> KubeletConditions(const std::string& time) {
+  std::vector<std::unique_ptr<api::NodeConditionT>> out;
+  using CS = api::ConditionStatus;
+  out.push_back(Condition("MemoryPressure", CS::False, "KubeletHasSufficientMemory",
+                          "kubelet has sufficient memory available", time));
+  out.push_back(
+      Condition("DiskPressure", CS::False, "KubeletHasNoDiskPressure", "kubelet has no disk pressure", time));
+  out.push_back(Condition("PIDPressure", CS::False, "KubeletHasSufficientPID",
+                          "kubelet has sufficient PID available", time));
+  out.push_back(Condition("Ready", CS::True, "KubeletReady", "kubelet is posting ready status", time));
+  return out;
+}
+
 }  // namespace
 
 std::string DeterministicUid(std::string_view seed) {
@@ -90,15 +104,7 @@ api::NodeT BuildNode(const SimNode& node, const ImageCatalog& catalog, SimTime n
   auto& s = n.status = std::make_unique<api::NodeStatusT>();
   s->capacity = Entries<api::QuantityEntryT>(node.capacity);
   s->allocatable = Entries<api::QuantityEntryT>(node.capacity);
-  using CS = api::ConditionStatus;
-  s->conditions.push_back(Condition("MemoryPressure", CS::False, "KubeletHasSufficientMemory",
-                                    "kubelet has sufficient memory available", time));
-  s->conditions.push_back(Condition("DiskPressure", CS::False, "KubeletHasNoDiskPressure",
-                                    "kubelet has no disk pressure", time));
-  s->conditions.push_back(Condition("PIDPressure", CS::False, "KubeletHasSufficientPID",
-                                    "kubelet has sufficient PID available", time));
-  s->conditions.push_back(
-      Condition("Ready", CS::True, "KubeletReady", "kubelet is posting ready status", time));
+  s->conditions = KubeletConditions(time);
   s->addresses.push_back(Address("InternalIP", FormatIpv4(node.internal_ip)));
   s->addresses.push_back(Address("Hostname", node.name));
   s->daemon_endpoints = std::make_unique<api::NodeDaemonEndpointsT>();
@@ -129,6 +135,35 @@ api::NodeT BuildNode(const SimNode& node, const ImageCatalog& catalog, SimTime n
 
 std::string BuildNodeBytes(const SimNode& node, const ImageCatalog& catalog, SimTime now) {
   return model::Pack(BuildNode(node, catalog, now));
+}
+
+
+std::optional<api::NodeT> RepostedNodeStatus(const api::Node& stored, SimTime now) {
+  const auto* conditions = stored.status() ? stored.status()->conditions() : nullptr;
+  if (conditions != nullptr) {
+    for (const api::NodeCondition* c : *conditions) {
+      if (c->type() && c->type()->string_view() == "Ready" && c->status() == api::ConditionStatus::True) {
+        return std::nullopt;
+      }
+    }
+  }
+  std::unique_ptr<api::NodeT> node(stored.UnPack());
+  if (!node->status) node->status = std::make_unique<api::NodeStatusT>();
+  auto& have = node->status->conditions;
+  const std::string time = FormatRfc3339(now);
+  for (auto& posted : KubeletConditions(time)) {
+    auto it = std::ranges::find_if(have, [&](const auto& c) { return c->type == posted->type; });
+    if (it == have.end()) {
+      have.push_back(std::move(posted));
+      continue;
+    }
+    // A status it already had keeps the time it changed to it.
+    if ((*it)->status == posted->status && !(*it)->last_transition_time.empty()) {
+      posted->last_transition_time = (*it)->last_transition_time;
+    }
+    *it = std::move(posted);
+  }
+  return std::move(*node);
 }
 
 }  // namespace podflow::runtime

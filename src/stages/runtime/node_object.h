@@ -4,6 +4,7 @@
 // nodeInfo and the images it has pre-pulled.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "base/clock.h"
@@ -24,6 +25,13 @@ api::NodeT BuildNode(const SimNode& node, const ImageCatalog& catalog, SimTime n
 
 // BuildNode packed into the bytes the log stores (model::Pack).
 std::string BuildNodeBytes(const SimNode& node, const ImageCatalog& catalog, SimTime now);
+
+// The stored Node with the conditions a healthy kubelet posts (Ready and the
+// pressures; a status it had keeps its lastTransitionTime), when its Ready
+// condition is not True: the node lifecycle controller marked it Unknown
+// while this agent was away, or it was registered so. nullopt when it is
+// Ready already (the lease is the heartbeat then; nothing to write).
+std::optional<api::NodeT> RepostedNodeStatus(const api::Node& stored, SimTime now);
 
 // "3f2a...-....": a UUID-shaped deterministic id.
 std::string DeterministicUid(std::string_view seed);

@@ -3,7 +3,9 @@
 //   config.h       RuntimeConfig, ParseRuntimeConfig, ResolveNodes -> SimNode
 //   (the registry catalog, ImageCatalog and image reference normalization,
 //   is model/image_catalog.h: admission's ImagePolicy reads it too)
-//   node_object.h  BuildNode / BuildNodeBytes: the Node a simulated kubelet registers
+//   node_object.h  BuildNode / BuildNodeBytes: the Node a simulated kubelet registers;
+//                  RepostedNodeStatus: its status posted again after it was marked Unknown
+//   node_lease.h   NodeLeases: each node's Lease and when it is renewed
 //   ip_pool.h      PodIpPool over a node's podCIDR (cidr.h: IPv4 / CIDR helpers)
 //   pod_runner.h   PodRunner: one pod's lifecycle on simulated time
 //   container_plan.h  what a container does (behaviour layers, probe spans)
@@ -24,6 +26,7 @@
 #include "stages/runtime/config.h"
 #include "stages/runtime/container_plan.h"
 #include "stages/runtime/ip_pool.h"
+#include "stages/runtime/node_lease.h"
 #include "stages/runtime/node_object.h"
 #include "stages/runtime/pod_config.h"
 #include "stages/runtime/pod_runner.h"

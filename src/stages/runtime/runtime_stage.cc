@@ -1,6 +1,7 @@
 #include "stages/runtime/runtime_stage.h"
 
 #include <functional>
+#include <map>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -10,6 +11,7 @@
 #include "model/objects.h"
 #include "client/client.h"
 #include "stages/runtime/adopt.h"
+#include "stages/runtime/node_lease.h"
 #include "stages/runtime/report_outbox.h"
 #include "stages/runtime/termination.h"
 
@@ -53,6 +55,8 @@ SimDuration DeletionGrace(const api::Pod& pod) {
 // How long a push may wait for the status stage before the reports are kept
 // for the next round.
 constexpr std::chrono::milliseconds kPushTimeout{200};
+// kubelet's lease controller retries a failed renewal after 200 ms at first.
+constexpr SimDuration kLeaseRetry{200};
 
 }  // namespace
 
@@ -105,6 +109,7 @@ class RuntimeLoop {
         outbox_([this](std::string_view frame) { return reports_.Push(frame, kPushTimeout); }),
         catalog_(config.registry),
         agents_(&catalog_, config.timing),
+        leases_(config.timing.node_lease_seconds),
         pods_(context.bus, context.Endpoint("api"), context.Endpoint("watch"), model::KindPrefix(model::Kind("Pod"))),
         node_informer_(context.bus, context.Endpoint("api"), context.Endpoint("watch"),
                        model::KindPrefix(model::Kind("Node"))),
@@ -131,7 +136,8 @@ class RuntimeLoop {
     while (!stopping) {
       // Sleep in the watch until the next step is due (at most 100 ms).
       auto wait = std::chrono::milliseconds(100);
-      if (std::optional<SimTime> due = agents_.NextDue()) {
+      for (std::optional<SimTime> due : {agents_.NextDue(), leases_.NextDue()}) {
+        if (!due) continue;
         wait = std::clamp(std::chrono::duration_cast<std::chrono::milliseconds>(*due - WallClockNow()),
                           std::chrono::milliseconds(0), wait);
       }
@@ -153,6 +159,7 @@ class RuntimeLoop {
       outbox_.Send(agents_.Advance(WallClockNow()), now);
       logs_.AnswerAll([this](const LogMailbox::Question& q) { return ContainerLog(q); });
       outbox_.ResendOverdue(now);
+      RenewLeases();
       RetryAdoptions();
     }
   }
@@ -165,6 +172,7 @@ class RuntimeLoop {
       Status added = agents_.AddNode(node);
       if (!added.ok()) log_->error("node {}: {}", node.name, added.ToString());
     }
+    const std::map<std::string, KeyValue> stored_leases = StoredLeases(stopping);
     std::vector<const SimNode*> unregistered;
     for (const SimNode& node : nodes_) unregistered.push_back(&node);
     while (!unregistered.empty() && !stopping) {
@@ -178,7 +186,58 @@ class RuntimeLoop {
         continue;
       }
       log_->info("node {} {}", node.name, written->succeeded ? "registered" : "already registered");
+      std::string uid = DeterministicUid("node/" + node.name);
+      if (!written->succeeded && written->current && model::VerifyObject(model::Kind("Node"), written->current->value).ok()) {
+        const api::Node* stored = flatbuffers::GetRoot<api::Node>(written->current->value.data());
+        if (stored->metadata() && stored->metadata()->uid()) uid = stored->metadata()->uid()->str();
+      }
+      HoldLease(node.name, uid, stored_leases);
       unregistered.pop_back();
+    }
+  }
+
+  // The node leases stored before this start (an agent restarting renews
+  // the lease it held), by node name.
+  std::map<std::string, KeyValue> StoredLeases(const std::atomic<bool>& stopping) {
+    std::map<std::string, KeyValue> out;
+    const std::string prefix = model::KindPrefix(model::Kind("Lease"), kNodeLeaseNamespace);
+    while (!stopping) {
+      Result<RangeResult> listed = client_.List(prefix);
+      if (!listed.ok()) {
+        log_->warn("listing node leases: {}; retrying", listed.status().ToString());
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        continue;
+      }
+      for (KeyValue& kv : listed->kvs) {
+        if (!model::VerifyObject(model::Kind("Lease"), kv.value).ok()) continue;  // made anew
+        std::string name = kv.key.substr(prefix.size());
+        out.emplace(std::move(name), std::move(kv));
+      }
+      break;
+    }
+    return out;
+  }
+
+  void HoldLease(const std::string& node, const std::string& node_uid,
+                 const std::map<std::string, KeyValue>& stored = {}) {
+    auto it = stored.find(node);
+    leases_.Add(node, node_uid, WallClockNow(),
+                it == stored.end() ? nullptr : flatbuffers::GetRoot<api::Lease>(it->second.value.data()));
+  }
+
+  // Renews the leases due, all in one write; a failed write is tried again soon.
+  void RenewLeases() {
+    const SimTime now = WallClockNow();
+    std::vector<NodeLeases::Write> due = leases_.Renew(now);
+    if (due.empty()) return;
+    std::vector<TxnOp> puts;
+    puts.reserve(due.size());
+    for (NodeLeases::Write& w : due) puts.push_back(PutOp{w.key, std::move(w.bytes)});
+    Result<client::WriteResult> written = client_.Write(puts, std::chrono::seconds(1));
+    if (!written.ok() || !written->succeeded) {
+      log_->warn("renewing {} node lease(s): {}; retrying", due.size(),
+                 written.ok() ? "not written" : written.status().ToString());
+      leases_.RetryAfter(due, kLeaseRetry, now);
     }
   }
 
@@ -277,7 +336,11 @@ class RuntimeLoop {
     if (!model::VerifyObject(model::Kind("Node"), kv.value).ok()) return;
     const api::Node* stored = flatbuffers::GetRoot<api::Node>(kv.value.data());
     NodeDef def = NodeDefFromNode(*stored);
-    if (def.name.empty() || agents_.HasNode(def.name)) return;
+    if (def.name.empty()) return;
+    if (agents_.HasNode(def.name)) {
+      RepostStatus(kv, *stored);
+      return;
+    }
     Result<SimNode> node = ResolveAdopted(config_, hosted_defs_, def);
     if (!node.ok()) {
       log_->warn("{}", node.status().ToString());
@@ -295,6 +358,7 @@ class RuntimeLoop {
     hosted_defs_.push_back(NodeDefFromSim(*node));
     node_names_[kv.key] = node->name;
     (void)agents_.AddNode(*node);
+    HoldLease(node->name, stored->metadata() && stored->metadata()->uid() ? stored->metadata()->uid()->str() : "");
     log_->info("node {} adopted (podCIDR {})", node->name, node->pod_cidr.ToString());
     // Pods bound to it before it was adopted are hosted now.
     std::vector<KeyValue> waiting;
@@ -307,10 +371,28 @@ class RuntimeLoop {
     if (it == node_names_.end()) return;  // configured nodes stay: their kubelet is this process
     std::erase_if(hosted_defs_, [&](const NodeDef& d) { return d.name == it->second; });
     agents_.RemoveNode(it->second);
+    leases_.Remove(it->second);
     node_names_.erase(it);
   }
 
-  // Nodes whose adoption failed on an error (not a conflict) are tried again.
+  // A node of this runtime that is not Ready (marked Unknown while its agent
+  // was away): the agent posts its status again, as kubelet does at its next
+  // status update. Guarded; a lost guard brings the node again.
+  void RepostStatus(const KeyValue& kv, const api::Node& stored) {
+    std::optional<api::NodeT> reposted = RepostedNodeStatus(stored, WallClockNow());
+    if (!reposted) return;
+    Result<client::WriteResult> written =
+        client_.Write({PutOp{kv.key, model::Pack(*reposted), kv.mod_revision}}, std::chrono::seconds(1));
+    if (!written.ok()) {
+      log_->warn("posting the status of node {}: {}; will retry", kv.key, written.status().ToString());
+      adopt_retry_[kv.key] = kv;
+      return;
+    }
+    if (written->succeeded) log_->info("node {} posted Ready", kv.key);
+  }
+
+  // Nodes whose adoption (or status post) failed on an error (not a
+  // conflict) are tried again.
   void RetryAdoptions() {
     if (adopt_retry_.empty() || WallClockNow() < adopt_retry_at_) return;
     auto retry = std::move(adopt_retry_);
@@ -328,6 +410,7 @@ class RuntimeLoop {
   ReportOutbox outbox_;  // reports sent until the stored pods show them
   const ImageCatalog catalog_;
   NodeAgentSet agents_;
+  NodeLeases leases_;
   client::Informer pods_;
   client::Informer node_informer_;
   client::Informer config_maps_;

@@ -86,3 +86,139 @@ registry:
 
 }  // namespace
 }  // namespace podflow::runtime
+
+namespace podflow::runtime {
+namespace {
+
+const api::NodeConditionT* FindCondition(const api::NodeT& node, const std::string& type) {
+  for (const auto& c : node.status->conditions) {
+    if (c->type == type) return c.get();
+  }
+  return nullptr;
+}
+
+TEST_CASE("a node marked Unknown gets the kubelet's conditions posted again; a Ready one is left alone") {
+  Result<RuntimeConfig> config = ParseRuntimeConfig(YAML::Load("nodes: [{name: n1}]"));
+  REQUIRE(config.ok());
+  const std::vector<SimNode> nodes = *ResolveNodes(*config);
+  const ImageCatalog catalog(config->registry);
+  testing::FakeClock clock;
+  api::NodeT registered = BuildNode(nodes[0], catalog, clock.now);
+  const std::string ready_bytes = model::Pack(registered);
+  CHECK_FALSE(RepostedNodeStatus(*flatbuffers::GetRoot<api::Node>(ready_bytes.data()), clock.now + SimDuration(60'000))
+                  .has_value());
+
+  // The node lifecycle controller's marks: Ready and MemoryPressure Unknown.
+  const std::string registered_at = FormatRfc3339(clock.now);
+  for (auto& c : registered.status->conditions) {
+    if (c->type == "Ready" || c->type == "MemoryPressure") {
+      c->status = api::ConditionStatus::Unknown;
+      c->reason = "NodeStatusUnknown";
+      c->message = "Kubelet stopped posting node status.";
+      c->last_transition_time = FormatRfc3339(clock.now + SimDuration(50'000));
+    }
+  }
+  registered.status->conditions.erase(registered.status->conditions.begin() + 2);  // PIDPressure gone
+  auto custom = std::make_unique<api::NodeConditionT>();
+  custom->type = "NetworkUnavailable";
+  custom->status = api::ConditionStatus::False;
+  registered.status->conditions.push_back(std::move(custom));
+  const std::string unknown_bytes = model::Pack(registered);
+  const SimTime back = clock.now + SimDuration(90'000);
+  std::optional<api::NodeT> reposted =
+      RepostedNodeStatus(*flatbuffers::GetRoot<api::Node>(unknown_bytes.data()), back);
+  REQUIRE(reposted.has_value());
+  const api::NodeConditionT* ready = FindCondition(*reposted, "Ready");
+  REQUIRE(ready != nullptr);
+  CHECK(ready->status == api::ConditionStatus::True);
+  CHECK(ready->reason == "KubeletReady");
+  CHECK(ready->message == "kubelet is posting ready status");
+  CHECK(ready->last_transition_time == FormatRfc3339(back));
+  CHECK(ready->last_heartbeat_time == FormatRfc3339(back));
+  const api::NodeConditionT* memory = FindCondition(*reposted, "MemoryPressure");
+  REQUIRE(memory != nullptr);
+  CHECK(memory->status == api::ConditionStatus::False);
+  CHECK(memory->reason == "KubeletHasSufficientMemory");
+  // Unchanged status: its transition time stays; a lost one comes back.
+  const api::NodeConditionT* disk = FindCondition(*reposted, "DiskPressure");
+  REQUIRE(disk != nullptr);
+  CHECK(disk->last_transition_time == registered_at);
+  CHECK(disk->last_heartbeat_time == FormatRfc3339(back));
+  REQUIRE(FindCondition(*reposted, "PIDPressure") != nullptr);
+  CHECK(FindCondition(*reposted, "NetworkUnavailable") != nullptr);  // not the kubelet's: kept
+  CHECK(reposted->metadata->name == "n1");
+  CHECK(reposted->spec->pod_cidr == registered.spec->pod_cidr);
+}
+
+TEST_CASE("node leases are renewed every quarter of their duration, owned by their node") {
+  testing::FakeClock clock;
+  NodeLeases leases(40);
+  CHECK(leases.renew_interval() == SimDuration(10'000));
+  CHECK_FALSE(leases.NextDue().has_value());
+  leases.Add("n1", "uid-n1", clock.now);
+  std::vector<NodeLeases::Write> due = leases.Renew(clock.now);
+  REQUIRE(due.size() == 1);
+  CHECK(due[0].key == "/registry/leases/kube-node-lease/n1");
+  std::unique_ptr<api::LeaseT> lease = model::Unpack<api::Lease>(due[0].bytes);
+  CHECK(lease->api_version == "coordination.k8s.io/v1");
+  CHECK(lease->metadata->name == "n1");
+  CHECK(lease->metadata->namespace_ == "kube-node-lease");
+  REQUIRE(lease->metadata->owner_references.size() == 1);
+  CHECK(lease->metadata->owner_references[0]->kind == "Node");
+  CHECK(lease->metadata->owner_references[0]->uid == "uid-n1");
+  CHECK(lease->spec->holder_identity == "n1");
+  CHECK(lease->spec->lease_duration_seconds == 40);
+  CHECK(lease->spec->renew_time == FormatRfc3339Micro(clock.now));
+  const std::string first_uid = lease->metadata->uid;
+
+  CHECK(leases.Renew(clock.now + SimDuration(9'999)).empty());
+  CHECK(leases.NextDue() == clock.now + SimDuration(10'000));
+  leases.Add("n2", "uid-n2", clock.now + SimDuration(3'000));
+  due = leases.Renew(clock.now + SimDuration(3'000));
+  REQUIRE(due.size() == 1);
+  CHECK(due[0].node == "n2");
+  due = leases.Renew(clock.now + SimDuration(10'000));
+  REQUIRE(due.size() == 1);
+  lease = model::Unpack<api::Lease>(due[0].bytes);
+  CHECK(lease->metadata->uid == first_uid);
+  CHECK(lease->spec->renew_time == FormatRfc3339Micro(clock.now + SimDuration(10'000)));
+
+  // A failed write is due again soon, not a whole interval later.
+  leases.RetryAfter(due, SimDuration(200), clock.now + SimDuration(10'000));
+  CHECK(leases.NextDue() == clock.now + SimDuration(10'200));
+  CHECK(leases.Renew(clock.now + SimDuration(10'200)).size() == 1);
+
+  leases.Remove("n1");
+  leases.Remove("n2");
+  CHECK(leases.Renew(clock.now + SimDuration(60'000)).empty());
+}
+
+TEST_CASE("a restarted agent renews the lease it held before") {
+  testing::FakeClock clock;
+  NodeLeases before(40);
+  before.Add("n1", "uid-n1", clock.now - SimDuration(3'600'000));
+  const std::string stored = before.Renew(clock.now - SimDuration(3'600'000)).at(0).bytes;
+  std::unique_ptr<api::LeaseT> old = model::Unpack<api::Lease>(stored);
+  old->metadata->uid = "kept-uid";
+  const std::string stored_bytes = model::Pack(*old);
+
+  NodeLeases after(40);
+  after.Add("n1", "uid-n1", clock.now, flatbuffers::GetRoot<api::Lease>(stored_bytes.data()));
+  std::unique_ptr<api::LeaseT> renewed = model::Unpack<api::Lease>(after.Renew(clock.now).at(0).bytes);
+  CHECK(renewed->metadata->uid == "kept-uid");
+  CHECK(renewed->metadata->creation_timestamp == FormatRfc3339(clock.now - SimDuration(3'600'000)));
+  CHECK(renewed->spec->renew_time == FormatRfc3339Micro(clock.now));
+}
+
+TEST_CASE("nodeLeaseDurationSeconds is read and bounded") {
+  Result<RuntimeConfig> config = ParseRuntimeConfig(YAML::Load("nodeLeaseDurationSeconds: 4"));
+  REQUIRE(config.ok());
+  CHECK(config->timing.node_lease_seconds == 4);
+  CHECK(ParseRuntimeConfig(YAML::Load("{}"))->timing.node_lease_seconds == 40);
+  Result<RuntimeConfig> zero = ParseRuntimeConfig(YAML::Load("nodeLeaseDurationSeconds: 0"));
+  REQUIRE_FALSE(zero.ok());
+  CHECK(zero.status().message() == "runtime.nodeLeaseDurationSeconds: must be 1..3600");
+}
+
+}  // namespace
+}  // namespace podflow::runtime
