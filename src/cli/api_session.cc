@@ -71,89 +71,19 @@ Result<std::vector<std::string>> ExpandFiles(const std::vector<std::string>& arg
 Result<std::unique_ptr<ApiSession>> ApiSession::Open(const ToolEndpoints& endpoints) {
   std::unique_ptr<ApiSession> session(new ApiSession);
   PODFLOW_RETURN_IF_ERROR(pipeline::SecureTool(session->context_, endpoints.data_dir));
-  session->rpc_ = std::make_unique<bus::RpcClient>(session->context_, endpoints.submit);
+  session->api_ = std::make_unique<client::ApiCaller>(session->context_, endpoints.submit, endpoints.token);
   session->token_ = endpoints.token;
   session->endpoint_ = endpoints.submit;
   session->watch_endpoint_ = endpoints.apiwatch;
   return session;
 }
 
-namespace {
-
-flatbuffers::Offset<msg::ApiRequest> BuildRequest(flatbuffers::FlatBufferBuilder& fbb, const ApiCall& call,
-                                                  const std::string& token_text) {
-  auto body = fbb.CreateVector(reinterpret_cast<const uint8_t*>(call.body.data()), call.body.size());
-  auto token = fbb.CreateString(token_text);
-  auto verb = fbb.CreateString(call.verb);
-  auto resource = fbb.CreateString(call.resource);
-  auto ns = fbb.CreateString(call.namespace_);
-  auto name = fbb.CreateString(call.name);
-  auto subresource = fbb.CreateString(call.subresource);
-  auto patch_type = fbb.CreateString(call.patch_type);
-  auto policy = fbb.CreateString(call.propagation_policy);
-  auto labels = fbb.CreateString(call.label_selector);
-  auto fields = fbb.CreateString(call.field_selector);
-  auto continue_token = fbb.CreateString(call.continue_token);
-  auto resource_version = fbb.CreateString(call.resource_version);
-  flatbuffers::Offset<msg::PodLogOptions> log_options;
-  if (call.log) {
-    const ApiCall::LogOptions& o = *call.log;
-    auto opt = [](const std::optional<int64_t>& v) {
-      return v ? flatbuffers::Optional<int64_t>(*v) : flatbuffers::Optional<int64_t>();
-    };
-    log_options = msg::CreatePodLogOptions(fbb, fbb.CreateString(o.container), o.previous, o.timestamps,
-                                           opt(o.tail_lines), opt(o.since_seconds), opt(o.limit_bytes),
-                                           opt(o.from_line));
-  }
-  msg::ApiRequestBuilder b(fbb);
-  b.add_token(token);
-  b.add_verb(verb);
-  b.add_resource(resource);
-  b.add_namespace_(ns);
-  b.add_name(name);
-  b.add_subresource(subresource);
-  b.add_body(body);
-  b.add_patch_type(patch_type);
-  b.add_dry_run(call.dry_run);
-  if (call.grace_period_seconds) b.add_grace_period_seconds(*call.grace_period_seconds);
-  b.add_propagation_policy(policy);
-  b.add_label_selector(labels);
-  b.add_field_selector(fields);
-  b.add_limit(call.limit);
-  b.add_continue_token(continue_token);
-  b.add_resource_version(resource_version);
-  b.add_allow_watch_bookmarks(call.allow_watch_bookmarks);
-  b.add_timeout_seconds(call.timeout_seconds);
-  if (call.log) b.add_log_options(log_options);
-  return b.Finish();
-}
-
-}  // namespace
-
 Result<ApiResponse> ApiSession::Call(const ApiCall& call) {
-  flatbuffers::FlatBufferBuilder fbb(call.body.size() + 512);
-  auto offset = BuildRequest(fbb, call, token_);
-  Result<bus::Frame> reply = rpc_->Call(fbb, msg::Body::ApiRequest, offset.Union(), std::chrono::seconds(30));
-  if (!reply.ok()) return reply.status();
-  const msg::ApiReply* api = reply->envelope().body_as_ApiReply();
-  if (api == nullptr) return Status::Internal("the API answered with something else than an ApiReply");
-  ApiResponse out;
-  if (api->status()) out.status = model::ReadApiStatus(*api->status());
-  out.revision = api->revision();
-  if (api->continue_token()) out.continue_token = api->continue_token()->str();
+  Result<ApiResponse> out = api_->Call(call);
   // Printed as they come, as kubectl's warning handler does.
-  if (api->warnings()) {
-    for (const auto* w : *api->warnings()) {
-      out.warnings.push_back(w->str());
-      std::fprintf(stderr, "Warning: %s\n", out.warnings.back().c_str());
-    }
+  if (out.ok()) {
+    for (const std::string& w : out->warnings) std::fprintf(stderr, "Warning: %s\n", w.c_str());
   }
-  if (api->objects()) {
-    for (const msg::KeyValue* kv : *api->objects()) out.objects.push_back(client::FromMsg(*kv));
-  }
-  if (api->log()) out.log = api->log()->str();
-  out.log_lines = api->log_lines();
-  if (api->log_run()) out.log_run = api->log_run()->str();
   return out;
 }
 
@@ -162,7 +92,7 @@ Result<std::unique_ptr<ApiWatchStream>> ApiSession::Watch(const ApiCall& call) {
   watch.verb = "watch";
   Result<std::unique_ptr<bus::StreamClient>> stream = bus::StreamClient::Open(
       context_, watch_endpoint_, 16, [&](flatbuffers::FlatBufferBuilder& fbb, uint64_t) -> bus::ReplyBody {
-        return {msg::Body::ApiRequest, BuildRequest(fbb, watch, token_).Union()};
+        return {msg::Body::ApiRequest, client::BuildApiRequest(fbb, watch, token_).Union()};
       });
   if (!stream.ok()) return stream.status();
   return std::make_unique<ApiWatchStream>(std::move(*stream));
@@ -205,11 +135,6 @@ Result<ApiResponse> ApiSession::ListAll(ApiCall call, int64_t page) {
     if (reply->continue_token.empty()) return all;
     call.continue_token = reply->continue_token;
   }
-}
-
-std::string ResourceArg(const model::KindInfo& kind) {
-  const std::string group(model::ApiGroup(kind));
-  return std::string(kind.resource) + (group.empty() ? "" : "." + group);
 }
 
 void AddConnectionFlags(CLI::App* cmd, ConnectionFlags* flags) {

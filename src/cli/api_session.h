@@ -15,6 +15,7 @@
 #include "base/result.h"
 #include "bus/bus.h"
 #include "log/log.h"
+#include "client/api_calls.h"
 #include "model/api_status.h"
 
 namespace podflow::cli {
@@ -44,36 +45,10 @@ Result<std::string> ReadInput(const std::string& path);
 // and .json files, in name order.
 Result<std::vector<std::string>> ExpandFiles(const std::vector<std::string>& args);
 
-// One API request, as ApiRequest carries it.
-struct ApiCall {
-  std::string verb;       // get list create update patch delete deletecollection
-  std::string resource;   // "pods", "deployments.apps"
-  std::string namespace_;
-  std::string name;
-  std::string subresource;
-  std::string body;
-  std::string patch_type;  // "strategic", "merge", "json"
-  bool dry_run = false;
-  std::optional<int64_t> grace_period_seconds;
-  std::string propagation_policy;
-  std::string label_selector;
-  std::string field_selector;
-  int64_t limit = 0;            // list: a page of at most this many
-  std::string continue_token;   // list: the next page
-  // watch:
-  std::string resource_version;  // events after it; "" or "0": the current objects as ADDED first
-  bool allow_watch_bookmarks = false;
-  int64_t timeout_seconds = 0;   // the server ends the watch after this long (0: never)
-  // get pods/log (kubectl logs' flags):
-  struct LogOptions {
-    std::string container;
-    bool previous = false;
-    bool timestamps = false;
-    std::optional<int64_t> tail_lines, since_seconds, limit_bytes;
-    std::optional<int64_t> from_line;  // -f: the lines after the first N of the run
-  };
-  std::optional<LogOptions> log;
-};
+// One API request and its answer: the client's (client/api_calls.h).
+using ApiCall = client::ApiCall;
+using ApiResponse = client::ApiResponse;
+using client::ResourceArg;
 
 // One event of a watch, as kube-apiserver streams it.
 struct ApiWatchEvent {
@@ -98,25 +73,13 @@ class ApiWatchStream {
   std::unique_ptr<bus::StreamClient> stream_;
 };
 
-struct ApiResponse {
-  model::ApiStatusInfo status;
-  std::vector<KeyValue> objects;
-  int64_t revision = 0;
-  std::string continue_token;  // list: more remain
-  std::vector<std::string> warnings;  // printed by Call as `Warning: ...` on stderr
-  std::string log;       // get pods/log: the container's log ...
-  int64_t log_lines = 0;  // ... how many lines its run has printed so far ...
-  std::string log_run;    // ... and that run's container ID
-};
-
-// A kind as an ApiRequest's resource names it: "pods", "deployments.apps".
-std::string ResourceArg(const model::KindInfo& kind);
-
 // Not copyable (owns a socket); one call at a time.
 class ApiSession {
  public:
   static Result<std::unique_ptr<ApiSession>> Open(const ToolEndpoints& endpoints);
-  // The server's answer; a Status only when it could not be asked.
+  // The server's answer (its warnings printed as `Warning: ...` on stderr,
+  // as kubectl's warning handler does); a Status only when it could not be
+  // asked.
   Result<ApiResponse> Call(const ApiCall& call);
   // A list, page after page (`page` objects read each) until the last.
   Result<ApiResponse> ListAll(ApiCall call, int64_t page = 500);
@@ -127,7 +90,7 @@ class ApiSession {
  private:
   ApiSession() = default;
   bus::Context context_;
-  std::unique_ptr<bus::RpcClient> rpc_;
+  std::unique_ptr<client::ApiCaller> api_;
   std::string token_;
   std::string endpoint_;
   std::string watch_endpoint_;

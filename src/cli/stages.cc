@@ -2,6 +2,7 @@
 
 #include "stages/admission/admission_stage.h"
 #include "stages/binding/binding_stage.h"
+#include "stages/controllers/controllers_stage.h"
 #include "stages/persistence/persistence_stage.h"
 #include "stages/proxy/proxy_stage.h"
 #include "stages/runtime/runtime_stage.h"
@@ -19,6 +20,8 @@ Result<pipeline::StageRegistry> AllStages() {
   PODFLOW_RETURN_IF_ERROR(registry.Register<runtime::RuntimeStage>(runtime::RuntimeStage::Create));
   PODFLOW_RETURN_IF_ERROR(registry.Register<proxy::ProxyStage>(proxy::ProxyStage::Create));
   PODFLOW_RETURN_IF_ERROR(registry.Register<status::StatusStage>(status::StatusStage::Create));
+  PODFLOW_RETURN_IF_ERROR(
+      registry.Register<controllers::ControllersStage>(controllers::ControllersStage::Create));
   return registry;
 }
 

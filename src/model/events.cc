@@ -87,6 +87,34 @@ api::EventT KubeletEvent(const PodRef& pod, std::string_view node,
   return e;
 }
 
+api::EventT ControllerEvent(const ObjectRef& about, std::string_view component, std::string_view type,
+                            std::string_view reason, std::string message, SimTime t, EventNamer& namer) {
+  const std::string time = FormatRfc3339(t);
+  api::EventT e;
+  e.api_version = "v1";
+  e.kind = "Event";
+  e.metadata = std::make_unique<api::ObjectMetaT>();
+  e.metadata->name = namer.Next(about.name, t);
+  e.metadata->namespace_ = about.namespace_.empty() ? "default" : about.namespace_;
+  e.metadata->creation_timestamp = time;
+  e.involved_object = std::make_unique<api::ObjectReferenceT>();
+  e.involved_object->kind = about.kind;
+  e.involved_object->api_version = about.api_version;
+  e.involved_object->namespace_ = about.namespace_;
+  e.involved_object->name = about.name;
+  e.involved_object->uid = about.uid;
+  e.reason = std::string(reason);
+  e.message = std::move(message);
+  e.type = std::string(type);
+  e.source = std::make_unique<api::EventSourceT>();
+  e.source->component = std::string(component);
+  e.first_timestamp = time;
+  e.last_timestamp = time;
+  e.count = 1;
+  e.reporting_component = std::string(component);
+  return e;
+}
+
 std::string ScheduledMessage(std::string_view namespace_, std::string_view pod,
                              std::string_view node) {
   return "Successfully assigned " + std::string(namespace_) + "/" + std::string(pod) + " to " +

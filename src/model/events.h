@@ -80,6 +80,22 @@ api::EventT PreemptedEvent(const api::PodT& victim, std::string_view preemptor_u
                            std::string_view node, SimTime t, EventNamer& namer,
                            std::string_view scheduler = kDefaultScheduler);
 
+// What a controller's event is about (its involvedObject).
+struct ObjectRef {
+  std::string kind;  // "Node", "Pod"
+  std::string api_version = "v1";
+  std::string namespace_;  // "" for a cluster-scoped object
+  std::string name;
+  std::string uid;
+};
+
+// An event of a kube-controller-manager controller, as its core/v1
+// recorder makes one: source {component}, reportingComponent the same,
+// first = last timestamp, count 1. An event about a cluster-scoped object
+// (a Node) lives in the default namespace.
+api::EventT ControllerEvent(const ObjectRef& about, std::string_view component, std::string_view type,
+                            std::string_view reason, std::string message, SimTime t, EventNamer& namer);
+
 // How long Events live in the log: kube-apiserver's default --event-ttl.
 inline constexpr int64_t kEventTtlSeconds = 3600;
 

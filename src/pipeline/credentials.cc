@@ -265,6 +265,9 @@ Status EnsureCredentials(const std::string& data_dir) {
   for (std::string_view stage : kStageNames) {
     PODFLOW_RETURN_IF_ERROR(EnsureKeyPair(IdentitiesDir(data_dir) + "/" + std::string(stage)));
   }
+  for (std::string_view controller : kControllerIdentities) {
+    PODFLOW_RETURN_IF_ERROR(EnsureKeyPair(IdentitiesDir(data_dir) + "/" + std::string(controller)));
+  }
   PODFLOW_RETURN_IF_ERROR(EnsureKeyPair(IdentitiesDir(data_dir) + "/" + std::string(kAdminIdentity)));
   PODFLOW_RETURN_IF_ERROR(EnsureRootCa(PkiDir(data_dir)));
   return EnsureToken(TokenFile(data_dir));

@@ -4,7 +4,9 @@
 //   <dataDir>/pki/server.key, server.pub     the CURVE key pair every socket
 //                                            that binds serves with
 //   <dataDir>/pki/identities/<name>.key, .pub one pair per identity: each
-//                                            stage, and "admin" (the tools)
+//                                            stage, each controller of the
+//                                            controllers stage, and "admin"
+//                                            (the tools)
 //   <dataDir>/pki/ca.crt, ca.key             the cluster's root CA (RSA
 //                                            2048, CN "kubernetes", ten
 //                                            years), as kubeadm makes one;

@@ -33,7 +33,12 @@ Status RunProcess(const ClusterConfig& config, const StageRegistry& registry,
   // identities only.
   PODFLOW_RETURN_IF_ERROR(CheckIpcDirs(config));
   PODFLOW_RETURN_IF_ERROR(EnsureCredentials(config.data_dir));
-  Result<bus::Security> security = LoadSecurity(config.data_dir, spec->stages, /*serve=*/true);
+  // The controllers stage's controllers speak as themselves too.
+  std::vector<std::string> identities = spec->stages;
+  if (std::find(identities.begin(), identities.end(), "controllers") != identities.end()) {
+    identities.insert(identities.end(), kControllerIdentities.begin(), kControllerIdentities.end());
+  }
+  Result<bus::Security> security = LoadSecurity(config.data_dir, identities, /*serve=*/true);
   if (!security.ok()) return security.status();
   bus::Context bus_context;
   PODFLOW_RETURN_IF_ERROR(bus_context.Secure(std::move(*security)));

@@ -10,11 +10,25 @@
 
 namespace podflow::pipeline {
 
-inline constexpr std::array<std::string_view, 7> kStageNames = {
-    "persistence", "admission", "scheduling", "binding", "runtime", "proxy", "status"};
+inline constexpr std::array<std::string_view, 8> kStageNames = {
+    "persistence", "admission", "scheduling", "binding", "runtime", "proxy", "status", "controllers"};
 
 constexpr bool IsStageName(std::string_view name) {
   return std::find(kStageNames.begin(), kStageNames.end(), name) != kStageNames.end();
+}
+
+// The controllers of the controllers stage, each with a bus identity of its
+// own (a key pair in the data dir, loaded by the process that runs the
+// stage). The API authenticates a request such an identity sends without a
+// token as the controller's service account,
+// system:serviceaccount:kube-system:NAME, as kube-controller-manager runs
+// each controller with its own credentials (taint eviction uses the node
+// controller's, as there).
+inline constexpr std::array<std::string_view, 1> kControllerIdentities = {"node-controller"};
+
+constexpr bool IsControllerIdentity(std::string_view name) {
+  return std::find(kControllerIdentities.begin(), kControllerIdentities.end(), name) !=
+         kControllerIdentities.end();
 }
 
 }  // namespace podflow::pipeline

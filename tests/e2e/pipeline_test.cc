@@ -1158,5 +1158,121 @@ TEST_CASE("A pod gets its account's token volume; every namespace holds the clus
   pipeline.StopAll();
 }
 
+
+const api::NodeCondition* NodeCondition(const api::Node& node, const std::string& type) {
+  if (node.status() == nullptr || node.status()->conditions() == nullptr) return nullptr;
+  for (const api::NodeCondition* c : *node.status()->conditions()) {
+    if (c->type() && c->type()->str() == type) return c;
+  }
+  return nullptr;
+}
+
+bool HasTaint(const api::Node& node, const std::string& key, api::TaintEffect effect) {
+  if (node.spec() == nullptr || node.spec()->taints() == nullptr) return false;
+  for (const api::Taint* t : *node.spec()->taints()) {
+    if (t->key() && t->key()->str() == key && t->effect() == effect) return true;
+  }
+  return false;
+}
+
+std::optional<api::ConditionStatus> PodConditionStatus(const api::Pod& pod, const std::string& type) {
+  if (pod.status() == nullptr || pod.status()->conditions() == nullptr) return std::nullopt;
+  for (const api::PodCondition* c : *pod.status()->conditions()) {
+    if (c->type() && c->type()->str() == type) return c->status();
+  }
+  return std::nullopt;
+}
+
+bool Contains(const std::vector<std::string>& lines, const std::string& line) {
+  return std::find(lines.begin(), lines.end(), line) != lines.end();
+}
+
+TEST_CASE("A node whose agent stops: Unknown, tainted unreachable, its pods not Ready and evicted after their tolerationSeconds",
+          "[e2e]") {
+  Pipeline pipeline(true, "", "controllers: {nodeMonitorPeriod: 500ms, nodeMonitorGracePeriod: 3s}\n");
+  pipeline.StartAll();
+  // One pod tolerates an unreachable node for 2 s; the other gets
+  // DefaultTolerationSeconds' 300 s.
+  REQUIRE(pipeline.Submit(R"(apiVersion: v1
+kind: Pod
+metadata: {name: brief}
+spec:
+  nodeName: node-1
+  containers: [{name: app, image: "nginx:1.14.2"}]
+  tolerations:
+  - {key: node.kubernetes.io/unreachable, operator: Exists, effect: NoExecute, tolerationSeconds: 2}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: patient}
+spec:
+  nodeName: node-1
+  containers: [{name: app, image: "nginx:1.14.2"}]
+)")[0].first.empty());
+  const auto ready = [](const api::Pod& p) { return PodConditionStatus(p, "Ready") == api::ConditionStatus::True; };
+  INFO(pipeline.Logs());
+  REQUIRE(pipeline.PodReaches("brief", ready));
+  REQUIRE(pipeline.PodReaches("patient", ready));
+
+  pipeline.KillStage("runtime");  // every node's agent dies at once
+  const std::string node_key = model::ObjectKey(model::Kind("Node"), "", "node-1");
+  std::string node_bytes;
+  const api::Node* node = pipeline.WaitFor<api::Node>(
+      node_key,
+      [](const api::Node& n) {
+        return HasTaint(n, "node.kubernetes.io/unreachable", api::TaintEffect::NoExecute) &&
+               HasTaint(n, "node.kubernetes.io/unreachable", api::TaintEffect::NoSchedule);
+      },
+      &node_bytes);
+  REQUIRE(node != nullptr);
+  const api::NodeCondition* unknown = NodeCondition(*node, "Ready");
+  REQUIRE(unknown != nullptr);
+  CHECK(unknown->status() == api::ConditionStatus::Unknown);
+  CHECK(unknown->reason()->str() == "NodeStatusUnknown");
+  CHECK(unknown->message()->str() == "Kubelet stopped posting node status.");
+  CHECK(NodeCondition(*node, "MemoryPressure")->status() == api::ConditionStatus::Unknown);
+  CHECK(Contains(pipeline.EventsFor("default", "node-1"),
+                 "Normal NodeNotReady: Node node-1 status is now: NodeNotReady"));
+
+  // Its pods are no longer Ready; the one tolerating 2 s is evicted then.
+  REQUIRE(pipeline.PodReaches(
+      "patient", [](const api::Pod& p) { return PodConditionStatus(p, "Ready") == api::ConditionStatus::False; }));
+  CHECK(Contains(pipeline.EventsFor("default", "patient"), "Warning NodeNotReady: Node is not ready"));
+  std::string brief_bytes;
+  const api::Pod* evicted = pipeline.WaitFor<api::Pod>(
+      PodKey("brief"),
+      [](const api::Pod& p) { return p.metadata()->deletion_timestamp() != nullptr; }, &brief_bytes,
+      std::chrono::seconds(10));
+  REQUIRE(evicted != nullptr);
+  CHECK(PodConditionStatus(*evicted, "DisruptionTarget") == api::ConditionStatus::True);
+  CHECK(Contains(pipeline.EventsFor("default", "brief"),
+                 "Normal TaintManagerEviction: Marking for deletion Pod default/brief"));
+  std::optional<KeyValue> patient = pipeline.Get(PodKey("patient"));
+  REQUIRE(patient.has_value());
+  CHECK(flatbuffers::GetRoot<api::Pod>(patient->value.data())->metadata()->deletion_timestamp() == nullptr);
+
+  // The agent comes back: the node is Ready again, its taints go, and the
+  // evicted pod is stopped and removed.
+  pipeline.StartStage("runtime");
+  node = pipeline.WaitFor<api::Node>(
+      node_key,
+      [](const api::Node& n) {
+        const api::NodeCondition* r = NodeCondition(n, "Ready");
+        return r != nullptr && r->status() == api::ConditionStatus::True &&
+               !HasTaint(n, "node.kubernetes.io/unreachable", api::TaintEffect::NoExecute) &&
+               !HasTaint(n, "node.kubernetes.io/unreachable", api::TaintEffect::NoSchedule);
+      },
+      &node_bytes);
+  REQUIRE(node != nullptr);
+  CHECK(NodeCondition(*node, "Ready")->reason()->str() == "KubeletReady");
+  bool removed = false;
+  for (int i = 0; i < 200 && !removed; ++i) {
+    removed = !pipeline.Get(PodKey("brief")).has_value();
+    if (!removed) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  CHECK(removed);
+  CHECK(pipeline.Get(PodKey("patient")).has_value());
+}
+
 }  // namespace
 }  // namespace podflow::e2e

@@ -78,9 +78,10 @@ class Pipeline {
   // `multi_process`: every stage in its own process (started one by one by
   // this fixture, so a test can stop and restart a single stage).
   // `storage_extra`: more keys of the config's storage map
-  // ("compactionInterval: 1s").
-  explicit Pipeline(bool multi_process, std::string storage_extra = "")
-      : multi_process_(multi_process), storage_extra_(std::move(storage_extra)) {
+  // ("compactionInterval: 1s"); `config_extra`: more top-level sections of
+  // the config ("controllers: {...}\n").
+  explicit Pipeline(bool multi_process, std::string storage_extra = "", std::string config_extra = "")
+      : multi_process_(multi_process), storage_extra_(std::move(storage_extra)), config_extra_(std::move(config_extra)) {
     std::string tmpl = (std::filesystem::temp_directory_path() / "podflow-e2e-XXXXXX").string();
     dir_ = mkdtemp(tmpl.data());
     WriteConfig();
@@ -107,7 +108,7 @@ class Pipeline {
 
   static const std::vector<std::string>& Stages() {
     static const std::vector<std::string> kStages = {"persistence", "admission", "scheduling", "binding",
-                                                     "runtime", "proxy", "status"};
+                                                     "runtime", "proxy", "status", "controllers"};
     return kStages;
   }
 
@@ -317,7 +318,7 @@ class Pipeline {
     if (multi_process_) {
       for (const std::string& stage : Stages()) pipeline << "  - {name: " << stage << ", stages: [" << stage << "]}\n";
     } else {
-      pipeline << "  - name: podflow\n    stages: [persistence, admission, scheduling, binding, runtime, proxy, status]\n";
+      pipeline << "  - name: podflow\n    stages: [persistence, admission, scheduling, binding, runtime, proxy, status, controllers]\n";
     }
     std::ofstream config(this->config());
     config << "pipeline: pipeline.yaml\n"
@@ -333,7 +334,8 @@ class Pipeline {
            << "    - {name: node-3, capacity: {cpu: \"2\", memory: 4Gi, pods: \"110\"}}\n"
            << "  registry:\n"
            << "    - {name: nginx, tags: [\"1.14.2\", latest], sizeBytes: 44000000, pullMillis: 50}\n"
-           << "    - {name: busybox, tags: [\"1.28\", latest], sizeBytes: 2200000, pullMillis: 20}\n";
+           << "    - {name: busybox, tags: [\"1.28\", latest], sizeBytes: 2200000, pullMillis: 20}\n"
+           << config_extra_;
   }
 
   void WaitForApi() {
@@ -350,6 +352,7 @@ class Pipeline {
 
   bool multi_process_;
   std::string storage_extra_;
+  std::string config_extra_;
   std::string dir_;
   std::map<std::string, pid_t> pids_;
   bus::Context context_;

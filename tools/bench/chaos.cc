@@ -242,7 +242,7 @@ Status WriteFiles(const std::string& dir, bool per_stage) {
     }
   } else {
     stages << "  - {name: podflow, stages: [persistence, admission, scheduling, binding, runtime, proxy, "
-                "status]}\n";
+                "status, controllers]}\n";
   }
   std::ofstream config(dir + "/cluster.yaml");
   config << "pipeline: pipeline.yaml\n"

@@ -1,5 +1,5 @@
-// Taints and tolerations as plain values, with Kubernetes' matching rules
-// (v1helper.TolerationsTolerateTaint), beside the model's labels.
+// The model's labels, selectors, taints and tolerations, spoken unqualified
+// in the scheduler.
 #pragma once
 
 #include <string>
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "model/labels.h"
+#include "model/taints.h"
 #include "pod_generated.h"
 
 namespace podflow::scheduler {
@@ -21,23 +22,10 @@ using model::LabelSelector;
 using model::LabelSelectorRequirement;
 using model::Matches;
 
-struct Taint {
-  std::string key;
-  std::string value;
-  api::TaintEffect effect = api::TaintEffect::Unset;
-};
-
-struct Toleration {
-  std::string key;
-  api::TolerationOperator op = api::TolerationOperator::Unset;  // Unset means Equal
-  std::string value;
-  api::TaintEffect effect = api::TaintEffect::Unset;  // Unset matches every effect
-};
-
-// Kubernetes' Toleration.ToleratesTaint: the effect matches (or the
-// toleration names none), the key matches (or the toleration names none),
-// and the value is equal (operator Equal or unset) or anything (Exists).
-bool ToleratesTaint(const Toleration& toleration, const Taint& taint);
-bool TolerationsTolerateTaint(const std::vector<Toleration>& tolerations, const Taint& taint);
+// So are taints and tolerations (model/taints.h).
+using model::Taint;
+using model::Toleration;
+using model::ToleratesTaint;
+using model::TolerationsTolerateTaint;
 
 }  // namespace podflow::scheduler

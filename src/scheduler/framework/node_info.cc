@@ -95,13 +95,7 @@ Result<NodeInfo> NodeInfoFromNode(const api::Node& node) {
   }
   if (const api::NodeSpec* spec = node.spec(); spec != nullptr) {
     info.unschedulable = spec->unschedulable();
-    if (spec->taints() != nullptr) {
-      for (const api::Taint* t : *spec->taints()) {
-        info.taints.push_back(Taint{t->key() != nullptr ? t->key()->str() : std::string(),
-                                    t->value() != nullptr ? t->value()->str() : std::string(),
-                                    t->effect()});
-      }
-    }
+    info.taints = model::TaintsOf(spec);
   }
   if (node.status() != nullptr) {
     auto allocatable = ResourcesFromList(node.status()->allocatable());

@@ -280,12 +280,7 @@ Result<PodInfo> PodInfoFromPod(const api::Pod& pod) {
   if (!pod_affinity.ok()) return pod_affinity.status();
   info.pod_affinity = std::move(pod_affinity).value();
 
-  if (spec->tolerations() != nullptr) {
-    for (const api::Toleration* t : *spec->tolerations()) {
-      info.tolerations.push_back(
-          Toleration{Str(t->key()), t->operator_(), Str(t->value()), t->effect()});
-    }
-  }
+  info.tolerations = model::TolerationsOf(spec);
   // The host ports of the containers that run together: the app containers
   // and the sidecars (a plain init container has stopped before they start).
   auto add_host_ports = [&info](const api::Container& c) {

@@ -193,6 +193,11 @@ struct PluginConfig {
   // The registry catalog ImagePolicy checks images against (the config's
   // `runtime.registry`): the images that exist.
   model::RegistryConfig registry;
+  // DefaultTolerationSeconds: kube-apiserver's
+  // --default-not-ready-toleration-seconds and
+  // --default-unreachable-toleration-seconds.
+  int64_t not_ready_toleration_seconds = 300;
+  int64_t unreachable_toleration_seconds = 300;
 };
 
 class Plugin;

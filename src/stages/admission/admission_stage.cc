@@ -425,8 +425,8 @@ Status AdmissionStage::Start() {
   quota_controller_ = std::thread([this] { RecountQuotas(); });
   server_ = std::make_unique<bus::RpcServer>(
       context_.bus, context_.Endpoint("submit"), kWorkers,
-      [this](const msg::Envelope& request, std::string_view, flatbuffers::FlatBufferBuilder& fbb) {
-        return Handle(request, fbb);
+      [this](const msg::Envelope& request, std::string_view peer, flatbuffers::FlatBufferBuilder& fbb) {
+        return Handle(request, peer, fbb);
       });
   watch_server_ = std::make_unique<bus::StreamServer>(
       context_.bus, context_.Endpoint("apiwatch"), [this](const msg::Envelope& open) { return OpenWatch(open); });
@@ -485,7 +485,7 @@ void AdmissionStage::Return(std::unique_ptr<Worker> worker) {
   pool_.push_back(std::move(worker));
 }
 
-AdmissionStage::Created AdmissionStage::CreateObjects(Worker& worker, std::string_view token, std::string_view text,
+AdmissionStage::Created AdmissionStage::CreateObjects(Worker& worker, const UserInfo& user, std::string_view text,
                                                      bool dry_run) {
   Created created;
   std::optional<Result<std::vector<PriorityClassInfo>>> classes;
@@ -495,7 +495,7 @@ AdmissionStage::Created AdmissionStage::CreateObjects(Worker& worker, std::strin
   // are admitted without it, and only if one turns out to hold a Service
   // is it admitted again (nothing was written yet) with the lock taken.
   std::unique_lock<std::mutex> ip_lock(cluster_ip_mu_, std::defer_lock);
-  AdmitReply admitted = worker.admission.Admit(token, text, view);
+  AdmitReply admitted = worker.admission.AdmitAs(user, text, view);
   const bool has_service = std::any_of(admitted.results.begin(), admitted.results.end(), [](const auto& o) {
     return o.admitted() && o.kind != nullptr && o.kind->kind == "Service";
   });
@@ -507,7 +507,7 @@ AdmissionStage::Created AdmissionStage::CreateObjects(Worker& worker, std::strin
       return created;
     }
     view.taken_cluster_ips = std::move(*ips);
-    admitted = worker.admission.Admit(token, text, view);
+    admitted = worker.admission.AdmitAs(user, text, view);
   }
   if (admitted.failure) {
     created.failure = std::move(admitted.failure);
@@ -539,11 +539,23 @@ AdmissionStage::Created AdmissionStage::CreateObjects(Worker& worker, std::strin
   return created;
 }
 
-bus::ReplyBody AdmissionStage::Handle(const msg::Envelope& envelope, flatbuffers::FlatBufferBuilder& fbb) {
+Result<UserInfo> AdmissionStage::Authenticate(std::string_view token, std::string_view peer) const {
+  // A controller's bus identity, which its CURVE key proved, is its
+  // service account (as kube-controller-manager's controllers present their
+  // own credentials); a bearer token, when given, is who calls.
+  if (token.empty() && pipeline::IsControllerIdentity(peer)) {
+    return UserInfo{"system:serviceaccount:kube-system:" + std::string(peer), "",
+                    {"system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"}};
+  }
+  return config_.authenticator.Authenticate(token);
+}
+
+bus::ReplyBody AdmissionStage::Handle(const msg::Envelope& envelope, std::string_view peer,
+                                      flatbuffers::FlatBufferBuilder& fbb) {
   if (const msg::ApiRequest* api = envelope.body_as_ApiRequest()) {
     AwaitBootstrap();
     std::unique_ptr<Worker> worker = Borrow();
-    bus::ReplyBody reply = HandleApi(*worker, *api, fbb);
+    bus::ReplyBody reply = HandleApi(*worker, *api, peer, fbb);
     Return(std::move(worker));
     return reply;
   }
@@ -553,6 +565,8 @@ bus::ReplyBody AdmissionStage::Handle(const msg::Envelope& envelope, flatbuffers
             FailureReply(fbb, BadRequestStatus("the submit channel takes SubmitRequest and ApiRequest messages")).Union()};
   }
   std::string_view token = request->token() ? request->token()->string_view() : std::string_view();
+  Result<UserInfo> user = Authenticate(token, peer);
+  if (!user.ok()) return {msg::Body::SubmitReply, FailureReply(fbb, UnauthorizedStatus()).Union()};
   std::string_view text;
   if (request->manifest()) {
     text = std::string_view(reinterpret_cast<const char*>(request->manifest()->data()), request->manifest()->size());
@@ -562,7 +576,7 @@ bus::ReplyBody AdmissionStage::Handle(const msg::Envelope& envelope, flatbuffers
   // for kube-apiserver to become ready.
   AwaitBootstrap();
   std::unique_ptr<Worker> worker = Borrow();
-  Created created = CreateObjects(*worker, token, text, request->dry_run());
+  Created created = CreateObjects(*worker, *user, text, request->dry_run());
   Return(std::move(worker));
   if (created.failure) return {msg::Body::SubmitReply, FailureReply(fbb, *created.failure).Union()};
 

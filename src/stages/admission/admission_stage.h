@@ -61,7 +61,12 @@ class AdmissionStage {
   AdmissionStage(pipeline::StageContext& context, AdmissionConfig config, std::shared_ptr<RbacStores> rbac,
                  std::string root_ca)
       : context_(context), config_(std::move(config)), rbac_(std::move(rbac)), root_ca_(std::move(root_ca)) {}
-  bus::ReplyBody Handle(const msg::Envelope& request, flatbuffers::FlatBufferBuilder& fbb);
+  // `peer`: the bus identity that sent the request.
+  bus::ReplyBody Handle(const msg::Envelope& request, std::string_view peer, flatbuffers::FlatBufferBuilder& fbb);
+  // Who calls: the holder of `token`, or, for a request without one sent
+  // by a controller's bus identity, that controller's service account.
+  // Invalid ("Unauthorized") otherwise.
+  Result<UserInfo> Authenticate(std::string_view token, std::string_view peer) const;
 
   // What creating a manifest's documents came to.
   struct Created {
@@ -69,10 +74,11 @@ class AdmissionStage {
     std::vector<AdmissionOutcome> results;  // one per document
     std::vector<int64_t> revisions;         // of each document's create (0: not written)
   };
-  // Admits and (unless `dry_run`) creates every document of `text`.
-  Created CreateObjects(Worker& worker, std::string_view token, std::string_view text, bool dry_run);
+  // Admits as `user` and (unless `dry_run`) creates every document of `text`.
+  Created CreateObjects(Worker& worker, const UserInfo& user, std::string_view text, bool dry_run);
   // An ApiRequest: the verbs on one resource (api_requests.cc).
-  bus::ReplyBody HandleApi(Worker& worker, const msg::ApiRequest& request, flatbuffers::FlatBufferBuilder& fbb);
+  bus::ReplyBody HandleApi(Worker& worker, const msg::ApiRequest& request, std::string_view peer,
+                           flatbuffers::FlatBufferBuilder& fbb);
   // get pods/log (pod_logs.cc): the pod and the container checked as
   // kube-apiserver checks them, then the log asked of the kubelet.
   bus::ReplyBody HandlePodLog(Worker& worker, const msg::ApiRequest& request, const std::string& ns,

@@ -111,10 +111,10 @@ client::Mutation MutationOf(const ChangeOutcome& decided, bool dry_run) {
                                                         : client::Mutation::Put(decided.bytes);
 }
 
-bus::ReplyBody AdmissionStage::HandleApi(Worker& worker, const msg::ApiRequest& request,
+bus::ReplyBody AdmissionStage::HandleApi(Worker& worker, const msg::ApiRequest& request, std::string_view peer,
                                          flatbuffers::FlatBufferBuilder& fbb) {
   static auto log = Logger("stage.admission");
-  Result<UserInfo> user = config_.authenticator.Authenticate(Text(request.token()));
+  Result<UserInfo> user = Authenticate(Text(request.token()), peer);
   if (!user.ok()) return Failed(fbb, UnauthorizedStatus());
   const std::string verb = Text(request.verb());
   const model::KindInfo* kind = model::FindResource(Text(request.resource()));
@@ -157,7 +157,7 @@ bus::ReplyBody AdmissionStage::HandleApi(Worker& worker, const msg::ApiRequest& 
   if (verb == "create") {
     Result<std::string> body = CreateBody(*kind, ns, Bytes(request.body()));
     if (!body.ok()) return Failed(fbb, BadRequestStatus(body.status().message()));
-    Created created = CreateObjects(worker, Text(request.token()), *body, dry_run);
+    Created created = CreateObjects(worker, *user, *body, dry_run);
     if (created.failure) return Failed(fbb, *created.failure);
     if (created.results.size() != 1) {
       return Failed(fbb, BadRequestStatus("a create takes exactly one object, not " +

@@ -88,6 +88,16 @@ Status CheckSidecars(const api::PodT& pod, const std::string& where) {
 // `spec` is decoded as a pod's spec is, so that a bad field is refused here.
 Result<PluginConfig> ParsePluginConfig(const YAML::Node& section) {
   PluginConfig config;
+  for (auto [key, into] : {std::pair{"defaultNotReadyTolerationSeconds", &config.not_ready_toleration_seconds},
+                           std::pair{"defaultUnreachableTolerationSeconds", &config.unreachable_toleration_seconds}}) {
+    if (!section[key]) continue;
+    const std::string where = std::string("admission.") + key;
+    Result<int64_t> seconds = yaml::Scalar<int64_t>(section[key], where, "must be a whole number of seconds");
+    if (!seconds.ok()) return seconds.status();
+    // tolerationSeconds is an int64; a negative one means evict at once.
+    if (*seconds < 0) return Status::Invalid(where + ": must be 0 or more");
+    *into = *seconds;
+  }
   const YAML::Node rules = section["sidecarInjector"];
   if (!rules) return config;
   if (!rules.IsSequence()) {
@@ -149,7 +159,8 @@ Result<AdmissionConfig> Parse(const YAML::Node& section, std::string_view base_d
   }
   PODFLOW_RETURN_IF_ERROR(
       CheckKeys(section, {"tokens", "tokenFile", "serviceClusterIPRange", "authorizationMode", "enablePlugins",
-                          "disablePlugins", "sidecarInjector"},
+                          "disablePlugins", "sidecarInjector", "defaultNotReadyTolerationSeconds",
+                          "defaultUnreachableTolerationSeconds"},
                 "admission"));
   if (const YAML::Node list = section["tokens"]) {
     for (size_t i = 0; i < list.size(); ++i) {

@@ -274,6 +274,32 @@ roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-
 subjects:
 - {apiGroup: rbac.authorization.k8s.io, kind: Group, name: "system:masters"}
 )";
+  // The node lifecycle controller's role (taint eviction runs with it too),
+  // bound to its service account as kube-controller-manager's are.
+  out += role("system:controller:node-controller", R"(
+  - apiGroups: [""]
+    resources: [nodes]
+    verbs: [delete, get, list, patch, update]
+  - apiGroups: [""]
+    resources: [nodes/status, pods/status]
+    verbs: [patch, update]
+  - apiGroups: [""]
+    resources: [pods]
+    verbs: [delete, get, list]
+  - apiGroups: ["", events.k8s.io]
+    resources: [events]
+    verbs: [create, patch, update])");
+  out += R"(---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: system:controller:node-controller
+  labels: {kubernetes.io/bootstrapping: rbac-defaults}
+  annotations: {rbac.authorization.kubernetes.io/autoupdate: "true"}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: system:controller:node-controller}
+subjects:
+- {kind: ServiceAccount, name: node-controller, namespace: kube-system}
+)";
   return out;
 }
 

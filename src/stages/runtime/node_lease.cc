@@ -1,6 +1,7 @@
 #include "stages/runtime/node_lease.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "model/codec.h"
 #include "model/objects.h"
@@ -62,6 +63,15 @@ std::vector<NodeLeases::Write> NodeLeases::Renew(SimTime now) {
     if (held.due <= now) {
       out.push_back({node, Key(node), Build(node, held, now)});
       held.due = now + renew_interval_;
+      // Nodes registered together would renew together for ever: after the
+      // first write each gets a share of the interval of its own (the same
+      // one for the same name), as kubelets started at different times do.
+      if (held.first) {
+        held.first = false;
+        const SimDuration share(renew_interval_.count() *
+                                static_cast<int64_t>(std::hash<std::string>{}(node) % 1000) / 1000);
+        held.due = now + share;
+      }
     }
     next_due_ = std::min(next_due_.value_or(held.due), held.due);
   }

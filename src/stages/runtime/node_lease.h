@@ -38,8 +38,9 @@ class NodeLeases {
     std::string bytes;  // the Lease renewed at `now`, packed
   };
   // Every lease due at `now`, renewed; each is due again a renew interval
-  // later. The stage writes them unguarded: a node's agent is its lease's
-  // one writer.
+  // later (after its first write, a share of the interval fixed by the
+  // node's name, so that nodes added together spread their renewals). The
+  // stage writes them unguarded: a node's agent is its lease's one writer.
   std::vector<Write> Renew(SimTime now);
   // Writing `failed` did not succeed: they are due again `delay` after `now`.
   void RetryAfter(const std::vector<Write>& failed, SimDuration delay, SimTime now);
@@ -58,6 +59,7 @@ class NodeLeases {
     std::string uid;
     std::string created;  // creationTimestamp
     SimTime due;
+    bool first = true;  // not written yet by this agent
   };
   std::string Build(const std::string& node, const Held& held, SimTime now) const;
 

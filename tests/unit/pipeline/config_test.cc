@@ -37,7 +37,8 @@ TEST_CASE("The default config loads: one process running every stage") {
 TEST_CASE("The multi-process pipeline puts each stage in its own process") {
   auto spec = ParsePipeline(EmbeddedPipelineText("multi-process"), "multi-process");
   REQUIRE(spec.ok());
-  CHECK(spec->processes.size() == 7);
+  CHECK(spec->processes.size() == KnownStages().size());
+  REQUIRE(spec->ProcessOf("controllers") != nullptr);
   REQUIRE(spec->ProcessOf("binding") != nullptr);
   CHECK(spec->ProcessOf("binding")->name == "binding");
 }
@@ -55,11 +56,14 @@ TEST_CASE("Bad pipeline files are rejected naming the key") {
       {std::string(base_channels) + "processes: [{name: a, stages: [persistence, admission, scheduling, "
                                     "binding, runtime, proxy]}]\n",
        "no process runs stage \"status\""},
+      {std::string(base_channels) + "processes: [{name: a, stages: [persistence, admission, scheduling, "
+                                    "binding, runtime, proxy, status]}]\n",
+       "no process runs stage \"controllers\""},
       {std::string(base_channels) + "processes: [{name: a, stages: [persistence, cooking]}]\n",
        "processes[0].stages[1]: unknown stage \"cooking\""},
       {std::string(base_channels) +
            "processes: [{name: a, stages: [persistence, admission, scheduling, binding]}, "
-           "{name: b, stages: [runtime, proxy, status]}]\n",
+           "{name: b, stages: [runtime, proxy, status, controllers]}]\n",
        "channels.decisions: inproc:// cannot join stages in different processes"},
       {"channels: {submit: udp://x}\n", "channels.submit: \"udp://x\" is not an inproc://"},
       {"channels: {}\nextra: 1\n", "extra: unknown field"},

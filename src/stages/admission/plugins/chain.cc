@@ -19,6 +19,7 @@ Result<std::unique_ptr<Plugin>> Plain(const PluginConfig&) {
 
 Result<std::unique_ptr<Plugin>> Sidecars(const PluginConfig& config) { return NewSidecarInjector(config.sidecars); }
 Result<std::unique_ptr<Plugin>> Images(const PluginConfig& config) { return NewImagePolicy(config.registry); }
+Result<std::unique_ptr<Plugin>> Tolerations(const PluginConfig& config) { return NewDefaultTolerationSeconds(config); }
 
 // kube-apiserver's order (its RecommendedPluginOrder), for the plugins
 // podflow has; the sidecar injector stands where mutating webhooks run.
@@ -29,7 +30,7 @@ constexpr Registered kRegistry[] = {
     {"ImagePolicy", &Images, /*on_by_default=*/false},
     {"PodSecurity", &Plain<&NewPodSecurity>},
     {"Priority", &Plain<&NewPriority>},
-    {"DefaultTolerationSeconds", &Plain<&NewDefaultTolerationSeconds>},
+    {"DefaultTolerationSeconds", &Tolerations},
     {"SidecarInjector", &Sidecars},
     {"ResourceQuota", &Plain<&NewResourceQuota>},
 };

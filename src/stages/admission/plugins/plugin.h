@@ -118,7 +118,7 @@ std::unique_ptr<Plugin> NewLimitRanger();
 std::unique_ptr<Plugin> NewServiceAccount();
 std::unique_ptr<Plugin> NewPodSecurity();
 std::unique_ptr<Plugin> NewPriority();
-std::unique_ptr<Plugin> NewDefaultTolerationSeconds();
+std::unique_ptr<Plugin> NewDefaultTolerationSeconds(const PluginConfig& config);
 std::unique_ptr<Plugin> NewResourceQuota();
 // Fails (Invalid, naming the rule) on a selector that does not parse.
 Result<std::unique_ptr<Plugin>> NewSidecarInjector(const std::vector<SidecarRule>& rules);

@@ -161,6 +161,9 @@ TEST_CASE("RBAC: an allow and deny matrix per verb, resource, namespace and subj
   const UserInfo robot{"system:serviceaccount:default:robot", "4", {"system:serviceaccounts", "system:authenticated"}};
   const UserInfo nobody{"mallory", "5", {"system:authenticated"}};
   const UserInfo master{"root", "0", {"system:masters"}};
+  const UserInfo node_controller{"system:serviceaccount:kube-system:node-controller", "",
+                                 {"system:serviceaccounts", "system:serviceaccounts:kube-system",
+                                  "system:authenticated"}};
   struct Case {
     const UserInfo* user;
     RequestAttributes request;
@@ -188,6 +191,15 @@ TEST_CASE("RBAC: an allow and deny matrix per verb, resource, namespace and subj
       {&robot, {"create", "rbac.authorization.k8s.io", "roles", "", "default", ""}, false},
       {&nobody, {"get", "", "pods", "", "default", "web"}, false},
       {&master, {"delete", "", "nodes", "", "", "node-1"}, true},
+      // The bootstrap role of the node lifecycle controller (and taint eviction).
+      {&node_controller, {"update", "", "nodes", "status", "", "node-1"}, true},
+      {&node_controller, {"update", "", "nodes", "", "", "node-1"}, true},
+      {&node_controller, {"update", "", "pods", "status", "default", "web"}, true},
+      {&node_controller, {"delete", "", "pods", "", "default", "web"}, true},
+      {&node_controller, {"create", "", "events", "", "default", ""}, true},
+      {&node_controller, {"create", "", "pods", "", "default", ""}, false},
+      {&node_controller, {"update", "", "pods", "", "default", "web"}, false},
+      {&node_controller, {"get", "", "secrets", "", "kube-system", "token"}, false},
   };
   for (const Case& c : cases) {
     const RequestAttributes& r = c.request;

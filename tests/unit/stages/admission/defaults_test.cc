@@ -273,3 +273,31 @@ TEST_CASE("uids, generated names and timestamps", "[admission][defaults]") {
 
 }  // namespace
 }  // namespace podflow::admission
+
+namespace podflow::admission {
+namespace {
+
+TEST_CASE("DefaultTolerationSeconds takes kube-apiserver's two settings from the config", "[admission][defaults]") {
+  Result<AdmissionConfig> config = ParseAdmissionConfig(YAML::Load(
+      "{tokens: [{token: t, user: u, groups: [system:masters]}], defaultNotReadyTolerationSeconds: 0, "
+      "defaultUnreachableTolerationSeconds: 2}"));
+  REQUIRE(config.ok());
+  Admission admission = testing::TestAdmission(std::move(*config));
+  AdmitReply reply = admission.Admit("t", testing::ReadManifest("nginx-pod.yaml"));
+  REQUIRE_FALSE(reply.failure.has_value());
+  REQUIRE(reply.results.size() == 1);
+  auto pod = testing::AdmittedObject<api::Pod>(reply.results[0]);
+  REQUIRE(pod->spec->tolerations.size() == 2);
+  CHECK(pod->spec->tolerations[0]->key == "node.kubernetes.io/not-ready");
+  CHECK(pod->spec->tolerations[0]->toleration_seconds.value() == 0);
+  CHECK(pod->spec->tolerations[1]->key == "node.kubernetes.io/unreachable");
+  CHECK(pod->spec->tolerations[1]->toleration_seconds.value() == 2);
+
+  CHECK(ParseAdmissionConfig(YAML::Load("{defaultUnreachableTolerationSeconds: -1}")).status().message() ==
+        "admission.defaultUnreachableTolerationSeconds: must be 0 or more");
+  CHECK(ParseAdmissionConfig(YAML::Load("{defaultNotReadyTolerationSeconds: soon}")).status().message() ==
+        "admission.defaultNotReadyTolerationSeconds: must be a whole number of seconds");
+}
+
+}  // namespace
+}  // namespace podflow::admission

@@ -171,25 +171,41 @@ TEST_CASE("node leases are renewed every quarter of their duration, owned by the
   CHECK(lease->spec->renew_time == FormatRfc3339Micro(clock.now));
   const std::string first_uid = lease->metadata->uid;
 
-  CHECK(leases.Renew(clock.now + SimDuration(9'999)).empty());
-  CHECK(leases.NextDue() == clock.now + SimDuration(10'000));
-  leases.Add("n2", "uid-n2", clock.now + SimDuration(3'000));
-  due = leases.Renew(clock.now + SimDuration(3'000));
-  REQUIRE(due.size() == 1);
-  CHECK(due[0].node == "n2");
-  due = leases.Renew(clock.now + SimDuration(10'000));
+  // After its first write a lease's next renewal takes a share of the
+  // interval of its own (nodes registered together spread out); from then
+  // on, every interval.
+  REQUIRE(leases.NextDue().has_value());
+  const SimTime second = *leases.NextDue();
+  CHECK(second >= clock.now);
+  CHECK(second < clock.now + SimDuration(10'000));
+  if (second > clock.now) CHECK(leases.Renew(second - SimDuration(1)).empty());
+  due = leases.Renew(second);
   REQUIRE(due.size() == 1);
   lease = model::Unpack<api::Lease>(due[0].bytes);
   CHECK(lease->metadata->uid == first_uid);
-  CHECK(lease->spec->renew_time == FormatRfc3339Micro(clock.now + SimDuration(10'000)));
+  CHECK(lease->spec->renew_time == FormatRfc3339Micro(second));
+  CHECK(leases.Renew(second + SimDuration(9'999)).empty());
+  CHECK(leases.NextDue() == second + SimDuration(10'000));
+  CHECK(leases.Renew(second + SimDuration(10'000)).size() == 1);
+  const SimTime third = second + SimDuration(10'000);
 
   // A failed write is due again soon, not a whole interval later.
-  leases.RetryAfter(due, SimDuration(200), clock.now + SimDuration(10'000));
-  CHECK(leases.NextDue() == clock.now + SimDuration(10'200));
-  CHECK(leases.Renew(clock.now + SimDuration(10'200)).size() == 1);
+  leases.RetryAfter(due, SimDuration(200), third);
+  CHECK(leases.NextDue() == third + SimDuration(200));
+  CHECK(leases.Renew(third + SimDuration(200)).size() == 1);
+
+  // Many nodes added at once renew at spread times after their first write.
+  NodeLeases many(40);
+  for (int i = 0; i < 100; ++i) many.Add("node-" + std::to_string(i), "uid", clock.now);
+  CHECK(many.Renew(clock.now).size() == 100);
+  size_t at_once = 0;
+  for (int ms = 0; ms < 10'000; ms += 500) {
+    const size_t renewed = many.Renew(clock.now + SimDuration(ms)).size();
+    at_once = std::max(at_once, renewed);
+  }
+  CHECK(at_once < 30);
 
   leases.Remove("n1");
-  leases.Remove("n2");
   CHECK(leases.Renew(clock.now + SimDuration(60'000)).empty());
 }
 

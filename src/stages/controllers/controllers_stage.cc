@@ -1,0 +1,322 @@
+#include "stages/controllers/controllers_stage.h"
+
+#include <map>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "base/logging.h"
+#include "client/api_calls.h"
+#include "client/client.h"
+#include "model/codec.h"
+#include "model/events.h"
+#include "model/objects.h"
+#include "model/taints.h"
+#include "stages/controllers/node_lifecycle.h"
+#include "stages/controllers/taint_eviction.h"
+
+namespace podflow::controllers {
+namespace {
+
+constexpr std::string_view kNodeController = "node-controller";
+constexpr std::string_view kTaintEvictionController = "taint-eviction-controller";
+constexpr uint32_t kEventNamerInstance = 400;
+constexpr std::chrono::milliseconds kApiTimeout{5000};
+
+std::string Str(const flatbuffers::String* s) { return s != nullptr ? s->str() : std::string(); }
+
+// What the controllers keep of a pod: enough to find, mark and evict it.
+struct PodView {
+  std::string namespace_, name, uid, node;
+  bool ready = false;
+  std::vector<model::Toleration> tolerations;
+};
+
+// The node lifecycle controller and taint-based eviction, which read the same
+// nodes and pods (in kube-controller-manager the taint manager was a part of
+// the node lifecycle controller until it became a controller of its own).
+// Runs on one thread.
+class NodeLifecycleLoop {
+ public:
+  NodeLifecycleLoop(pipeline::StageContext& context, const NodeLifecycleConfig& config)
+      : log_(Logger("stage.controllers")),
+        health_(config),
+        api_(context.bus, context.Endpoint("submit"), "", std::string(kNodeController)),
+        nodes_informer_(context.bus, context.Endpoint("api"), context.Endpoint("watch"),
+                        model::KindPrefix(model::Kind("Node"))),
+        leases_informer_(context.bus, context.Endpoint("api"), context.Endpoint("watch"),
+                         model::KindPrefix(model::Kind("Lease"), "kube-node-lease")),
+        pods_informer_(context.bus, context.Endpoint("api"), context.Endpoint("watch"),
+                       model::KindPrefix(model::Kind("Pod"))),
+        namer_(kEventNamerInstance) {}
+
+  void Run(const std::atomic<bool>& stopping) {
+    const client::Informer::Handlers node_handlers{[this](const KeyValue& kv) { UpsertNode(kv); },
+                                                   [this](const std::string& key) { RemoveNode(key); }};
+    const client::Informer::Handlers lease_handlers{[this](const KeyValue& kv) { UpsertLease(kv); },
+                                                    [](const std::string&) {}};
+    const client::Informer::Handlers pod_handlers{[this](const KeyValue& kv) { UpsertPod(kv); },
+                                                  [this](const std::string& key) { RemovePod(key); }};
+    SimTime next_monitor = WallClockNow();
+    while (!stopping) {
+      Status polled = nodes_informer_.Poll(std::chrono::milliseconds(0), node_handlers);
+      if (polled.ok()) polled = leases_informer_.Poll(std::chrono::milliseconds(0), lease_handlers);
+      if (polled.ok()) polled = pods_informer_.Poll(std::chrono::milliseconds(100), pod_handlers);
+      if (!polled.ok()) {
+        log_->warn("following nodes and pods: {}", polled.ToString());
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        continue;
+      }
+      const SimTime now = WallClockNow();
+      if (now >= next_monitor) {
+        MonitorNodeHealth(now);
+        next_monitor = now + health_.config().monitor_period;
+      }
+      for (const std::string& node : std::exchange(dirty_nodes_, {})) Reconcile(node, now);
+      for (const std::string& pod : std::exchange(dirty_pods_, {})) DecideEviction(pod, now);
+      for (const std::string& pod : evictions_.Due(now)) Evict(pod, now);
+    }
+  }
+
+ private:
+  static std::string NameOf(const std::string& key) { return key.substr(key.rfind('/') + 1); }
+
+  void UpsertNode(const KeyValue& kv) {
+    if (!model::VerifyObject(model::Kind("Node"), kv.value).ok()) {
+      log_->warn("{}: not a valid Node; ignored", kv.key);
+      return;
+    }
+    const std::string name = NameOf(kv.key);
+    health_.ObserveNode(name, *flatbuffers::GetRoot<api::Node>(kv.value.data()), WallClockNow());
+    nodes_[name] = kv;
+    dirty_nodes_.insert(name);
+  }
+
+  void RemoveNode(const std::string& key) {
+    const std::string name = NameOf(key);
+    nodes_.erase(name);
+    was_ready_.erase(name);
+    health_.Forget(name);
+    dirty_nodes_.erase(name);
+  }
+
+  void UpsertLease(const KeyValue& kv) {
+    if (!model::VerifyObject(model::Kind("Lease"), kv.value).ok()) return;
+    health_.ObserveLease(NameOf(kv.key), *flatbuffers::GetRoot<api::Lease>(kv.value.data()), WallClockNow());
+  }
+
+  void UpsertPod(const KeyValue& kv) {
+    if (!model::VerifyObject(model::Kind("Pod"), kv.value).ok()) {
+      log_->warn("{}: not a valid Pod; ignored", kv.key);
+      return;
+    }
+    const api::Pod* pod = flatbuffers::GetRoot<api::Pod>(kv.value.data());
+    const bool deleting = pod->metadata() && pod->metadata()->deletion_timestamp() &&
+                          pod->metadata()->deletion_timestamp()->size() > 0;
+    const std::string node = pod->spec() ? Str(pod->spec()->node_name()) : std::string();
+    if (deleting || node.empty()) {
+      RemovePod(kv.key);
+      return;
+    }
+    PodView view{pod->metadata() ? Str(pod->metadata()->namespace_()) : std::string(),
+                 pod->metadata() ? Str(pod->metadata()->name()) : std::string(),
+                 pod->metadata() ? Str(pod->metadata()->uid()) : std::string(),
+                 node,
+                 PodReady(*pod),
+                 model::TolerationsOf(pod->spec())};
+    auto it = pods_.find(kv.key);
+    if (it != pods_.end() && it->second.node != node) pods_by_node_[it->second.node].erase(kv.key);
+    pods_by_node_[node].insert(kv.key);
+    pods_[kv.key] = std::move(view);
+    dirty_pods_.insert(kv.key);
+  }
+
+  void RemovePod(const std::string& key) {
+    auto it = pods_.find(key);
+    if (it == pods_.end()) return;
+    pods_by_node_[it->second.node].erase(key);
+    if (pods_by_node_[it->second.node].empty()) pods_by_node_.erase(it->second.node);
+    pods_.erase(it);
+    evictions_.Forget(key);
+    dirty_pods_.erase(key);
+  }
+
+  // monitorNodeHealth: a node not heard of within its grace period has its
+  // kubelet's conditions marked Unknown.
+  void MonitorNodeHealth(SimTime now) {
+    for (const auto& [name, kv] : nodes_) {
+      const api::Node& node = *flatbuffers::GetRoot<api::Node>(kv.value.data());
+      if (!health_.TimedOut(name, node, now)) continue;
+      std::optional<api::NodeT> marked = MarkedUnknown(node, now);
+      if (!marked) continue;
+      if (UpdateNode(kv, std::move(*marked), "status")) {
+        log_->info("node {}: not heard of for {}; its conditions are Unknown", name,
+                   FormatGoDuration(health_.config().grace_period));
+      }
+    }
+  }
+
+  // A node changed: its taints follow its conditions; when it stopped being
+  // Ready, that is recorded and its pods are marked not Ready; its pods'
+  // evictions are decided again.
+  void Reconcile(const std::string& name, SimTime now) {
+    auto it = nodes_.find(name);
+    if (it == nodes_.end()) return;
+    const api::Node& node = *flatbuffers::GetRoot<api::Node>(it->second.value.data());
+    const bool ready = ReadyStatus(node) == api::ConditionStatus::True;
+    auto [seen, first] = was_ready_.try_emplace(name, ready);
+    if (!first && seen->second && !ready) {
+      Record({"Node", "v1", "", name, node.metadata() ? Str(node.metadata()->uid()) : std::string()}, kNodeController,
+             "Normal", "NodeNotReady", "Node " + name + " status is now: NodeNotReady", now);
+    }
+    seen->second = ready;
+    if (std::optional<api::NodeT> tainted = ConditionTaints(node, now)) {
+      UpdateNode(it->second, std::move(*tainted), "");
+    }
+    auto pods = pods_by_node_.find(name);
+    if (pods == pods_by_node_.end()) return;
+    for (const std::string& key : pods->second) {
+      PodView& pod = pods_[key];
+      if (!ready && ReadyStatus(node).has_value() && pod.ready) MarkPodNotReady(pod, now);
+      dirty_pods_.insert(key);
+    }
+  }
+
+  void MarkPodNotReady(PodView& pod, SimTime now) {
+    Result<client::ApiResponse> patched =
+        api_.Call({.verb = "patch",
+                   .resource = "pods",
+                   .namespace_ = pod.namespace_,
+                   .name = pod.name,
+                   .subresource = "status",
+                   .body = PodConditionPatch("Ready", "False", "", "", now),
+                   .patch_type = "strategic"},
+                  kApiTimeout);
+    if (!Succeeded(patched, "marking pod " + pod.namespace_ + "/" + pod.name + " not ready")) return;
+    pod.ready = false;
+    Record({"Pod", "v1", pod.namespace_, pod.name, pod.uid}, kNodeController, "Warning", "NodeNotReady",
+           "Node is not ready", now);
+  }
+
+  // The pod's eviction, decided again from its node's NoExecute taints.
+  void DecideEviction(const std::string& key, SimTime now) {
+    auto pod = pods_.find(key);
+    if (pod == pods_.end()) return;
+    auto node = nodes_.find(pod->second.node);
+    std::vector<model::Taint> taints;
+    if (node != nodes_.end()) {
+      taints = model::TaintsOf(flatbuffers::GetRoot<api::Node>(node->second.value.data())->spec());
+    }
+    const std::optional<SimDuration> delay = EvictionDelay(taints, pod->second.tolerations);
+    if (evictions_.Update(key, delay, now) == TaintEvictions::Change::kCancelled) {
+      Record({"Pod", "v1", pod->second.namespace_, pod->second.name, pod->second.uid}, kTaintEvictionController,
+             "Normal", "TaintManagerEviction",
+             "Cancelling deletion of Pod " + pod->second.namespace_ + "/" + pod->second.name, now);
+    }
+  }
+
+  // The taint eviction controller's deletion: recorded, the pod marked a
+  // disruption target, then deleted with its own grace period.
+  void Evict(const std::string& key, SimTime now) {
+    auto it = pods_.find(key);
+    if (it == pods_.end()) return;
+    const PodView pod = it->second;
+    const model::ObjectRef ref{"Pod", "v1", pod.namespace_, pod.name, pod.uid};
+    Record(ref, kTaintEvictionController, "Normal", "TaintManagerEviction",
+           "Marking for deletion Pod " + pod.namespace_ + "/" + pod.name, now);
+    Result<client::ApiResponse> marked = api_.Call(
+        {.verb = "patch",
+         .resource = "pods",
+         .namespace_ = pod.namespace_,
+         .name = pod.name,
+         .subresource = "status",
+         .body = PodConditionPatch("DisruptionTarget", "True", "DeletionByTaintManager",
+                                   "Taint manager: deleting due to NoExecute taint", now),
+         .patch_type = "strategic"},
+        kApiTimeout);
+    (void)Succeeded(marked, "marking pod " + pod.namespace_ + "/" + pod.name + " a disruption target");
+    Result<client::ApiResponse> deleted =
+        api_.Call({.verb = "delete", .resource = "pods", .namespace_ = pod.namespace_, .name = pod.name}, kApiTimeout);
+    if (Succeeded(deleted, "evicting pod " + pod.namespace_ + "/" + pod.name)) {
+      log_->info("pod {}/{} evicted from node {} (NoExecute taint)", pod.namespace_, pod.name, pod.node);
+      return;
+    }
+    // Tried again at the next look (kube-controller-manager retries too).
+    evictions_.Update(key, SimDuration(1000), now);
+  }
+
+  // Writes `changed` (a change of the node `stored`) as an update of the node
+  // or of its status, guarded by the revision it was decided on. A lost
+  // guard is decided again when the node comes back changed.
+  bool UpdateNode(const KeyValue& stored, api::NodeT changed, const std::string& subresource) {
+    if (!changed.metadata) changed.metadata = std::make_unique<api::ObjectMetaT>();
+    changed.metadata->resource_version = std::to_string(stored.mod_revision.value());
+    const model::KindInfo& kind = model::Kind("Node");
+    Result<client::ApiResponse> updated = api_.Call({.verb = "update",
+                                                     .resource = "nodes",
+                                                     .name = changed.metadata->name,
+                                                     .subresource = subresource,
+                                                     .body = model::ToJson(kind, model::Pack(changed), 0)},
+                                                    kApiTimeout);
+    return Succeeded(updated, "updating node " + changed.metadata->name + (subresource.empty() ? "" : "/" + subresource));
+  }
+
+  void Record(const model::ObjectRef& about, std::string_view component, std::string_view type,
+              std::string_view reason, std::string message, SimTime now) {
+    const api::EventT event = model::ControllerEvent(about, component, type, reason, std::move(message), now, namer_);
+    Result<client::ApiResponse> created =
+        api_.Call({.verb = "create",
+                   .resource = "events",
+                   .namespace_ = event.metadata->namespace_,
+                   .body = model::ToJson(model::Kind("Event"), model::Pack(event), 0)},
+                  kApiTimeout);
+    (void)Succeeded(created, "recording " + std::string(reason) + " for " + about.name);
+  }
+
+  bool Succeeded(const Result<client::ApiResponse>& reply, const std::string& what) {
+    if (!reply.ok()) {
+      log_->warn("{}: {}", what, reply.status().ToString());
+      return false;
+    }
+    if (!reply->status.success()) {
+      // A conflict means the object changed meanwhile: it comes back by watch.
+      log_->info("{}: {}", what, reply->status.message);
+      return false;
+    }
+    return true;
+  }
+
+  std::shared_ptr<spdlog::logger> log_;
+  NodeHealth health_;
+  TaintEvictions evictions_;
+  client::ApiCaller api_;
+  client::Informer nodes_informer_;
+  client::Informer leases_informer_;
+  client::Informer pods_informer_;
+  model::EventNamer namer_;
+  std::map<std::string, KeyValue> nodes_;                      // by node name
+  std::map<std::string, bool> was_ready_;                      // by node name: Ready when last looked at
+  std::map<std::string, PodView> pods_;                        // bound, not deleting; by key
+  std::map<std::string, std::set<std::string>> pods_by_node_;  // node -> pod keys
+  std::set<std::string> dirty_nodes_, dirty_pods_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<ControllersStage>> ControllersStage::Create(pipeline::StageContext& context) {
+  Result<ControllersConfig> config = ParseControllersConfig(context.config.Section("controllers"));
+  if (!config.ok()) return config.status();
+  return std::unique_ptr<ControllersStage>(new ControllersStage(context, *config));
+}
+
+Status ControllersStage::Start() {
+  node_lifecycle_.Start([this](const std::atomic<bool>& stopping) {
+    NodeLifecycleLoop(context_, config_.node_lifecycle).Run(stopping);
+  });
+  return Status::Ok();
+}
+
+void ControllersStage::Stop() { node_lifecycle_.Stop(); }
+
+}  // namespace podflow::controllers

@@ -1,0 +1,34 @@
+// The controllers stage: kube-controller-manager's controllers, each a loop
+// of its own, level-triggered from informers of the log, writing through
+// the API (admission: authentication, RBAC, validation) as its own service
+// account. Today: the node lifecycle controller and taint-based eviction.
+#pragma once
+
+#include <atomic>
+#include <memory>
+
+#include "pipeline/loop_thread.h"
+#include "pipeline/stage.h"
+#include "stages/controllers/config.h"
+
+namespace podflow::controllers {
+
+class ControllersStage {
+ public:
+  static constexpr std::string_view kName = "controllers";
+  static Result<std::unique_ptr<ControllersStage>> Create(pipeline::StageContext& context);
+
+  Status Start();
+  void Stop();
+
+ private:
+  ControllersStage(pipeline::StageContext& context, ControllersConfig config)
+      : context_(context), config_(config) {}
+
+  pipeline::StageContext& context_;
+  const ControllersConfig config_;
+  pipeline::LoopThread node_lifecycle_;
+};
+static_assert(pipeline::Stage<ControllersStage>);
+
+}  // namespace podflow::controllers
