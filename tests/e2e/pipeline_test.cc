@@ -1213,6 +1213,9 @@ spec:
   INFO(pipeline.Logs());
   REQUIRE(pipeline.PodReaches("brief", ready));
   REQUIRE(pipeline.PodReaches("patient", ready));
+  std::optional<KeyValue> before = pipeline.Get(PodKey("patient"));
+  REQUIRE(before.has_value());
+  const std::string patient_ip = flatbuffers::GetRoot<api::Pod>(before->value.data())->status()->pod_ip()->str();
 
   pipeline.KillStage("runtime");  // every node's agent dies at once
   const std::string node_key = model::ObjectKey(model::Kind("Node"), "", "node-1");
@@ -1271,7 +1274,14 @@ spec:
     if (!removed) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   CHECK(removed);
-  CHECK(pipeline.Get(PodKey("patient")).has_value());
+  // The pod that stayed was running all along: Ready again, same IP, its
+  // container not restarted.
+  std::string patient_bytes;
+  const api::Pod* back = pipeline.WaitFor<api::Pod>(PodKey("patient"), ready, &patient_bytes);
+  REQUIRE(back != nullptr);
+  CHECK(back->status()->pod_ip()->str() == patient_ip);
+  REQUIRE(back->status()->container_statuses()->size() == 1);
+  CHECK(back->status()->container_statuses()->Get(0)->restart_count() == 0);
 }
 
 }  // namespace

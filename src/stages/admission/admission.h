@@ -97,8 +97,17 @@ class TokenAuthenticator {
   // Code::kInvalid, message "Unauthorized".
   Result<UserInfo> Authenticate(std::string_view bearer_token) const;
 
+  // A caller its bus identity proves (a controller's CURVE key, as a client
+  // certificate would): a request from `peer` without a token is `user`
+  // (plus "system:authenticated").
+  void TrustPeer(std::string peer, UserInfo user);
+  // The holder of `bearer_token` when one is given, else the user trusted
+  // for `peer`; "Unauthorized" otherwise.
+  Result<UserInfo> Authenticate(std::string_view bearer_token, std::string_view peer) const;
+
  private:
   std::unordered_map<std::string, UserInfo> users_;  // by token
+  std::unordered_map<std::string, UserInfo> peers_;  // by bus identity
 };
 
 // ---- Authorization ----

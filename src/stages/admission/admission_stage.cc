@@ -396,6 +396,14 @@ Result<std::unique_ptr<AdmissionStage>> AdmissionStage::Create(pipeline::StageCo
   Result<AdmissionConfig> config =
       ParseAdmissionConfig(context.config.Section("admission"), base_dir, std::move(generated), registry);
   if (!config.ok()) return config.status();
+  // A controller's bus identity, which its CURVE key proves, is its service
+  // account, as kube-controller-manager's controllers present their own
+  // credentials.
+  for (std::string_view controller : pipeline::kControllerIdentities) {
+    config->authenticator.TrustPeer(std::string(controller),
+                                    UserInfo{"system:serviceaccount:kube-system:" + std::string(controller), "",
+                                             {"system:serviceaccounts", "system:serviceaccounts:kube-system"}});
+  }
   auto rbac = std::make_shared<RbacStores>();
   if (config->authorization_mode == "RBAC") {
     config->authorizer = Authorizer::Rbac([rbac] { return rbac->Current(); });
@@ -539,17 +547,6 @@ AdmissionStage::Created AdmissionStage::CreateObjects(Worker& worker, const User
   return created;
 }
 
-Result<UserInfo> AdmissionStage::Authenticate(std::string_view token, std::string_view peer) const {
-  // A controller's bus identity, which its CURVE key proved, is its
-  // service account (as kube-controller-manager's controllers present their
-  // own credentials); a bearer token, when given, is who calls.
-  if (token.empty() && pipeline::IsControllerIdentity(peer)) {
-    return UserInfo{"system:serviceaccount:kube-system:" + std::string(peer), "",
-                    {"system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"}};
-  }
-  return config_.authenticator.Authenticate(token);
-}
-
 bus::ReplyBody AdmissionStage::Handle(const msg::Envelope& envelope, std::string_view peer,
                                       flatbuffers::FlatBufferBuilder& fbb) {
   if (const msg::ApiRequest* api = envelope.body_as_ApiRequest()) {
@@ -565,7 +562,7 @@ bus::ReplyBody AdmissionStage::Handle(const msg::Envelope& envelope, std::string
             FailureReply(fbb, BadRequestStatus("the submit channel takes SubmitRequest and ApiRequest messages")).Union()};
   }
   std::string_view token = request->token() ? request->token()->string_view() : std::string_view();
-  Result<UserInfo> user = Authenticate(token, peer);
+  Result<UserInfo> user = config_.authenticator.Authenticate(token, peer);
   if (!user.ok()) return {msg::Body::SubmitReply, FailureReply(fbb, UnauthorizedStatus()).Union()};
   std::string_view text;
   if (request->manifest()) {

@@ -63,10 +63,6 @@ class AdmissionStage {
       : context_(context), config_(std::move(config)), rbac_(std::move(rbac)), root_ca_(std::move(root_ca)) {}
   // `peer`: the bus identity that sent the request.
   bus::ReplyBody Handle(const msg::Envelope& request, std::string_view peer, flatbuffers::FlatBufferBuilder& fbb);
-  // Who calls: the holder of `token`, or, for a request without one sent
-  // by a controller's bus identity, that controller's service account.
-  // Invalid ("Unauthorized") otherwise.
-  Result<UserInfo> Authenticate(std::string_view token, std::string_view peer) const;
 
   // What creating a manifest's documents came to.
   struct Created {

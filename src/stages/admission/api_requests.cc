@@ -114,7 +114,7 @@ client::Mutation MutationOf(const ChangeOutcome& decided, bool dry_run) {
 bus::ReplyBody AdmissionStage::HandleApi(Worker& worker, const msg::ApiRequest& request, std::string_view peer,
                                          flatbuffers::FlatBufferBuilder& fbb) {
   static auto log = Logger("stage.admission");
-  Result<UserInfo> user = Authenticate(Text(request.token()), peer);
+  Result<UserInfo> user = config_.authenticator.Authenticate(Text(request.token()), peer);
   if (!user.ok()) return Failed(fbb, UnauthorizedStatus());
   const std::string verb = Text(request.verb());
   const model::KindInfo* kind = model::FindResource(Text(request.resource()));

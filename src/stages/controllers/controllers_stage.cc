@@ -23,6 +23,8 @@ constexpr std::string_view kNodeController = "node-controller";
 constexpr std::string_view kTaintEvictionController = "taint-eviction-controller";
 constexpr uint32_t kEventNamerInstance = 400;
 constexpr std::chrono::milliseconds kApiTimeout{5000};
+// The taint eviction controller's tries at one pod's deletion.
+constexpr int kEvictionTries = 5;
 
 std::string Str(const flatbuffers::String* s) { return s != nullptr ? s->str() : std::string(); }
 
@@ -73,7 +75,7 @@ class NodeLifecycleLoop {
         MonitorNodeHealth(now);
         next_monitor = now + health_.config().monitor_period;
       }
-      for (const std::string& node : std::exchange(dirty_nodes_, {})) Reconcile(node, now);
+      for (const std::string& node : std::exchange(dirty_nodes_, {})) Reconcile(node, now, true);
       for (const std::string& pod : std::exchange(dirty_pods_, {})) DecideEviction(pod, now);
       for (const std::string& pod : evictions_.Due(now)) Evict(pod, now);
     }
@@ -95,15 +97,22 @@ class NodeLifecycleLoop {
 
   void RemoveNode(const std::string& key) {
     const std::string name = NameOf(key);
+    // Its pods' evictions are decided again (without the node: cancelled).
+    if (auto pods = pods_by_node_.find(name); pods != pods_by_node_.end()) {
+      dirty_pods_.insert(pods->second.begin(), pods->second.end());
+    }
     nodes_.erase(name);
     was_ready_.erase(name);
     health_.Forget(name);
     dirty_nodes_.erase(name);
   }
 
+  // A lease counts for a node known (the nodes are polled first); one of a
+  // node gone is left alone.
   void UpsertLease(const KeyValue& kv) {
-    if (!model::VerifyObject(model::Kind("Lease"), kv.value).ok()) return;
-    health_.ObserveLease(NameOf(kv.key), *flatbuffers::GetRoot<api::Lease>(kv.value.data()), WallClockNow());
+    const std::string node = NameOf(kv.key);
+    if (!nodes_.contains(node) || !model::VerifyObject(model::Kind("Lease"), kv.value).ok()) return;
+    health_.ObserveLease(node, *flatbuffers::GetRoot<api::Lease>(kv.value.data()), WallClockNow());
   }
 
   void UpsertPod(const KeyValue& kv) {
@@ -139,14 +148,17 @@ class NodeLifecycleLoop {
     if (pods_by_node_[it->second.node].empty()) pods_by_node_.erase(it->second.node);
     pods_.erase(it);
     evictions_.Forget(key);
+    eviction_tries_.erase(key);
     dirty_pods_.erase(key);
   }
 
   // monitorNodeHealth: a node not heard of within its grace period has its
-  // kubelet's conditions marked Unknown.
+  // kubelet's conditions marked Unknown; every node's taints and pods are
+  // looked at again (what a failed write left undone is done now).
   void MonitorNodeHealth(SimTime now) {
     for (const auto& [name, kv] : nodes_) {
       const api::Node& node = *flatbuffers::GetRoot<api::Node>(kv.value.data());
+      Reconcile(name, now, /*decide_evictions=*/false);
       if (!health_.TimedOut(name, node, now)) continue;
       std::optional<api::NodeT> marked = MarkedUnknown(node, now);
       if (!marked) continue;
@@ -157,10 +169,11 @@ class NodeLifecycleLoop {
     }
   }
 
-  // A node changed: its taints follow its conditions; when it stopped being
-  // Ready, that is recorded and its pods are marked not Ready; its pods'
-  // evictions are decided again.
-  void Reconcile(const std::string& name, SimTime now) {
+  // A node changed (or its periodic look): its taints follow its
+  // conditions; when it stopped being Ready, that is recorded and its pods
+  // are marked not Ready; with `decide_evictions`, its pods' evictions are
+  // decided again.
+  void Reconcile(const std::string& name, SimTime now, bool decide_evictions) {
     auto it = nodes_.find(name);
     if (it == nodes_.end()) return;
     const api::Node& node = *flatbuffers::GetRoot<api::Node>(it->second.value.data());
@@ -179,7 +192,7 @@ class NodeLifecycleLoop {
     for (const std::string& key : pods->second) {
       PodView& pod = pods_[key];
       if (!ready && ReadyStatus(node).has_value() && pod.ready) MarkPodNotReady(pod, now);
-      dirty_pods_.insert(key);
+      if (decide_evictions) dirty_pods_.insert(key);
     }
   }
 
@@ -217,14 +230,18 @@ class NodeLifecycleLoop {
   }
 
   // The taint eviction controller's deletion: recorded, the pod marked a
-  // disruption target, then deleted with its own grace period.
+  // disruption target, then deleted with its own grace period; a failed
+  // delete is tried again (1 s, 2 s, ...) up to kEvictionTries times.
   void Evict(const std::string& key, SimTime now) {
     auto it = pods_.find(key);
     if (it == pods_.end()) return;
     const PodView pod = it->second;
     const model::ObjectRef ref{"Pod", "v1", pod.namespace_, pod.name, pod.uid};
-    Record(ref, kTaintEvictionController, "Normal", "TaintManagerEviction",
-           "Marking for deletion Pod " + pod.namespace_ + "/" + pod.name, now);
+    int& tries = eviction_tries_[key];
+    if (tries++ == 0) {
+      Record(ref, kTaintEvictionController, "Normal", "TaintManagerEviction",
+             "Marking for deletion Pod " + pod.namespace_ + "/" + pod.name, now);
+    }
     Result<client::ApiResponse> marked = api_.Call(
         {.verb = "patch",
          .resource = "pods",
@@ -238,12 +255,18 @@ class NodeLifecycleLoop {
     (void)Succeeded(marked, "marking pod " + pod.namespace_ + "/" + pod.name + " a disruption target");
     Result<client::ApiResponse> deleted =
         api_.Call({.verb = "delete", .resource = "pods", .namespace_ = pod.namespace_, .name = pod.name}, kApiTimeout);
-    if (Succeeded(deleted, "evicting pod " + pod.namespace_ + "/" + pod.name)) {
-      log_->info("pod {}/{} evicted from node {} (NoExecute taint)", pod.namespace_, pod.name, pod.node);
+    const bool gone = deleted.ok() && deleted->status.code == 404;
+    if (gone || Succeeded(deleted, "evicting pod " + pod.namespace_ + "/" + pod.name)) {
+      if (!gone) log_->info("pod {}/{} evicted from node {} (NoExecute taint)", pod.namespace_, pod.name, pod.node);
+      eviction_tries_.erase(key);
       return;
     }
-    // Tried again at the next look (kube-controller-manager retries too).
-    evictions_.Update(key, SimDuration(1000), now);
+    if (tries >= kEvictionTries) {
+      log_->warn("pod {}/{}: eviction given up after {} tries", pod.namespace_, pod.name, tries);
+      eviction_tries_.erase(key);
+      return;
+    }
+    evictions_.Update(key, SimDuration(int64_t{1000} << (tries - 1)), now);
   }
 
   // Writes `changed` (a change of the node `stored`) as an update of the node
@@ -300,6 +323,7 @@ class NodeLifecycleLoop {
   std::map<std::string, PodView> pods_;                        // bound, not deleting; by key
   std::map<std::string, std::set<std::string>> pods_by_node_;  // node -> pod keys
   std::set<std::string> dirty_nodes_, dirty_pods_;
+  std::map<std::string, int> eviction_tries_;  // pod key -> deletes tried
 };
 
 }  // namespace

@@ -112,7 +112,11 @@ std::optional<api::ConditionStatus> ReadyStatus(const api::Node& node) {
 }
 
 std::optional<api::NodeT> MarkedUnknown(const api::Node& node, SimTime now) {
-  if (ReadyStatus(node) == api::ConditionStatus::Unknown) return std::nullopt;
+  if (std::ranges::all_of(kKubeletConditions, [&](std::string_view type) {
+        return ConditionIs(node, type, api::ConditionStatus::Unknown);
+      })) {
+    return std::nullopt;
+  }
   std::unique_ptr<api::NodeT> out(node.UnPack());
   if (!out->status) out->status = std::make_unique<api::NodeStatusT>();
   auto& conditions = out->status->conditions;
@@ -141,6 +145,18 @@ std::optional<api::NodeT> MarkedUnknown(const api::Node& node, SimTime now) {
 
 std::optional<api::NodeT> ConditionTaints(const api::Node& node, SimTime now) {
   const std::vector<WantedTaint> wanted = Wanted(node);
+  // Most looks find nothing to do: checked on the stored node first.
+  const auto* stored = node.spec() != nullptr ? node.spec()->taints() : nullptr;
+  size_t managed = 0;
+  if (stored != nullptr) {
+    for (const api::Taint* t : *stored) managed += t->key() != nullptr && Managed(t->key()->str(), t->effect());
+  }
+  const bool as_wanted = managed == wanted.size() && std::ranges::all_of(wanted, [&](const WantedTaint& w) {
+                           return stored != nullptr && std::any_of(stored->begin(), stored->end(), [&](const api::Taint* t) {
+                                    return t->key() != nullptr && t->key()->string_view() == w.key && t->effect() == w.effect;
+                                  });
+                         });
+  if (as_wanted) return std::nullopt;
   std::unique_ptr<api::NodeT> out(node.UnPack());
   if (!out->spec) out->spec = std::make_unique<api::NodeSpecT>();
   auto& taints = out->spec->taints;
@@ -156,7 +172,8 @@ std::optional<api::NodeT> ConditionTaints(const api::Node& node, SimTime now) {
     auto taint = std::make_unique<api::TaintT>();
     taint->key = std::string(w.key);
     taint->effect = w.effect;
-    taint->time_added = FormatRfc3339(now);
+    // Only the NoExecute ones carry the time (eviction counts from it).
+    if (w.effect == api::TaintEffect::NoExecute) taint->time_added = FormatRfc3339(now);
     taints.push_back(std::move(taint));
     changed = true;
   }

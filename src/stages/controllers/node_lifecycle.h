@@ -64,16 +64,16 @@ std::optional<api::ConditionStatus> ReadyStatus(const api::Node& node);
 // DiskPressure, PIDPressure) marked Unknown at `now`: an existing one
 // "NodeStatusUnknown" / "Kubelet stopped posting node status." (its
 // heartbeat kept), a missing one "NodeStatusNeverUpdated" / "Kubelet never
-// posted node status.". nullopt when the Ready condition is Unknown already.
+// posted node status.". nullopt when they all are Unknown already.
 std::optional<api::NodeT> MarkedUnknown(const api::Node& node, SimTime now);
 
 // The node with the taints its conditions call for, as the controller's
 // tainting passes keep them: NoSchedule not-ready / unreachable /
 // memory-pressure / disk-pressure / pid-pressure / network-unavailable /
 // unschedulable, and NoExecute not-ready (Ready False) or unreachable
-// (Ready Unknown), each added with timeAdded `now` and removed once its
-// condition is gone; other taints stay. nullopt when they are as they
-// should be.
+// (Ready Unknown), each added (a NoExecute one with timeAdded `now`) and
+// removed once its condition is gone; other taints stay. nullopt when they
+// are as they should be.
 std::optional<api::NodeT> ConditionTaints(const api::Node& node, SimTime now);
 
 // Whether the pod's Ready condition is True (MarkPodsNotReady changes only

@@ -11,13 +11,12 @@ std::optional<SimDuration> EvictionDelay(const std::vector<model::Taint>& taints
   for (const model::Taint& taint : taints) {
     if (taint.effect != api::TaintEffect::NoExecute) continue;
     tainted = true;
-    bool tolerated = false;
-    for (const model::Toleration& t : tolerations) {
-      if (!model::ToleratesTaint(t, taint)) continue;
-      tolerated = true;
-      if (t.toleration_seconds) min_seconds = std::min(min_seconds.value_or(*t.toleration_seconds), *t.toleration_seconds);
+    // The first toleration that matches the taint is the one that counts.
+    auto t = std::ranges::find_if(tolerations, [&](const model::Toleration& t) { return model::ToleratesTaint(t, taint); });
+    if (t == tolerations.end()) return SimDuration(0);
+    if (t->toleration_seconds) {
+      min_seconds = std::min(min_seconds.value_or(*t->toleration_seconds), *t->toleration_seconds);
     }
-    if (!tolerated) return SimDuration(0);
   }
   if (!tainted || !min_seconds) return std::nullopt;
   // A bound far past any test or run: tolerationSeconds is an int64 of seconds.

@@ -19,7 +19,8 @@ namespace podflow::controllers {
 // tainted `taints`: nullopt never (no NoExecute taint, or tolerated with no
 // tolerationSeconds), zero at once (a NoExecute taint not tolerated, or a
 // tolerationSeconds <= 0), else the smallest tolerationSeconds of the
-// tolerations that match a NoExecute taint.
+// tolerations that count: for each NoExecute taint, the first toleration
+// that matches it.
 std::optional<SimDuration> EvictionDelay(const std::vector<model::Taint>& taints,
                                          const std::vector<model::Toleration>& tolerations);
 

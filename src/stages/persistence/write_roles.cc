@@ -34,7 +34,7 @@ const std::vector<Role>& Roles() {
         {"/registry/events/", kAll},
         {"/registry/scheduling.podflow.io/", kAll}}},
       // Its nodes and their leases (kubelet's heartbeat).
-      {"runtime", {{"/registry/nodes/", kWrite}, {"/registry/leases/kube-node-lease/", kWrite}}},
+      {"runtime", {{"/registry/nodes/", kWrite}, {"/registry/leases/kube-node-lease/", kAll}}},
       {"proxy", {{"/registry/endpoints/", kAll}}},
   };
   return roles;

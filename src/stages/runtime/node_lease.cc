@@ -41,7 +41,7 @@ std::string NodeLeases::Build(const std::string& node, const Held& held, SimTime
   lease.metadata->namespace_ = kNodeLeaseNamespace;
   lease.metadata->uid = held.uid;
   lease.metadata->creation_timestamp = held.created;
-  // Owned by its Node, as kubelet sets it: deleting the Node collects it.
+  // Owned by its Node, as kubelet sets it (the garbage collector's link).
   auto owner = std::make_unique<api::OwnerReferenceT>();
   owner->api_version = "v1";
   owner->kind = "Node";

@@ -18,11 +18,21 @@
 namespace podflow::runtime {
 namespace {
 
+bool ConditionIsTrue(const api::Pod& pod, std::string_view type) {
+  if (pod.status() == nullptr || pod.status()->conditions() == nullptr) return false;
+  for (const api::PodCondition* c : *pod.status()->conditions()) {
+    if (c->type() && c->type()->string_view() == type) return c->status() == api::ConditionStatus::True;
+  }
+  return false;
+}
+
 // Whether a pod first seen by this process was already brought up by an
 // earlier one: kubelet would find its containers running (or exited) and
 // would not start them again.
-// Running counts only once Ready: a pod whose containers run but whose
-// readiness is still to come has steps left, and is run again instead.
+// Running counts only once its containers were ready: a pod whose
+// containers run but whose readiness is still to come has steps left, and
+// is run again instead. ContainersReady, not Ready, says so: the node
+// lifecycle controller turns only Ready False when it loses the node.
 bool AlreadyUp(const api::Pod& pod) {
   if (pod.status() == nullptr) return false;
   switch (pod.status()->phase()) {
@@ -30,11 +40,7 @@ bool AlreadyUp(const api::Pod& pod) {
     case api::PodPhase::Failed:
       return true;
     case api::PodPhase::Running:
-      if (pod.status()->conditions() == nullptr) return false;
-      for (const api::PodCondition* c : *pod.status()->conditions()) {
-        if (c->type() && c->type()->str() == "Ready") return c->status() == api::ConditionStatus::True;
-      }
-      return false;
+      return ConditionIsTrue(pod, "ContainersReady");
     default:
       return false;
   }
@@ -172,7 +178,7 @@ class RuntimeLoop {
       Status added = agents_.AddNode(node);
       if (!added.ok()) log_->error("node {}: {}", node.name, added.ToString());
     }
-    const std::map<std::string, KeyValue> stored_leases = StoredLeases(stopping);
+    stored_leases_ = StoredLeases(stopping);
     std::vector<const SimNode*> unregistered;
     for (const SimNode& node : nodes_) unregistered.push_back(&node);
     while (!unregistered.empty() && !stopping) {
@@ -191,7 +197,7 @@ class RuntimeLoop {
         const api::Node* stored = flatbuffers::GetRoot<api::Node>(written->current->value.data());
         if (stored->metadata() && stored->metadata()->uid()) uid = stored->metadata()->uid()->str();
       }
-      HoldLease(node.name, uid, stored_leases);
+      HoldLease(node.name, uid);
       unregistered.pop_back();
     }
   }
@@ -218,11 +224,13 @@ class RuntimeLoop {
     return out;
   }
 
-  void HoldLease(const std::string& node, const std::string& node_uid,
-                 const std::map<std::string, KeyValue>& stored = {}) {
-    auto it = stored.find(node);
+  // Holds (and renews from now on) the lease of `node`, the one stored
+  // before this start if there is one.
+  void HoldLease(const std::string& node, const std::string& node_uid) {
+    auto it = stored_leases_.find(node);
     leases_.Add(node, node_uid, WallClockNow(),
-                it == stored.end() ? nullptr : flatbuffers::GetRoot<api::Lease>(it->second.value.data()));
+                it == stored_leases_.end() ? nullptr : flatbuffers::GetRoot<api::Lease>(it->second.value.data()));
+    if (it != stored_leases_.end()) stored_leases_.erase(it);
   }
 
   // Renews the leases due, all in one write; a failed write is tried again soon.
@@ -310,6 +318,14 @@ class RuntimeLoop {
       const std::string ip = pod->status()->pod_ip() ? pod->status()->pod_ip()->str() : "";
       status = agents_.AdoptPod(node, kv.key, uid, ip);
       log_->info("{} is already up on {}: adopted", kv.key, node);
+      // Marked not Ready while this agent was away: its status is posted
+      // again, as kubelet does after a restart, and the status stage derives
+      // Ready from its containers once more.
+      if (status.ok() && pod->status()->phase() == api::PodPhase::Running && !ConditionIsTrue(*pod, "Ready")) {
+        std::unique_ptr<api::PodStatusT> stored(pod->status()->UnPack());
+        model::Report report{node, kv.key, uid, kv.mod_revision.value(), std::move(*stored), {}};
+        outbox_.Send({std::move(report)}, std::chrono::steady_clock::now());
+      }
     } else {
       PodAssignment assignment{kv.key, kv.mod_revision.value(), std::shared_ptr<const api::PodT>(pod->UnPack())};
       new_pods_ = new_pods_ || !hosted_.contains(kv.key);
@@ -372,6 +388,10 @@ class RuntimeLoop {
     std::erase_if(hosted_defs_, [&](const NodeDef& d) { return d.name == it->second; });
     agents_.RemoveNode(it->second);
     leases_.Remove(it->second);
+    // Its lease goes with it (the garbage collector's part, by its owner
+    // reference, until there is one).
+    Result<client::WriteResult> deleted = client_.Write({DeleteOp{NodeLeases::Key(it->second)}}, std::chrono::seconds(1));
+    if (!deleted.ok()) log_->warn("removing the lease of node {}: {}", it->second, deleted.status().ToString());
     node_names_.erase(it);
   }
 
@@ -411,6 +431,7 @@ class RuntimeLoop {
   const ImageCatalog catalog_;
   NodeAgentSet agents_;
   NodeLeases leases_;
+  std::map<std::string, KeyValue> stored_leases_;  // node -> its lease as found at start, until held
   client::Informer pods_;
   client::Informer node_informer_;
   client::Informer config_maps_;

@@ -91,6 +91,21 @@ TEST_CASE("authentication outcomes", "[admission][authn]") {
   SECTION("no tokens configured: everything is rejected") {
     CHECK_FALSE(TokenAuthenticator().Authenticate("good").ok());
   }
+  SECTION("a trusted bus identity without a token is its user; a token always wins") {
+    authn->TrustPeer("node-controller", {"system:serviceaccount:kube-system:node-controller", "", {"system:serviceaccounts"}});
+    auto controller = authn->Authenticate("", "node-controller");
+    REQUIRE(controller.ok());
+    CHECK(controller->name == "system:serviceaccount:kube-system:node-controller");
+    CHECK(controller->groups == std::vector<std::string>{"system:serviceaccounts", "system:authenticated"});
+    auto with_token = authn->Authenticate("good", "node-controller");
+    REQUIRE(with_token.ok());
+    CHECK(with_token->name == "alice");
+    CHECK(authn->Authenticate("bad", "node-controller").status().message() == "Unauthorized");
+    // Any other peer (a stage, the tools' "admin") needs a token.
+    CHECK(authn->Authenticate("", "admin").status().message() == "Unauthorized");
+    CHECK(authn->Authenticate("", "scheduling").status().message() == "Unauthorized");
+    CHECK(authn->Authenticate("", "").status().message() == "Unauthorized");
+  }
   SECTION("Admit: a bad token fails the whole request with 401") {
     Admission admission = testing::TestAdmission();
     AdmitReply reply = admission.Admit("wrong", testing::ReadManifest("nginx-pod.yaml"));

@@ -124,6 +124,15 @@ TEST_CASE("a timed-out node's kubelet conditions become Unknown; their heartbeat
   // Already Unknown: nothing to write.
   const std::string again = model::Pack(*marked);
   CHECK_FALSE(MarkedUnknown(AsNode(again), now + SimDuration(5'000)).has_value());
+  // Ready Unknown but a pressure condition posted since: that one is marked too.
+  for (auto& c : marked->status->conditions) {
+    if (c->type == "DiskPressure") c->status = api::ConditionStatus::False;
+  }
+  const std::string partly = model::Pack(*marked);
+  std::optional<api::NodeT> remarked = MarkedUnknown(AsNode(partly), now + SimDuration(5'000));
+  REQUIRE(remarked.has_value());
+  CHECK(Condition(*remarked, "DiskPressure")->status == api::ConditionStatus::Unknown);
+  CHECK(Condition(*remarked, "Ready")->last_transition_time == FormatRfc3339(now));  // untouched
 }
 
 TEST_CASE("taints follow the conditions: unreachable and not-ready, NoSchedule and NoExecute") {
@@ -135,6 +144,7 @@ TEST_CASE("taints follow the conditions: unreachable and not-ready, NoSchedule a
     REQUIRE(tainted.has_value());
     CHECK(TaintNames(*tainted) == std::vector<std::string>{"gpu:NoSchedule", "node.kubernetes.io/unreachable:NoSchedule",
                                                            "node.kubernetes.io/unreachable:NoExecute"});
+    CHECK(tainted->spec->taints[1]->time_added.empty());  // NoSchedule: no time
     CHECK(tainted->spec->taints[2]->time_added == FormatRfc3339(now));
     // Applied once: nothing more to do.
     CHECK_FALSE(ConditionTaints(*flatbuffers::GetRoot<api::Node>(model::Pack(*tainted).data()), now).has_value());

@@ -25,10 +25,21 @@ TEST_CASE("when a pod is evicted from a node with NoExecute taints") {
   CHECK(EvictionDelay({kUnreachable}, {Tolerates("other", 300)}) == SimDuration(0));
   // DefaultTolerationSeconds' 300 s.
   CHECK(EvictionDelay({kUnreachable}, {Tolerates("node.kubernetes.io/unreachable", 300)}) == SimDuration(300'000));
-  // The smallest of the matching tolerations; one without seconds does not cap it.
+  // Per taint, the first toleration that matches it counts (a later one,
+  // shorter or forever, does not).
   CHECK(EvictionDelay({kUnreachable}, {Tolerates("node.kubernetes.io/unreachable", 300), Tolerates("", 60),
                                        Tolerates("node.kubernetes.io/unreachable", std::nullopt)}) ==
-        SimDuration(60'000));
+        SimDuration(300'000));
+  CHECK(EvictionDelay({kUnreachable}, {Tolerates("other", 5), Tolerates("", 60),
+                                       Tolerates("node.kubernetes.io/unreachable", 300)}) == SimDuration(60'000));
+  CHECK_FALSE(EvictionDelay({kUnreachable}, {Tolerates("node.kubernetes.io/unreachable", std::nullopt),
+                                             Tolerates("", 60)})
+                  .has_value());
+  // Over several taints, the smallest of the counted ones.
+  const model::Taint not_ready_tolerated{"node.kubernetes.io/not-ready", "", TE::NoExecute, ""};
+  CHECK(EvictionDelay({kUnreachable, not_ready_tolerated},
+                      {Tolerates("node.kubernetes.io/unreachable", 300), Tolerates("node.kubernetes.io/not-ready", 30)}) ==
+        SimDuration(30'000));
   // Tolerated forever.
   CHECK_FALSE(EvictionDelay({kUnreachable}, {Tolerates("node.kubernetes.io/unreachable", std::nullopt)}).has_value());
   // A negative tolerationSeconds evicts at once.
