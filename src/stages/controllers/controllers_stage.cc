@@ -42,15 +42,14 @@ struct PodView {
 class NodeLifecycleLoop {
  public:
   NodeLifecycleLoop(pipeline::StageContext& context, const NodeLifecycleConfig& config)
-      : log_(Logger("stage.controllers")),
+      : context_(context),
+        log_(Logger("stage.controllers")),
         health_(config),
         api_(context.bus, context.Endpoint("submit"), "", std::string(kNodeController)),
         nodes_informer_(context.bus, context.Endpoint("api"), context.Endpoint("watch"),
                         model::KindPrefix(model::Kind("Node"))),
         leases_informer_(context.bus, context.Endpoint("api"), context.Endpoint("watch"),
                          model::KindPrefix(model::Kind("Lease"), "kube-node-lease")),
-        pods_informer_(context.bus, context.Endpoint("api"), context.Endpoint("watch"),
-                       model::KindPrefix(model::Kind("Pod"))),
         namer_(kEventNamerInstance) {}
 
   void Run(const std::atomic<bool>& stopping) {
@@ -63,8 +62,10 @@ class NodeLifecycleLoop {
     SimTime next_monitor = WallClockNow();
     while (!stopping) {
       Status polled = nodes_informer_.Poll(std::chrono::milliseconds(0), node_handlers);
-      if (polled.ok()) polled = leases_informer_.Poll(std::chrono::milliseconds(0), lease_handlers);
-      if (polled.ok()) polled = pods_informer_.Poll(std::chrono::milliseconds(100), pod_handlers);
+      FollowPods(!attention_.empty() || evictions_.NextDue().has_value() || !eviction_tries_.empty());
+      const auto wait = std::chrono::milliseconds(pods_informer_ ? 0 : 100);
+      if (polled.ok()) polled = leases_informer_.Poll(wait, lease_handlers);
+      if (polled.ok() && pods_informer_) polled = pods_informer_->Poll(std::chrono::milliseconds(100), pod_handlers);
       if (!polled.ok()) {
         log_->warn("following nodes and pods: {}", polled.ToString());
         std::this_thread::sleep_for(std::chrono::milliseconds(200));
@@ -84,15 +85,48 @@ class NodeLifecycleLoop {
  private:
   static std::string NameOf(const std::string& key) { return key.substr(key.rfind('/') + 1); }
 
+  // The pods are followed only while some node needs them (not Ready, or
+  // tainted NoExecute) or an eviction is pending: a cluster of healthy nodes
+  // costs this loop no pod traffic. Once none does, what it held of them is
+  // dropped; the next need lists them again.
+  void FollowPods(bool needed) {
+    if (needed && !pods_informer_) {
+      pods_informer_ = std::make_unique<client::Informer>(context_.bus, context_.Endpoint("api"),
+                                                          context_.Endpoint("watch"),
+                                                          model::KindPrefix(model::Kind("Pod")));
+      log_->info("following pods: {} node(s) not Ready or tainted NoExecute", attention_.size());
+    } else if (!needed && pods_informer_) {
+      pods_informer_.reset();
+      pods_.clear();
+      pods_by_node_.clear();
+      dirty_pods_.clear();
+      log_->info("no node needs its pods looked at: no longer following pods");
+    }
+  }
+
+  // Whether the node needs its pods looked at: not Ready, or tainted NoExecute.
+  static bool NeedsAttention(const api::Node& node) {
+    if (ReadyStatus(node) != api::ConditionStatus::True) return true;
+    if (node.spec() == nullptr || node.spec()->taints() == nullptr) return false;
+    return std::any_of(node.spec()->taints()->begin(), node.spec()->taints()->end(),
+                       [](const api::Taint* t) { return t->effect() == api::TaintEffect::NoExecute; });
+  }
+
   void UpsertNode(const KeyValue& kv) {
     if (!model::VerifyObject(model::Kind("Node"), kv.value).ok()) {
       log_->warn("{}: not a valid Node; ignored", kv.key);
       return;
     }
     const std::string name = NameOf(kv.key);
-    health_.ObserveNode(name, *flatbuffers::GetRoot<api::Node>(kv.value.data()), WallClockNow());
+    const api::Node& node = *flatbuffers::GetRoot<api::Node>(kv.value.data());
+    health_.ObserveNode(name, node, WallClockNow());
     nodes_[name] = kv;
     dirty_nodes_.insert(name);
+    if (NeedsAttention(node)) {
+      attention_.insert(name);
+    } else {
+      attention_.erase(name);
+    }
   }
 
   void RemoveNode(const std::string& key) {
@@ -102,6 +136,7 @@ class NodeLifecycleLoop {
       dirty_pods_.insert(pods->second.begin(), pods->second.end());
     }
     nodes_.erase(name);
+    attention_.erase(name);
     was_ready_.erase(name);
     health_.Forget(name);
     dirty_nodes_.erase(name);
@@ -137,8 +172,16 @@ class NodeLifecycleLoop {
     auto it = pods_.find(kv.key);
     if (it != pods_.end() && it->second.node != node) pods_by_node_[it->second.node].erase(kv.key);
     pods_by_node_[node].insert(kv.key);
-    pods_[kv.key] = std::move(view);
+    PodView& kept = pods_[kv.key] = std::move(view);
     dirty_pods_.insert(kv.key);
+    // A Ready pod on a node that is not (one bound since, or listed now) is
+    // marked at once, as the controller's processPod does.
+    auto on = nodes_.find(node);
+    if (kept.ready && on != nodes_.end()) {
+      const std::optional<api::ConditionStatus> ready =
+          ReadyStatus(*flatbuffers::GetRoot<api::Node>(on->second.value.data()));
+      if (ready.has_value() && ready != api::ConditionStatus::True) MarkPodNotReady(kept, WallClockNow());
+    }
   }
 
   void RemovePod(const std::string& key) {
@@ -158,14 +201,14 @@ class NodeLifecycleLoop {
   void MonitorNodeHealth(SimTime now) {
     for (const auto& [name, kv] : nodes_) {
       const api::Node& node = *flatbuffers::GetRoot<api::Node>(kv.value.data());
-      Reconcile(name, now, /*decide_evictions=*/false);
-      if (!health_.TimedOut(name, node, now)) continue;
-      std::optional<api::NodeT> marked = MarkedUnknown(node, now);
-      if (!marked) continue;
-      if (UpdateNode(kv, std::move(*marked), "status")) {
+      std::optional<api::NodeT> marked =
+          health_.TimedOut(name, node, now) ? MarkedUnknown(node, now) : std::nullopt;
+      if (marked && UpdateNode(kv, std::move(*marked), "status")) {
         log_->info("node {}: not heard of for {}; its conditions are Unknown", name,
                    FormatGoDuration(health_.config().grace_period));
+        continue;  // the watch brings it back, to be reconciled then
       }
+      Reconcile(name, now, /*decide_evictions=*/false);
     }
   }
 
@@ -310,16 +353,18 @@ class NodeLifecycleLoop {
     return true;
   }
 
+  pipeline::StageContext& context_;
   std::shared_ptr<spdlog::logger> log_;
   NodeHealth health_;
   TaintEvictions evictions_;
   client::ApiCaller api_;
   client::Informer nodes_informer_;
   client::Informer leases_informer_;
-  client::Informer pods_informer_;
+  std::unique_ptr<client::Informer> pods_informer_;  // while some node needs its pods (FollowPods)
   model::EventNamer namer_;
   std::map<std::string, KeyValue> nodes_;                      // by node name
   std::map<std::string, bool> was_ready_;                      // by node name: Ready when last looked at
+  std::set<std::string> attention_;                            // nodes not Ready or tainted NoExecute
   std::map<std::string, PodView> pods_;                        // bound, not deleting; by key
   std::map<std::string, std::set<std::string>> pods_by_node_;  // node -> pod keys
   std::set<std::string> dirty_nodes_, dirty_pods_;

@@ -73,6 +73,11 @@ void ReportOutbox::Observe(const std::string& pod_key, const api::PodStatus* sto
 
 void ReportOutbox::Forget(const std::string& pod_key) { awaiting_.erase(pod_key); }
 
+bool ReportOutbox::Settled(const std::string& pod_key) const {
+  return !awaiting_.contains(pod_key) &&
+         std::none_of(unsent_.begin(), unsent_.end(), [&](const model::Report& r) { return r.pod_key == pod_key; });
+}
+
 void ReportOutbox::ResendOverdue(Clock::time_point now) {
   static auto log = Logger("stage.runtime");
   // Deadlines are seconds apart: a look every kScanInterval is enough, and

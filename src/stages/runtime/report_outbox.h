@@ -70,6 +70,10 @@ class ReportOutbox {
   // it by its deadline.
   void ResendOverdue(Clock::time_point now);
 
+  // Nothing sent for the pod awaits being shown, and nothing is unsent:
+  // its stored status is the last this runtime reported.
+  bool Settled(const std::string& pod_key) const;
+
   size_t awaiting() const { return awaiting_.size(); }
   size_t unsent() const { return unsent_.size(); }
 

@@ -26,6 +26,15 @@ bool ConditionIsTrue(const api::Pod& pod, std::string_view type) {
   return false;
 }
 
+// Running with its containers ready but not Ready, and nothing else to wait
+// for (no readiness gates): what the node lifecycle controller leaves of a
+// pod whose node it lost.
+bool ReadinessLost(const api::Pod& pod) {
+  return pod.status() != nullptr && pod.status()->phase() == api::PodPhase::Running &&
+         ConditionIsTrue(pod, "ContainersReady") && !ConditionIsTrue(pod, "Ready") &&
+         (pod.spec() == nullptr || pod.spec()->readiness_gates() == nullptr || pod.spec()->readiness_gates()->size() == 0);
+}
+
 // Whether a pod first seen by this process was already brought up by an
 // earlier one: kubelet would find its containers running (or exited) and
 // would not start them again.
@@ -318,14 +327,6 @@ class RuntimeLoop {
       const std::string ip = pod->status()->pod_ip() ? pod->status()->pod_ip()->str() : "";
       status = agents_.AdoptPod(node, kv.key, uid, ip);
       log_->info("{} is already up on {}: adopted", kv.key, node);
-      // Marked not Ready while this agent was away: its status is posted
-      // again, as kubelet does after a restart, and the status stage derives
-      // Ready from its containers once more.
-      if (status.ok() && pod->status()->phase() == api::PodPhase::Running && !ConditionIsTrue(*pod, "Ready")) {
-        std::unique_ptr<api::PodStatusT> stored(pod->status()->UnPack());
-        model::Report report{node, kv.key, uid, kv.mod_revision.value(), std::move(*stored), {}};
-        outbox_.Send({std::move(report)}, std::chrono::steady_clock::now());
-      }
     } else {
       PodAssignment assignment{kv.key, kv.mod_revision.value(), std::shared_ptr<const api::PodT>(pod->UnPack())};
       new_pods_ = new_pods_ || !hosted_.contains(kv.key);
@@ -333,7 +334,17 @@ class RuntimeLoop {
     }
     if (status.ok()) {
       hosted_.insert(kv.key);
-      outbox_.Observe(kv.key, pod->status(), std::chrono::steady_clock::now());
+      const auto now = std::chrono::steady_clock::now();
+      outbox_.Observe(kv.key, pod->status(), now);
+      // Ready taken away by the node lifecycle controller (the node was
+      // lost for a while) while the containers still are ready, and nothing
+      // of this agent's is on its way: the status is posted again, as
+      // kubelet's status manager puts back a status the API server holds
+      // otherwise; the status stage derives Ready from the containers.
+      if (ReadinessLost(*pod) && outbox_.Settled(kv.key)) {
+        std::unique_ptr<api::PodStatusT> stored(pod->status()->UnPack());
+        outbox_.Send({model::Report{node, kv.key, uid, kv.mod_revision.value(), std::move(*stored), {}}}, now);
+      }
     } else {
       log_->warn("{}: {}", kv.key, status.ToString());
     }

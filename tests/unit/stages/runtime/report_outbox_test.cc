@@ -170,3 +170,27 @@ TEST_CASE("report outbox: a forgotten pod is not sent again") {
 
 }  // namespace
 }  // namespace podflow::runtime
+
+namespace podflow::runtime {
+namespace {
+
+TEST_CASE("report outbox: a pod is settled once nothing sent or unsent for it awaits") {
+  Sent sent;
+  ReportOutbox outbox(sent.push());
+  const std::string a = "/registry/pods/default/a";
+  CHECK(outbox.Settled(a));  // never reported
+  sent.refuse = true;
+  SendOne(outbox, RunningReport(a, "10.244.0.5"), Clock::time_point{});
+  CHECK_FALSE(outbox.Settled(a));  // unsent
+  sent.refuse = false;
+  SendOne(outbox, RunningReport("/registry/pods/default/b", "10.244.0.6"), Clock::time_point{});
+  REQUIRE(sent.reports.size() == 2);
+  CHECK_FALSE(outbox.Settled(a));  // sent, not shown yet
+  CHECK(outbox.Settled("/registry/pods/default/c"));
+  Show(outbox, sent.reports[0], Clock::time_point{});
+  CHECK(outbox.Settled(a));
+  CHECK_FALSE(outbox.Settled("/registry/pods/default/b"));
+}
+
+}  // namespace
+}  // namespace podflow::runtime
