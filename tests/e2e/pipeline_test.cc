@@ -1215,7 +1215,11 @@ spec:
   REQUIRE(pipeline.PodReaches("patient", ready));
   std::optional<KeyValue> before = pipeline.Get(PodKey("patient"));
   REQUIRE(before.has_value());
-  const std::string patient_ip = flatbuffers::GetRoot<api::Pod>(before->value.data())->status()->pod_ip()->str();
+  const api::Pod* patient_before = flatbuffers::GetRoot<api::Pod>(before->value.data());
+  const std::string patient_ip = patient_before->status()->pod_ip()->str();
+  REQUIRE(patient_before->status()->container_statuses()->size() == 1);
+  const std::string patient_started =
+      patient_before->status()->container_statuses()->Get(0)->state()->running()->started_at()->str();
 
   pipeline.KillStage("runtime");  // every node's agent dies at once
   const std::string node_key = model::ObjectKey(model::Kind("Node"), "", "node-1");
@@ -1281,7 +1285,10 @@ spec:
   REQUIRE(back != nullptr);
   CHECK(back->status()->pod_ip()->str() == patient_ip);
   REQUIRE(back->status()->container_statuses()->size() == 1);
-  CHECK(back->status()->container_statuses()->Get(0)->restart_count() == 0);
+  const api::ContainerStatus* app = back->status()->container_statuses()->Get(0);
+  CHECK(app->restart_count() == 0);
+  REQUIRE(app->state()->running() != nullptr);
+  CHECK(app->state()->running()->started_at()->str() == patient_started);  // not started again
 }
 
 }  // namespace

@@ -62,7 +62,7 @@ class NodeLifecycleLoop {
     SimTime next_monitor = WallClockNow();
     while (!stopping) {
       Status polled = nodes_informer_.Poll(std::chrono::milliseconds(0), node_handlers);
-      FollowPods(!attention_.empty() || evictions_.NextDue().has_value() || !eviction_tries_.empty());
+      FollowPods(!attention_.empty() || evictions_.NextDue().has_value() || !retries_.empty());
       const auto wait = std::chrono::milliseconds(pods_informer_ ? 0 : 100);
       if (polled.ok()) polled = leases_informer_.Poll(wait, lease_handlers);
       if (polled.ok() && pods_informer_) polled = pods_informer_->Poll(std::chrono::milliseconds(100), pod_handlers);
@@ -78,7 +78,8 @@ class NodeLifecycleLoop {
       }
       for (const std::string& node : std::exchange(dirty_nodes_, {})) Reconcile(node, now, true);
       for (const std::string& pod : std::exchange(dirty_pods_, {})) DecideEviction(pod, now);
-      for (const std::string& pod : evictions_.Due(now)) Evict(pod, now);
+      for (const std::string& pod : evictions_.Due(now)) Evict(pod, 1, now);
+      RetryEvictions(now);
     }
   }
 
@@ -100,6 +101,7 @@ class NodeLifecycleLoop {
       pods_.clear();
       pods_by_node_.clear();
       dirty_pods_.clear();
+      evicted_.clear();
       log_->info("no node needs its pods looked at: no longer following pods");
     }
   }
@@ -191,7 +193,8 @@ class NodeLifecycleLoop {
     if (pods_by_node_[it->second.node].empty()) pods_by_node_.erase(it->second.node);
     pods_.erase(it);
     evictions_.Forget(key);
-    eviction_tries_.erase(key);
+    retries_.erase(key);
+    evicted_.erase(key);
     dirty_pods_.erase(key);
   }
 
@@ -265,23 +268,41 @@ class NodeLifecycleLoop {
       taints = model::TaintsOf(flatbuffers::GetRoot<api::Node>(node->second.value.data())->spec());
     }
     const std::optional<SimDuration> delay = EvictionDelay(taints, pod->second.tolerations);
-    if (evictions_.Update(key, delay, now) == TaintEvictions::Change::kCancelled) {
-      Record({"Pod", "v1", pod->second.namespace_, pod->second.name, pod->second.uid}, kTaintEvictionController,
-             "Normal", "TaintManagerEviction",
-             "Cancelling deletion of Pod " + pod->second.namespace_ + "/" + pod->second.name, now);
+    // Once its deletion was tried (done, given up, or to be tried again),
+    // the pod is not scheduled anew; the taints going ends all of that.
+    if (evicted_.contains(key) || retries_.contains(key)) {
+      if (delay) return;
+      evicted_.erase(key);
+      if (retries_.erase(key) == 0) return;
+    } else if (evictions_.Update(key, delay, now) != TaintEvictions::Change::kCancelled) {
+      return;
     }
+    Record({"Pod", "v1", pod->second.namespace_, pod->second.name, pod->second.uid}, kTaintEvictionController,
+           "Normal", "TaintManagerEviction",
+           "Cancelling deletion of Pod " + pod->second.namespace_ + "/" + pod->second.name, now);
   }
 
-  // The taint eviction controller's deletion: recorded, the pod marked a
-  // disruption target, then deleted with its own grace period; a failed
-  // delete is tried again (1 s, 2 s, ...) up to kEvictionTries times.
-  void Evict(const std::string& key, SimTime now) {
+  void RetryEvictions(SimTime now) {
+    std::vector<std::pair<std::string, int>> due;
+    for (const auto& [key, retry] : retries_) {
+      if (retry.due <= now) due.emplace_back(key, retry.tries + 1);
+    }
+    for (const auto& [key, attempt] : due) Evict(key, attempt, now);
+  }
+
+  // The taint eviction controller's deletion (`attempt` 1, 2, ...):
+  // recorded, the pod marked a disruption target, then deleted with its own
+  // grace period; a failed delete is tried again (1 s, 2 s, ...) up to
+  // kEvictionTries times. Tried, it stays evicted until the pod goes or its
+  // taints do.
+  void Evict(const std::string& key, int attempt, SimTime now) {
+    retries_.erase(key);
     auto it = pods_.find(key);
     if (it == pods_.end()) return;
     const PodView pod = it->second;
     const model::ObjectRef ref{"Pod", "v1", pod.namespace_, pod.name, pod.uid};
-    int& tries = eviction_tries_[key];
-    if (tries++ == 0) {
+    evicted_.insert(key);
+    if (attempt == 1) {
       Record(ref, kTaintEvictionController, "Normal", "TaintManagerEviction",
              "Marking for deletion Pod " + pod.namespace_ + "/" + pod.name, now);
     }
@@ -301,15 +322,14 @@ class NodeLifecycleLoop {
     const bool gone = deleted.ok() && deleted->status.code == 404;
     if (gone || Succeeded(deleted, "evicting pod " + pod.namespace_ + "/" + pod.name)) {
       if (!gone) log_->info("pod {}/{} evicted from node {} (NoExecute taint)", pod.namespace_, pod.name, pod.node);
-      eviction_tries_.erase(key);
       return;
     }
-    if (tries >= kEvictionTries) {
-      log_->warn("pod {}/{}: eviction given up after {} tries", pod.namespace_, pod.name, tries);
-      eviction_tries_.erase(key);
+    if (attempt >= kEvictionTries) {
+      log_->warn("pod {}/{}: eviction given up after {} tries", pod.namespace_, pod.name, attempt);
       return;
     }
-    evictions_.Update(key, SimDuration(int64_t{1000} << (tries - 1)), now);
+    evicted_.erase(key);
+    retries_[key] = Retry{attempt, now + SimDuration(int64_t{1000} << (attempt - 1))};
   }
 
   // Writes `changed` (a change of the node `stored`) as an update of the node
@@ -368,7 +388,13 @@ class NodeLifecycleLoop {
   std::map<std::string, PodView> pods_;                        // bound, not deleting; by key
   std::map<std::string, std::set<std::string>> pods_by_node_;  // node -> pod keys
   std::set<std::string> dirty_nodes_, dirty_pods_;
-  std::map<std::string, int> eviction_tries_;  // pod key -> deletes tried
+  struct Retry {
+    int tries;    // deletes tried so far
+    SimTime due;  // the next one
+  };
+  std::map<std::string, Retry> retries_;  // pod key -> a failed eviction's next try
+  std::set<std::string> evicted_;         // pod keys whose deletion was done or given up
+
 };
 
 }  // namespace

@@ -112,11 +112,9 @@ std::optional<api::ConditionStatus> ReadyStatus(const api::Node& node) {
 }
 
 std::optional<api::NodeT> MarkedUnknown(const api::Node& node, SimTime now) {
-  if (std::ranges::all_of(kKubeletConditions, [&](std::string_view type) {
-        return ConditionIs(node, type, api::ConditionStatus::Unknown);
-      })) {
-    return std::nullopt;
-  }
+  // Written only when Ready changes, as the controller writes (the others
+  // are marked with it).
+  if (ReadyStatus(node) == api::ConditionStatus::Unknown) return std::nullopt;
   std::unique_ptr<api::NodeT> out(node.UnPack());
   if (!out->status) out->status = std::make_unique<api::NodeStatusT>();
   auto& conditions = out->status->conditions;

@@ -64,7 +64,8 @@ std::optional<api::ConditionStatus> ReadyStatus(const api::Node& node);
 // DiskPressure, PIDPressure) marked Unknown at `now`: an existing one
 // "NodeStatusUnknown" / "Kubelet stopped posting node status." (its
 // heartbeat kept), a missing one "NodeStatusNeverUpdated" / "Kubelet never
-// posted node status.". nullopt when they all are Unknown already.
+// posted node status.". nullopt when Ready is Unknown already (the
+// controller writes the status only when Ready changes).
 std::optional<api::NodeT> MarkedUnknown(const api::Node& node, SimTime now);
 
 // The node with the taints its conditions call for, as the controller's

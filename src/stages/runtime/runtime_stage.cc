@@ -8,6 +8,7 @@
 #include "base/logging.h"
 #include "bus/bus.h"
 #include "model/api_status.h"
+#include "model/conditions.h"
 #include "model/objects.h"
 #include "client/client.h"
 #include "stages/runtime/adopt.h"
@@ -26,13 +27,17 @@ bool ConditionIsTrue(const api::Pod& pod, std::string_view type) {
   return false;
 }
 
-// Running with its containers ready but not Ready, and nothing else to wait
-// for (no readiness gates): what the node lifecycle controller leaves of a
-// pod whose node it lost.
+// Running and not Ready though kubelet's rules (its containers, its
+// readiness gates) make it Ready: what the node lifecycle controller leaves
+// of a pod whose node it lost.
 bool ReadinessLost(const api::Pod& pod) {
-  return pod.status() != nullptr && pod.status()->phase() == api::PodPhase::Running &&
-         ConditionIsTrue(pod, "ContainersReady") && !ConditionIsTrue(pod, "Ready") &&
-         (pod.spec() == nullptr || pod.spec()->readiness_gates() == nullptr || pod.spec()->readiness_gates()->size() == 0);
+  if (pod.status() == nullptr || pod.status()->phase() != api::PodPhase::Running || pod.spec() == nullptr ||
+      !ConditionIsTrue(pod, "ContainersReady") || ConditionIsTrue(pod, "Ready")) {
+    return false;
+  }
+  std::unique_ptr<api::PodSpecT> spec(pod.spec()->UnPack());
+  std::unique_ptr<api::PodStatusT> status(pod.status()->UnPack());
+  return model::ReadyCondition(*spec, *status).status == api::ConditionStatus::True;
 }
 
 // Whether a pod first seen by this process was already brought up by an
@@ -337,20 +342,37 @@ class RuntimeLoop {
       const auto now = std::chrono::steady_clock::now();
       outbox_.Observe(kv.key, pod->status(), now);
       // Ready taken away by the node lifecycle controller (the node was
-      // lost for a while) while the containers still are ready, and nothing
-      // of this agent's is on its way: the status is posted again, as
-      // kubelet's status manager puts back a status the API server holds
-      // otherwise; the status stage derives Ready from the containers.
-      if (ReadinessLost(*pod) && outbox_.Settled(kv.key)) {
-        std::unique_ptr<api::PodStatusT> stored(pod->status()->UnPack());
-        outbox_.Send({model::Report{node, kv.key, uid, kv.mod_revision.value(), std::move(*stored), {}}}, now);
+      // lost for a while) while kubelet's rules make it Ready: posted again
+      // once the node is Ready once more and nothing of this agent's is on
+      // its way, as kubelet's status manager puts back a status the API
+      // server holds otherwise; the status stage derives Ready again.
+      if (ReadinessLost(*pod)) {
+        lost_readiness_[kv.key] = kv;
+        RepostPodStatus(kv.key, now);
+      } else {
+        lost_readiness_.erase(kv.key);
       }
     } else {
       log_->warn("{}: {}", kv.key, status.ToString());
     }
   }
 
+  // Posts the stored status of a pod whose Ready was taken (lost_readiness_)
+  // again, when its node is Ready and nothing for it is in flight.
+  void RepostPodStatus(const std::string& key, std::chrono::steady_clock::time_point now) {
+    auto it = lost_readiness_.find(key);
+    if (it == lost_readiness_.end() || !outbox_.Settled(key)) return;
+    const api::Pod* pod = flatbuffers::GetRoot<api::Pod>(it->second.value.data());
+    const std::string node = pod->spec()->node_name()->str();
+    if (!ready_nodes_.contains(node)) return;  // again once it is
+    std::unique_ptr<api::PodStatusT> stored(pod->status()->UnPack());
+    const std::string uid = pod->metadata() && pod->metadata()->uid() ? pod->metadata()->uid()->str() : "";
+    outbox_.Send({model::Report{node, key, uid, it->second.mod_revision.value(), std::move(*stored), {}}}, now);
+    lost_readiness_.erase(it);
+  }
+
   void RemovePod(const std::string& key) {
+    lost_readiness_.erase(key);
     unhosted_.erase(key);
     terminating_.erase(key);
     if (hosted_.erase(key)) agents_.RemovePod(key);
@@ -366,6 +388,7 @@ class RuntimeLoop {
     if (def.name.empty()) return;
     if (agents_.HasNode(def.name)) {
       RepostStatus(kv, *stored);
+      NoteReadiness(def.name, *stored);
       return;
     }
     Result<SimNode> node = ResolveAdopted(config_, hosted_defs_, def);
@@ -399,11 +422,31 @@ class RuntimeLoop {
     std::erase_if(hosted_defs_, [&](const NodeDef& d) { return d.name == it->second; });
     agents_.RemoveNode(it->second);
     leases_.Remove(it->second);
+    ready_nodes_.erase(it->second);
     // Its lease goes with it (the garbage collector's part, by its owner
     // reference, until there is one).
     Result<client::WriteResult> deleted = client_.Write({DeleteOp{NodeLeases::Key(it->second)}}, std::chrono::seconds(1));
     if (!deleted.ok()) log_->warn("removing the lease of node {}: {}", it->second, deleted.status().ToString());
     node_names_.erase(it);
+  }
+
+  // Whether a node of this runtime is Ready as stored; once it is, the pods
+  // whose Ready was taken meanwhile get their status posted again.
+  void NoteReadiness(const std::string& node, const api::Node& stored) {
+    bool ready = false;
+    if (stored.status() && stored.status()->conditions()) {
+      for (const api::NodeCondition* c : *stored.status()->conditions()) {
+        if (c->type() && c->type()->string_view() == "Ready") ready = c->status() == api::ConditionStatus::True;
+      }
+    }
+    if (!ready) {
+      ready_nodes_.erase(node);
+      return;
+    }
+    if (!ready_nodes_.insert(node).second) return;
+    std::vector<std::string> waiting;
+    for (const auto& [key, kv] : lost_readiness_) waiting.push_back(key);
+    for (const std::string& key : waiting) RepostPodStatus(key, std::chrono::steady_clock::now());
   }
 
   // A node of this runtime that is not Ready (marked Unknown while its agent
@@ -454,6 +497,8 @@ class RuntimeLoop {
   std::unordered_map<std::string, KeyValue> unhosted_;
   std::unordered_set<std::string> hosted_;  // pod keys handed to `agents_`
   std::unordered_set<std::string> terminating_;  // deleted pods whose stop was reported
+  std::unordered_set<std::string> ready_nodes_;   // hosted nodes stored Ready
+  std::map<std::string, KeyValue> lost_readiness_;  // pods whose Ready was taken, to post again
   std::unordered_map<std::string, KeyValue> adopt_retry_;  // node key -> the Node to adopt again
   SimTime adopt_retry_at_{};
 };

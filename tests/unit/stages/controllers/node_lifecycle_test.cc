@@ -124,15 +124,22 @@ TEST_CASE("a timed-out node's kubelet conditions become Unknown; their heartbeat
   // Already Unknown: nothing to write.
   const std::string again = model::Pack(*marked);
   CHECK_FALSE(MarkedUnknown(AsNode(again), now + SimDuration(5'000)).has_value());
-  // Ready Unknown but a pressure condition posted since: that one is marked too.
+  // Ready Unknown already: no write, even with a pressure condition posted
+  // since (kube-controller-manager writes only when Ready changes).
   for (auto& c : marked->status->conditions) {
     if (c->type == "DiskPressure") c->status = api::ConditionStatus::False;
   }
   const std::string partly = model::Pack(*marked);
-  std::optional<api::NodeT> remarked = MarkedUnknown(AsNode(partly), now + SimDuration(5'000));
+  CHECK_FALSE(MarkedUnknown(AsNode(partly), now + SimDuration(5'000)).has_value());
+  // Ready False (not Unknown): every kubelet condition that is not Unknown is marked.
+  for (auto& c : marked->status->conditions) {
+    if (c->type == "Ready") c->status = api::ConditionStatus::False;
+  }
+  const std::string not_ready = model::Pack(*marked);
+  std::optional<api::NodeT> remarked = MarkedUnknown(AsNode(not_ready), now + SimDuration(5'000));
   REQUIRE(remarked.has_value());
+  CHECK(Condition(*remarked, "Ready")->status == api::ConditionStatus::Unknown);
   CHECK(Condition(*remarked, "DiskPressure")->status == api::ConditionStatus::Unknown);
-  CHECK(Condition(*remarked, "Ready")->last_transition_time == FormatRfc3339(now));  // untouched
 }
 
 TEST_CASE("taints follow the conditions: unreachable and not-ready, NoSchedule and NoExecute") {
