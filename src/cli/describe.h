@@ -32,8 +32,10 @@ std::string DescribePod(std::string_view pod_bytes, std::span<const std::string>
 // weighted score per plugin, and the nodes filtered out counted per reason.
 std::string DescribeSchedulingSection(const explain::SchedulingDecision& record, size_t top = 5);
 // `pods`: every pod; those bound to the node and not terminated are listed.
+// `lease_bytes`: the node's Lease in kube-node-lease (its agent's
+// heartbeat), or empty when it has none: then no Lease section.
 std::string DescribeNode(std::string_view node_bytes, std::span<const std::string> pods,
-                         std::span<const std::string> events, TimePoint now);
+                         std::span<const std::string> events, TimePoint now, std::string_view lease_bytes = {});
 // `endpoints_bytes`: the service's Endpoints, or empty when there are none.
 std::string DescribeService(std::string_view service_bytes, std::string_view endpoints_bytes,
                             std::span<const std::string> events, TimePoint now);

@@ -121,7 +121,7 @@ void DescribeNodeResource(DescribeWriter& w, const api::NodeT& node,
 }  // namespace
 
 std::string DescribeNode(std::string_view node_bytes, std::span<const std::string> pods,
-                         std::span<const std::string> events, TimePoint now) {
+                         std::span<const std::string> events, TimePoint now, std::string_view lease_bytes) {
   std::unique_ptr<api::NodeT> node = model::Unpack<api::Node>(node_bytes);
   if (!node->metadata) node->metadata = std::make_unique<api::ObjectMetaT>();
   if (!node->spec) node->spec = std::make_unique<api::NodeSpecT>();
@@ -139,6 +139,16 @@ std::string DescribeNode(std::string_view node_bytes, std::span<const std::strin
   w.Write(0, "CreationTimestamp:\t" + FormatRfc1123Z(meta.creation_timestamp) + "\n");
   PrintTaintsMultiline(w, "Taints", node->spec->taints);
   w.Write(0, std::string("Unschedulable:\t") + (node->spec->unschedulable ? "true" : "false") + "\n");
+  if (!lease_bytes.empty()) {
+    std::unique_ptr<api::LeaseT> lease = model::Unpack<api::Lease>(lease_bytes);
+    const api::LeaseSpecT empty;
+    const api::LeaseSpecT& spec = lease->spec ? *lease->spec : empty;
+    const auto time_or_unset = [](const std::string& t) { return t.empty() ? std::string("<unset>") : FormatRfc1123Z(t); };
+    w.Write(0, "Lease:\n");
+    w.Write(1, "HolderIdentity:\t" + (spec.holder_identity.empty() ? std::string("<unset>") : spec.holder_identity) + "\n");
+    w.Write(1, "AcquireTime:\t" + time_or_unset(spec.acquire_time) + "\n");
+    w.Write(1, "RenewTime:\t" + time_or_unset(spec.renew_time) + "\n");
+  }
   if (!status.conditions.empty()) {
     w.Write(0, "Conditions:\n  Type\tStatus\tLastHeartbeatTime\tLastTransitionTime\tReason\tMessage\n");
     w.Write(1, "----\t------\t-----------------\t------------------\t------\t-------\n");

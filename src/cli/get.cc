@@ -810,7 +810,12 @@ int RunDescribe(const ReadOptions& options) {
     if (kind.kind == "Pod") {
       text = DescribePod(kv.value, event_bytes, now, SchedulingExtras(api, kv));
     } else if (kind.kind == "Node") {
-      text = DescribeNode(kv.value, pod_bytes, event_bytes, now);
+      // kubectl reads the node's lease beside it; none (or an unreadable
+      // one) leaves the section out.
+      const std::string name = kv.key.substr(kv.key.rfind('/') + 1);
+      auto lease = api.Get(model::Kind("Lease"), "kube-node-lease", name);
+      const bool has_lease = lease.ok() && model::VerifyObject(model::Kind("Lease"), lease->value).ok();
+      text = DescribeNode(kv.value, pod_bytes, event_bytes, now, has_lease ? std::string_view(lease->value) : "");
     } else {
       const std::string name = kv.key.substr(kv.key.rfind('/') + 1);
       const std::string ns = kv.key.substr(0, kv.key.rfind('/'));

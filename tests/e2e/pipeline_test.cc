@@ -1240,6 +1240,14 @@ spec:
   CHECK(NodeCondition(*node, "MemoryPressure")->status() == api::ConditionStatus::Unknown);
   CHECK(Contains(pipeline.EventsFor("default", "node-1"),
                  "Normal NodeNotReady: Node node-1 status is now: NodeNotReady"));
+  // kubectl describe node shows the taints, the Unknown conditions and the
+  // lease its agent last renewed.
+  auto [described, text] = pipeline.Podflow({"describe", "node", "node-1"});
+  INFO(text);
+  CHECK(described == 0);
+  CHECK(text.find("node.kubernetes.io/unreachable:NoExecute") != std::string::npos);
+  CHECK(text.find("NodeStatusUnknown") != std::string::npos);
+  CHECK(text.find("Lease:\n  HolderIdentity:  node-1\n  AcquireTime:     <unset>\n  RenewTime:") != std::string::npos);
 
   // Its pods are no longer Ready; the one tolerating 2 s is evicted then.
   REQUIRE(pipeline.PodReaches(
