@@ -344,7 +344,15 @@ class Pipeline {
       client::ApiClient probe(context_, Endpoint("api"));
       RangeRequest r = RangeRequest::Prefix("/registry/nodes/");
       auto result = probe.Read(r, std::chrono::milliseconds(200));
-      if (result.ok() && result->kvs.size() >= 3) return;  // the nodes have registered
+      if (result.ok() && result->kvs.size() >= 3) {
+        // The nodes have registered. The scheduler follows nodes and pods on
+        // two streams, so a pod submitted at once may reach it before the
+        // nodes do, and get "no nodes available" first, as kube-scheduler
+        // would in that race; the tests expect a settled cluster, so they
+        // start once every stage has had time to see the nodes.
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        return;
+      }
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     FAIL("the pipeline did not come up:\n" << Logs());

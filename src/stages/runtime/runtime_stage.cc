@@ -305,8 +305,14 @@ class RuntimeLoop {
         outbox_.Observe(kv.key, pod->status(), now);
         return;
       }
-      // Not run here (adopted after a restart): stopped at once.
-      if (hosted_.erase(kv.key)) agents_.RemovePod(kv.key);
+      // Not run here (adopted after a restart): stopped at once. Its IP is
+      // kept out of the pool until the pod is gone (RemovePod): the stored
+      // pod still shows it, so no new pod may get it meanwhile.
+      if (!hosted_.contains(kv.key)) {
+        const std::string ip = pod->status() && pod->status()->pod_ip() ? pod->status()->pod_ip()->str() : "";
+        const std::string uid = pod->metadata() && pod->metadata()->uid() ? pod->metadata()->uid()->str() : "";
+        if (agents_.AdoptPod(node, kv.key, uid, ip).ok()) hosted_.insert(kv.key);
+      }
       if (terminating_.insert(kv.key).second) {
         std::unique_ptr<api::PodT> native(pod->UnPack());
         model::Report report = TerminationReport(*native, node, kv.mod_revision.value(), WallClockNow());

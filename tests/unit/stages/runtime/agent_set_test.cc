@@ -155,3 +155,30 @@ TEST_CASE("agent set: an old pod's pending step never runs the new pod of that n
 
 }  // namespace
 }  // namespace podflow::runtime
+
+namespace podflow::runtime {
+namespace {
+
+TEST_CASE("agent set: an adopted pod's IP stays out of the pool until the pod is removed") {
+  ImageCatalog catalog(testing::TestRegistry());
+  NodeAgentSet agents(&catalog, RuntimeTiming{});
+  FakeClock clock;
+  REQUIRE(agents.AddNode(testing::TestNode("node-1", "10.244.1.0/24")).ok());
+  // Found after a restart (being stopped, say) with the pool's first address.
+  REQUIRE(agents.AdoptPod("node-1", "/registry/pods/default/old", "uid-old", "10.244.1.2").ok());
+  CHECK(agents.AdoptPod("node-9", "/registry/pods/default/x", "uid-x", "10.244.9.2").code() == Code::kNotFound);
+  REQUIRE(agents.AddPod("node-1", Assign(PodBuilder("new").Container("c", "nginx:1.14.2")), clock.now).ok());
+  std::vector<model::Report> r = agents.Advance(clock.now);
+  REQUIRE(r.size() == 1);
+  CHECK(r[0].status.pod_ip == "10.244.1.3");  // not the adopted pod's
+  // Once the old pod is gone its address is free again.
+  agents.RemovePod("/registry/pods/default/old");
+  REQUIRE(agents.AddPod("node-1", Assign(PodBuilder("next").Container("c", "nginx:1.14.2")), clock.now).ok());
+  r = agents.Advance(clock.now);
+  REQUIRE(r.size() == 1);
+  CHECK(r[0].pod_key == "/registry/pods/default/next");
+  CHECK(r[0].status.pod_ip == "10.244.1.2");
+}
+
+}  // namespace
+}  // namespace podflow::runtime
