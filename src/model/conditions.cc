@@ -129,11 +129,59 @@ ConditionValue ReadyCondition(const api::PodSpecT& spec, const api::PodStatusT& 
   return {"Ready", api::ConditionStatus::True, "", ""};
 }
 
-const api::PodConditionT* FindCondition(const api::PodStatusT& status, std::string_view type) {
-  for (const auto& c : status.conditions) {
+namespace {
+
+template <typename Conditions>
+auto FindIn(const Conditions* conditions, std::string_view type) -> decltype(conditions->Get(0)) {
+  if (conditions == nullptr) return nullptr;
+  for (const auto* c : *conditions) {
+    if (c->type() != nullptr && c->type()->string_view() == type) return c;
+  }
+  return nullptr;
+}
+
+template <typename Condition>
+std::optional<api::ConditionStatus> StatusOf(const Condition* c) {
+  if (c == nullptr) return std::nullopt;
+  return c->status();
+}
+
+}  // namespace
+
+const api::PodCondition* FindCondition(const api::Pod& pod, std::string_view type) {
+  return FindIn(pod.status() ? pod.status()->conditions() : nullptr, type);
+}
+
+const api::NodeCondition* FindCondition(const api::Node& node, std::string_view type) {
+  return FindIn(node.status() ? node.status()->conditions() : nullptr, type);
+}
+
+std::optional<api::ConditionStatus> ConditionStatusOf(const api::Pod& pod, std::string_view type) {
+  return StatusOf(FindCondition(pod, type));
+}
+
+std::optional<api::ConditionStatus> ConditionStatusOf(const api::Node& node, std::string_view type) {
+  return StatusOf(FindCondition(node, type));
+}
+
+namespace {
+
+template <typename Conditions>
+auto FindNative(Conditions& conditions, std::string_view type) -> decltype(conditions.front().get()) {
+  for (const auto& c : conditions) {
     if (c && c->type == type) return c.get();
   }
   return nullptr;
+}
+
+}  // namespace
+
+const api::PodConditionT* FindCondition(const api::PodStatusT& status, std::string_view type) {
+  return FindNative(status.conditions, type);
+}
+
+const api::NodeConditionT* FindCondition(const api::NodeStatusT& status, std::string_view type) {
+  return FindNative(status.conditions, type);
 }
 
 std::unique_ptr<api::PodConditionT> StampCondition(const ConditionValue& value,

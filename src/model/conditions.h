@@ -6,10 +6,13 @@
 // binding and scheduling write it.
 #pragma once
 
+#include <array>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "node_generated.h"
 #include "pod_generated.h"
 
 namespace podflow::model {
@@ -36,6 +39,24 @@ ConditionValue ReadyCondition(const api::PodSpecT& spec, const api::PodStatusT& 
 
 // The condition `type` in `status`, or nullptr.
 const api::PodConditionT* FindCondition(const api::PodStatusT& status, std::string_view type);
+const api::NodeConditionT* FindCondition(const api::NodeStatusT& status, std::string_view type);
+
+// The condition `type` of a stored pod or node, or nullptr.
+const api::PodCondition* FindCondition(const api::Pod& pod, std::string_view type);
+const api::NodeCondition* FindCondition(const api::Node& node, std::string_view type);
+// Its status, or nullopt when it has none.
+std::optional<api::ConditionStatus> ConditionStatusOf(const api::Pod& pod, std::string_view type);
+std::optional<api::ConditionStatus> ConditionStatusOf(const api::Node& node, std::string_view type);
+// Whether a stored pod's or node's condition `type` is True.
+template <typename Object>
+bool ConditionIsTrue(const Object& object, std::string_view type) {
+  return ConditionStatusOf(object, type) == api::ConditionStatus::True;
+}
+
+// The node conditions kubelet posts (and the node lifecycle controller marks
+// Unknown when it stops posting them).
+inline constexpr std::array<std::string_view, 4> kKubeletNodeConditions = {"MemoryPressure", "DiskPressure",
+                                                                           "PIDPressure", "Ready"};
 
 // `value` as it will be written: with the lastTransitionTime it had in
 // `previous` when its status did not change, `now_rfc3339` otherwise.

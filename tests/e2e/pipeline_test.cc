@@ -10,6 +10,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "bad_manifests.h"
+#include "model/conditions.h"
 #include "pipeline_fixture.h"
 
 namespace podflow::e2e {
@@ -566,11 +567,7 @@ spec:
   CHECK(pod->status()->pod_ip()->str().rfind("10.244.3.", 0) == 0);
   CHECK(pod->status()->host_ip()->str() == "10.0.0.10");
   // kubelet reports PodScheduled for a pod it runs that no scheduler placed.
-  bool scheduled = false;
-  for (const api::PodCondition* c : *pod->status()->conditions()) {
-    if (c->type()->str() == "PodScheduled") scheduled = c->status() == api::ConditionStatus::True;
-  }
-  CHECK(scheduled);
+  CHECK(model::ConditionIsTrue(*pod, "PodScheduled"));
   // The scheduler never saw it: no Scheduled event, the kubelet's only.
   std::vector<std::string> events = pipeline.EventsFor("default", "pinned");
   REQUIRE_FALSE(events.empty());
@@ -1159,28 +1156,12 @@ TEST_CASE("A pod gets its account's token volume; every namespace holds the clus
 }
 
 
-const api::NodeCondition* NodeCondition(const api::Node& node, const std::string& type) {
-  if (node.status() == nullptr || node.status()->conditions() == nullptr) return nullptr;
-  for (const api::NodeCondition* c : *node.status()->conditions()) {
-    if (c->type() && c->type()->str() == type) return c;
-  }
-  return nullptr;
-}
-
 bool HasTaint(const api::Node& node, const std::string& key, api::TaintEffect effect) {
   if (node.spec() == nullptr || node.spec()->taints() == nullptr) return false;
   for (const api::Taint* t : *node.spec()->taints()) {
     if (t->key() && t->key()->str() == key && t->effect() == effect) return true;
   }
   return false;
-}
-
-std::optional<api::ConditionStatus> PodConditionStatus(const api::Pod& pod, const std::string& type) {
-  if (pod.status() == nullptr || pod.status()->conditions() == nullptr) return std::nullopt;
-  for (const api::PodCondition* c : *pod.status()->conditions()) {
-    if (c->type() && c->type()->str() == type) return c->status();
-  }
-  return std::nullopt;
 }
 
 bool Contains(const std::vector<std::string>& lines, const std::string& line) {
@@ -1209,7 +1190,7 @@ spec:
   nodeName: node-1
   containers: [{name: app, image: "nginx:1.14.2"}]
 )")[0].first.empty());
-  const auto ready = [](const api::Pod& p) { return PodConditionStatus(p, "Ready") == api::ConditionStatus::True; };
+  const auto ready = [](const api::Pod& p) { return model::ConditionStatusOf(p, "Ready") == api::ConditionStatus::True; };
   INFO(pipeline.Logs());
   REQUIRE(pipeline.PodReaches("brief", ready));
   REQUIRE(pipeline.PodReaches("patient", ready));
@@ -1232,12 +1213,12 @@ spec:
       },
       &node_bytes);
   REQUIRE(node != nullptr);
-  const api::NodeCondition* unknown = NodeCondition(*node, "Ready");
+  const api::NodeCondition* unknown = model::FindCondition(*node, "Ready");
   REQUIRE(unknown != nullptr);
   CHECK(unknown->status() == api::ConditionStatus::Unknown);
   CHECK(unknown->reason()->str() == "NodeStatusUnknown");
   CHECK(unknown->message()->str() == "Kubelet stopped posting node status.");
-  CHECK(NodeCondition(*node, "MemoryPressure")->status() == api::ConditionStatus::Unknown);
+  CHECK(model::FindCondition(*node, "MemoryPressure")->status() == api::ConditionStatus::Unknown);
   CHECK(Contains(pipeline.EventsFor("default", "node-1"),
                  "Normal NodeNotReady: Node node-1 status is now: NodeNotReady"));
   // kubectl describe node shows the taints, the Unknown conditions and the
@@ -1251,7 +1232,7 @@ spec:
 
   // Its pods are no longer Ready; the one tolerating 2 s is evicted then.
   REQUIRE(pipeline.PodReaches(
-      "patient", [](const api::Pod& p) { return PodConditionStatus(p, "Ready") == api::ConditionStatus::False; }));
+      "patient", [](const api::Pod& p) { return model::ConditionStatusOf(p, "Ready") == api::ConditionStatus::False; }));
   CHECK(Contains(pipeline.EventsFor("default", "patient"), "Warning NodeNotReady: Node is not ready"));
   std::string brief_bytes;
   const api::Pod* evicted = pipeline.WaitFor<api::Pod>(
@@ -1259,7 +1240,7 @@ spec:
       [](const api::Pod& p) { return p.metadata()->deletion_timestamp() != nullptr; }, &brief_bytes,
       std::chrono::seconds(10));
   REQUIRE(evicted != nullptr);
-  CHECK(PodConditionStatus(*evicted, "DisruptionTarget") == api::ConditionStatus::True);
+  CHECK(model::ConditionStatusOf(*evicted, "DisruptionTarget") == api::ConditionStatus::True);
   CHECK(Contains(pipeline.EventsFor("default", "brief"),
                  "Normal TaintManagerEviction: Marking for deletion Pod default/brief"));
   std::optional<KeyValue> patient = pipeline.Get(PodKey("patient"));
@@ -1272,14 +1253,14 @@ spec:
   node = pipeline.WaitFor<api::Node>(
       node_key,
       [](const api::Node& n) {
-        const api::NodeCondition* r = NodeCondition(n, "Ready");
+        const api::NodeCondition* r = model::FindCondition(n, "Ready");
         return r != nullptr && r->status() == api::ConditionStatus::True &&
                !HasTaint(n, "node.kubernetes.io/unreachable", api::TaintEffect::NoExecute) &&
                !HasTaint(n, "node.kubernetes.io/unreachable", api::TaintEffect::NoSchedule);
       },
       &node_bytes);
   REQUIRE(node != nullptr);
-  CHECK(NodeCondition(*node, "Ready")->reason()->str() == "KubeletReady");
+  CHECK(model::FindCondition(*node, "Ready")->reason()->str() == "KubeletReady");
   bool removed = false;
   for (int i = 0; i < 200 && !removed; ++i) {
     removed = !pipeline.Get(PodKey("brief")).has_value();

@@ -10,6 +10,7 @@
 #include "client/api_calls.h"
 #include "client/client.h"
 #include "model/codec.h"
+#include "model/conditions.h"
 #include "model/events.h"
 #include "model/objects.h"
 #include "model/taints.h"
@@ -108,7 +109,7 @@ class NodeLifecycleLoop {
 
   // Whether the node needs its pods looked at: not Ready, or tainted NoExecute.
   static bool NeedsAttention(const api::Node& node) {
-    if (ReadyStatus(node) != api::ConditionStatus::True) return true;
+    if (model::ConditionStatusOf(node, "Ready") != api::ConditionStatus::True) return true;
     if (node.spec() == nullptr || node.spec()->taints() == nullptr) return false;
     return std::any_of(node.spec()->taints()->begin(), node.spec()->taints()->end(),
                        [](const api::Taint* t) { return t->effect() == api::TaintEffect::NoExecute; });
@@ -169,7 +170,7 @@ class NodeLifecycleLoop {
                  pod->metadata() ? Str(pod->metadata()->name()) : std::string(),
                  pod->metadata() ? Str(pod->metadata()->uid()) : std::string(),
                  node,
-                 PodReady(*pod),
+                 model::ConditionIsTrue(*pod, "Ready"),
                  model::TolerationsOf(pod->spec())};
     auto it = pods_.find(kv.key);
     if (it != pods_.end() && it->second.node != node) pods_by_node_[it->second.node].erase(kv.key);
@@ -181,7 +182,7 @@ class NodeLifecycleLoop {
     auto on = nodes_.find(node);
     if (kept.ready && on != nodes_.end()) {
       const std::optional<api::ConditionStatus> ready =
-          ReadyStatus(*flatbuffers::GetRoot<api::Node>(on->second.value.data()));
+          model::ConditionStatusOf(*flatbuffers::GetRoot<api::Node>(on->second.value.data()), "Ready");
       if (ready.has_value() && ready != api::ConditionStatus::True) MarkPodNotReady(kept, WallClockNow());
     }
   }
@@ -223,7 +224,7 @@ class NodeLifecycleLoop {
     auto it = nodes_.find(name);
     if (it == nodes_.end()) return;
     const api::Node& node = *flatbuffers::GetRoot<api::Node>(it->second.value.data());
-    const bool ready = ReadyStatus(node) == api::ConditionStatus::True;
+    const bool ready = model::ConditionStatusOf(node, "Ready") == api::ConditionStatus::True;
     auto [seen, first] = was_ready_.try_emplace(name, ready);
     if (!first && seen->second && !ready) {
       Record({"Node", "v1", "", name, node.metadata() ? Str(node.metadata()->uid()) : std::string()}, kNodeController,
@@ -237,7 +238,7 @@ class NodeLifecycleLoop {
     if (pods == pods_by_node_.end()) return;
     for (const std::string& key : pods->second) {
       PodView& pod = pods_[key];
-      if (!ready && ReadyStatus(node).has_value() && pod.ready) MarkPodNotReady(pod, now);
+      if (!ready && model::ConditionStatusOf(node, "Ready").has_value() && pod.ready) MarkPodNotReady(pod, now);
       if (decide_evictions) dirty_pods_.insert(key);
     }
   }

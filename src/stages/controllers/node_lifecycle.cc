@@ -4,6 +4,7 @@
 #include <array>
 #include <memory>
 
+#include "model/conditions.h"
 #include "model/value.h"
 
 namespace podflow::controllers {
@@ -11,22 +12,9 @@ namespace {
 
 std::string Str(const flatbuffers::String* s) { return s != nullptr ? s->str() : std::string(); }
 
-const api::NodeCondition* FindCondition(const api::Node& node, std::string_view type) {
-  if (node.status() == nullptr || node.status()->conditions() == nullptr) return nullptr;
-  for (const api::NodeCondition* c : *node.status()->conditions()) {
-    if (c->type() != nullptr && c->type()->string_view() == type) return c;
-  }
-  return nullptr;
-}
-
 bool ConditionIs(const api::Node& node, std::string_view type, api::ConditionStatus status) {
-  const api::NodeCondition* c = FindCondition(node, type);
-  return c != nullptr && c->status() == status;
+  return model::ConditionStatusOf(node, type) == status;
 }
-
-// The kubelet's conditions, which the controller marks Unknown.
-constexpr std::array<std::string_view, 4> kKubeletConditions = {"Ready", "MemoryPressure", "DiskPressure",
-                                                                "PIDPressure"};
 
 struct WantedTaint {
   std::string_view key;
@@ -38,7 +26,7 @@ std::vector<WantedTaint> Wanted(const api::Node& node) {
   using CS = api::ConditionStatus;
   using TE = api::TaintEffect;
   std::vector<WantedTaint> out;
-  const std::optional<CS> ready = ReadyStatus(node);
+  const std::optional<CS> ready = model::ConditionStatusOf(node, "Ready");
   // NoSchedule, by condition (TaintNodesByCondition).
   if (ready == CS::False) out.push_back({kNotReadyTaint, TE::NoSchedule});
   if (ready == CS::Unknown) out.push_back({kUnreachableTaint, TE::NoSchedule});
@@ -78,7 +66,7 @@ NodeHealth::Probe& NodeHealth::Touch(const std::string& node, SimTime now) {
 
 void NodeHealth::ObserveNode(const std::string& name, const api::Node& node, SimTime now) {
   Probe& probe = Touch(name, now);
-  const api::NodeCondition* ready = FindCondition(node, "Ready");
+  const api::NodeCondition* ready = model::FindCondition(node, "Ready");
   const std::string heartbeat = ready != nullptr ? Str(ready->last_heartbeat_time()) : std::string();
   if (heartbeat != probe.heartbeat) {
     probe.heartbeat = heartbeat;
@@ -101,25 +89,19 @@ void NodeHealth::Forget(const std::string& node) { probes_.erase(node); }
 bool NodeHealth::TimedOut(const std::string& name, const api::Node& node, SimTime now) const {
   auto it = probes_.find(name);
   if (it == probes_.end()) return false;  // not seen yet: heard of from now on
-  const SimDuration grace = FindCondition(node, "Ready") == nullptr ? config_.startup_grace_period : config_.grace_period;
+  const SimDuration grace = model::FindCondition(node, "Ready") == nullptr ? config_.startup_grace_period : config_.grace_period;
   return now > it->second.at + grace;
-}
-
-std::optional<api::ConditionStatus> ReadyStatus(const api::Node& node) {
-  const api::NodeCondition* ready = FindCondition(node, "Ready");
-  if (ready == nullptr) return std::nullopt;
-  return ready->status();
 }
 
 std::optional<api::NodeT> MarkedUnknown(const api::Node& node, SimTime now) {
   // Written only when Ready changes, as the controller writes (the others
   // are marked with it).
-  if (ReadyStatus(node) == api::ConditionStatus::Unknown) return std::nullopt;
+  if (model::ConditionStatusOf(node, "Ready") == api::ConditionStatus::Unknown) return std::nullopt;
   std::unique_ptr<api::NodeT> out(node.UnPack());
   if (!out->status) out->status = std::make_unique<api::NodeStatusT>();
   auto& conditions = out->status->conditions;
   const std::string time = FormatRfc3339(now);
-  for (std::string_view type : kKubeletConditions) {
+  for (std::string_view type : model::kKubeletNodeConditions) {
     auto it = std::ranges::find_if(conditions, [&](const auto& c) { return c->type == type; });
     if (it == conditions.end()) {
       auto c = std::make_unique<api::NodeConditionT>();
@@ -177,14 +159,6 @@ std::optional<api::NodeT> ConditionTaints(const api::Node& node, SimTime now) {
   }
   if (!changed) return std::nullopt;
   return std::move(*out);
-}
-
-bool PodReady(const api::Pod& pod) {
-  if (pod.status() == nullptr || pod.status()->conditions() == nullptr) return false;
-  for (const api::PodCondition* c : *pod.status()->conditions()) {
-    if (c->type() != nullptr && c->type()->string_view() == "Ready") return c->status() == api::ConditionStatus::True;
-  }
-  return false;
 }
 
 std::string PodConditionPatch(std::string_view type, std::string_view status, std::string_view reason,

@@ -57,9 +57,6 @@ class NodeHealth {
   std::map<std::string, Probe, std::less<>> probes_;
 };
 
-// The node's Ready condition status; nullopt when it has none.
-std::optional<api::ConditionStatus> ReadyStatus(const api::Node& node);
-
 // The node with its kubelet's conditions (Ready, MemoryPressure,
 // DiskPressure, PIDPressure) marked Unknown at `now`: an existing one
 // "NodeStatusUnknown" / "Kubelet stopped posting node status." (its
@@ -76,10 +73,6 @@ std::optional<api::NodeT> MarkedUnknown(const api::Node& node, SimTime now);
 // removed once its condition is gone; other taints stay. nullopt when they
 // are as they should be.
 std::optional<api::NodeT> ConditionTaints(const api::Node& node, SimTime now);
-
-// Whether the pod's Ready condition is True (MarkPodsNotReady changes only
-// such a pod).
-bool PodReady(const api::Pod& pod);
 
 // A strategic merge patch of the status subresource setting one pod
 // condition (merged by type: the fields not named stay): MarkPodsNotReady's

@@ -4,18 +4,12 @@
 #include <map>
 #include <string>
 
+#include "model/conditions.h"
+
 namespace podflow::proxy {
 namespace {
 
 std::string Str(const flatbuffers::String* s) { return s ? s->str() : ""; }
-
-bool PodReady(const api::Pod& pod) {
-  if (!pod.status() || !pod.status()->conditions()) return false;
-  for (const api::PodCondition* c : *pod.status()->conditions()) {
-    if (Str(c->type()) == "Ready") return c->status() == api::ConditionStatus::True;
-  }
-  return false;
-}
 
 // The pod's port for a service port, or 0 when the pod has no such port.
 int32_t ResolvePort(const api::ServicePort& port, const api::Pod& pod) {
@@ -90,7 +84,7 @@ api::EndpointsT ComputeEndpoints(const api::Service& service, const std::vector<
       key.emplace_back(Str(sp->name()), port, protocol);
     }
     if (key.empty()) continue;
-    bool ready = PodReady(*pod) || spec->publish_not_ready_addresses();
+    bool ready = model::ConditionIsTrue(*pod, "Ready") || spec->publish_not_ready_addresses();
     (ready ? groups[key].ready : groups[key].not_ready).emplace_back(ip, pod);
   }
   auto address = [&](const std::string& ip, const api::Pod* pod) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "model/conditions.h"
 #include "stages/runtime/node_object.h"
 
 namespace podflow::runtime {
@@ -81,7 +82,7 @@ void AddMissing(Quantities& into, const Quantities& from) {
 }
 
 bool KubeletOwned(const std::string& type) {
-  return type == "Ready" || type == "MemoryPressure" || type == "DiskPressure" || type == "PIDPressure";
+  return std::ranges::find(model::kKubeletNodeConditions, type) != model::kKubeletNodeConditions.end();
 }
 
 // The manifest's conditions with the simulated kubelet's. A node the

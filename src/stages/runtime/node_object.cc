@@ -2,8 +2,9 @@
 
 #include <memory>
 
-#include "model/objects.h"
 #include "base/hex_id.h"
+#include "model/conditions.h"
+#include "model/objects.h"
 
 namespace podflow::runtime {
 namespace {
@@ -139,14 +140,7 @@ std::string BuildNodeBytes(const SimNode& node, const ImageCatalog& catalog, Sim
 
 
 std::optional<api::NodeT> RepostedNodeStatus(const api::Node& stored, SimTime now) {
-  const auto* conditions = stored.status() ? stored.status()->conditions() : nullptr;
-  if (conditions != nullptr) {
-    for (const api::NodeCondition* c : *conditions) {
-      if (c->type() && c->type()->string_view() == "Ready" && c->status() == api::ConditionStatus::True) {
-        return std::nullopt;
-      }
-    }
-  }
+  if (model::ConditionIsTrue(stored, "Ready")) return std::nullopt;
   std::unique_ptr<api::NodeT> node(stored.UnPack());
   if (!node->status) node->status = std::make_unique<api::NodeStatusT>();
   auto& have = node->status->conditions;

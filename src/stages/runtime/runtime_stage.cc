@@ -19,12 +19,9 @@
 namespace podflow::runtime {
 namespace {
 
-bool ConditionIsTrue(const api::Pod& pod, std::string_view type) {
-  if (pod.status() == nullptr || pod.status()->conditions() == nullptr) return false;
-  for (const api::PodCondition* c : *pod.status()->conditions()) {
-    if (c->type() && c->type()->string_view() == type) return c->status() == api::ConditionStatus::True;
-  }
-  return false;
+// The uid of a stored Node ("" when it has none).
+std::string UidOf(const api::Node& node) {
+  return node.metadata() && node.metadata()->uid() ? node.metadata()->uid()->str() : std::string();
 }
 
 // Running and not Ready though kubelet's rules (its containers, its
@@ -32,7 +29,7 @@ bool ConditionIsTrue(const api::Pod& pod, std::string_view type) {
 // of a pod whose node it lost.
 bool ReadinessLost(const api::Pod& pod) {
   if (pod.status() == nullptr || pod.status()->phase() != api::PodPhase::Running || pod.spec() == nullptr ||
-      !ConditionIsTrue(pod, "ContainersReady") || ConditionIsTrue(pod, "Ready")) {
+      !model::ConditionIsTrue(pod, "ContainersReady") || model::ConditionIsTrue(pod, "Ready")) {
     return false;
   }
   std::unique_ptr<api::PodSpecT> spec(pod.spec()->UnPack());
@@ -54,7 +51,7 @@ bool AlreadyUp(const api::Pod& pod) {
     case api::PodPhase::Failed:
       return true;
     case api::PodPhase::Running:
-      return ConditionIsTrue(pod, "ContainersReady");
+      return model::ConditionIsTrue(pod, "ContainersReady");
     default:
       return false;
   }
@@ -208,8 +205,7 @@ class RuntimeLoop {
       log_->info("node {} {}", node.name, written->succeeded ? "registered" : "already registered");
       std::string uid = DeterministicUid("node/" + node.name);
       if (!written->succeeded && written->current && model::VerifyObject(model::Kind("Node"), written->current->value).ok()) {
-        const api::Node* stored = flatbuffers::GetRoot<api::Node>(written->current->value.data());
-        if (stored->metadata() && stored->metadata()->uid()) uid = stored->metadata()->uid()->str();
+        uid = UidOf(*flatbuffers::GetRoot<api::Node>(written->current->value.data()));
       }
       HoldLease(node.name, uid);
       unregistered.pop_back();
@@ -414,7 +410,7 @@ class RuntimeLoop {
     hosted_defs_.push_back(NodeDefFromSim(*node));
     node_names_[kv.key] = node->name;
     (void)agents_.AddNode(*node);
-    HoldLease(node->name, stored->metadata() && stored->metadata()->uid() ? stored->metadata()->uid()->str() : "");
+    HoldLease(node->name, UidOf(*stored));
     log_->info("node {} adopted (podCIDR {})", node->name, node->pod_cidr.ToString());
     // Pods bound to it before it was adopted are hosted now.
     std::vector<KeyValue> waiting;
@@ -439,13 +435,7 @@ class RuntimeLoop {
   // Whether a node of this runtime is Ready as stored; once it is, the pods
   // whose Ready was taken meanwhile get their status posted again.
   void NoteReadiness(const std::string& node, const api::Node& stored) {
-    bool ready = false;
-    if (stored.status() && stored.status()->conditions()) {
-      for (const api::NodeCondition* c : *stored.status()->conditions()) {
-        if (c->type() && c->type()->string_view() == "Ready") ready = c->status() == api::ConditionStatus::True;
-      }
-    }
-    if (!ready) {
+    if (!model::ConditionIsTrue(stored, "Ready")) {
       ready_nodes_.erase(node);
       return;
     }

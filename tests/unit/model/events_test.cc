@@ -2,6 +2,7 @@
 #include <regex>
 #include <set>
 
+#include "model/codec.h"
 #include "model/conditions.h"
 #include "model/events.h"
 #include "model/objects.h"
@@ -137,6 +138,42 @@ TEST_CASE("conditions: readiness gates hold Ready") {
   CHECK(ready.reason == "ReadinessGatesNotReady");
   CHECK(ready.message ==
         "corresponding condition of pod readiness gate \"example.com/feature-1\" does not exist.");
+}
+
+TEST_CASE("conditions: the status of a stored pod's or node's condition") {
+  const auto stored = [](const std::string& manifest) {
+    Result<std::vector<Decoded>> decoded = DecodeManifests(manifest);
+    REQUIRE(decoded.ok());
+    REQUIRE(decoded->size() == 1);
+    INFO((*decoded)[0].status.ToString());
+    REQUIRE((*decoded)[0].status.ok());
+    return (*decoded)[0].object.bytes;
+  };
+  const std::string pod = stored(R"(apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec: {containers: [{name: c, image: nginx}]}
+status: {conditions: [{type: Ready, status: "True"}, {type: PodScheduled, status: "False"}]}
+)");
+  const api::Pod& p = *flatbuffers::GetRoot<api::Pod>(pod.data());
+  CHECK(ConditionStatusOf(p, "Ready") == api::ConditionStatus::True);
+  CHECK(ConditionIsTrue(p, "Ready"));
+  CHECK(ConditionStatusOf(p, "PodScheduled") == api::ConditionStatus::False);
+  CHECK_FALSE(ConditionIsTrue(p, "PodScheduled"));
+  CHECK_FALSE(ConditionStatusOf(p, "Initialized").has_value());
+  const std::string bare = stored("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: nginx}]}\n");
+  CHECK_FALSE(ConditionStatusOf(*flatbuffers::GetRoot<api::Pod>(bare.data()), "Ready").has_value());
+
+  const std::string node = stored(R"(apiVersion: v1
+kind: Node
+metadata: {name: node-a}
+status: {conditions: [{type: Ready, status: Unknown, lastHeartbeatTime: "2026-01-01T00:00:00Z"}]}
+)");
+  const api::Node& n = *flatbuffers::GetRoot<api::Node>(node.data());
+  CHECK(ConditionStatusOf(n, "Ready") == api::ConditionStatus::Unknown);
+  REQUIRE(FindCondition(n, "Ready") != nullptr);
+  CHECK(FindCondition(n, "Ready")->last_heartbeat_time()->str() == "2026-01-01T00:00:00Z");
+  CHECK(FindCondition(n, "DiskPressure") == nullptr);
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include "model/conditions.h"
+
 #include "model/objects.h"
 #include "stages/runtime/runtime.h"
 #include "test_pods.h"
@@ -91,10 +93,7 @@ namespace podflow::runtime {
 namespace {
 
 const api::NodeConditionT* FindCondition(const api::NodeT& node, const std::string& type) {
-  for (const auto& c : node.status->conditions) {
-    if (c->type == type) return c.get();
-  }
-  return nullptr;
+  return model::FindCondition(*node.status, type);
 }
 
 TEST_CASE("a node marked Unknown gets the kubelet's conditions posted again; a Ready one is left alone") {
