@@ -5,7 +5,8 @@
 namespace podflow {
 namespace {
 
-std::string FormatWithFraction(SimTime t, bool micro) {
+// `t` in UTC with `digits` (0, 6 or 9) fraction digits, floored.
+std::string FormatWithFraction(std::chrono::sys_time<std::chrono::nanoseconds> t, int digits) {
   using namespace std::chrono;
   const auto day = floor<days>(t);
   const year_month_day ymd(day);
@@ -16,10 +17,9 @@ std::string FormatWithFraction(SimTime t, bool micro) {
                     static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
                     static_cast<int>(hms.hours().count()), static_cast<int>(hms.minutes().count()),
                     static_cast<int>(hms.seconds().count()));
-  if (micro) {
-    n += std::snprintf(buf + n, sizeof(buf) - n, ".%06lld",
-                       static_cast<long long>(hms.subseconds().count()) * 1000);
-  }
+  const long long nanos = static_cast<long long>(hms.subseconds().count());
+  if (digits == 6) n += std::snprintf(buf + n, sizeof(buf) - n, ".%06lld", nanos / 1000);
+  if (digits == 9) n += std::snprintf(buf + n, sizeof(buf) - n, ".%09lld", nanos);
   std::snprintf(buf + n, sizeof(buf) - n, "Z");
   return buf;
 }
@@ -103,8 +103,11 @@ std::optional<Fields> Scan(std::string_view s, std::string_view separators) {
 
 }  // namespace
 
-std::string FormatRfc3339(SimTime t) { return FormatWithFraction(t, /*micro=*/false); }
-std::string FormatRfc3339Micro(SimTime t) { return FormatWithFraction(t, /*micro=*/true); }
+std::string FormatRfc3339(SimTime t) { return FormatWithFraction(t, 0); }
+std::string FormatRfc3339Micro(SimTime t) { return FormatWithFraction(t, 6); }
+std::string FormatRfc3339Nano(std::chrono::system_clock::time_point t) {
+  return FormatWithFraction(std::chrono::time_point_cast<std::chrono::nanoseconds>(t), 9);
+}
 
 std::string FormatGoDuration(SimDuration d) {
   int64_t ms = d.count();

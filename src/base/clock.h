@@ -43,6 +43,9 @@ inline std::string FormatRfc3339(std::chrono::system_clock::time_point t) {
 
 // "2024-05-01T12:00:00.250000Z": UTC with microseconds, as metav1.MicroTime.
 std::string FormatRfc3339Micro(SimTime t);
+// "2024-05-01T12:00:00.250000000Z": UTC with nine fraction digits, as the
+// container runtime stamps each line of a container's log.
+std::string FormatRfc3339Nano(std::chrono::system_clock::time_point t);
 
 // A duration as Go's time.Duration.String() prints it (kubelet messages
 // contain these): "0s", "500ms", "1.5s", "2m3.25s", "1h0m0s".

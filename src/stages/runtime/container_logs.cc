@@ -1,24 +1,11 @@
 // PodRunner: a container's log as kubelet serves it to `kubectl logs` —
 // which run's log the container's state allows, then the lines printed by
 // `now`, filtered by --since, --tail and --limit-bytes, with --timestamps.
-#include <cstdio>
-
 #include "stages/runtime/kubelet_text.h"
 #include "stages/runtime/pod_runner.h"
 
 namespace podflow::runtime {
 namespace {
-
-// The time of a line as the runtime's log files keep it: RFC 3339 with
-// nine fraction digits.
-std::string LineTime(SimTime t) {
-  std::string text = FormatRfc3339(t);  // ...T12:00:00Z
-  const int64_t millis = ((t.time_since_epoch().count() % 1000) + 1000) % 1000;
-  char fraction[16];
-  std::snprintf(fraction, sizeof fraction, ".%03lld000000", static_cast<long long>(millis));
-  text.insert(text.size() - 1, fraction);
-  return text;
-}
 
 struct Run {
   const std::vector<std::string>* lines;
@@ -57,7 +44,7 @@ LogAnswer Render(const Run& run, const LogQuery& query, SimTime now) {
   }
   std::string out;
   for (size_t i = first; i < kept.size(); ++i) {
-    if (query.timestamps) out += LineTime(kept[i].at) + " ";
+    if (query.timestamps) out += FormatRfc3339Nano(kept[i].at) + " ";
     out += *kept[i].text;
     out += '\n';
   }

@@ -1,0 +1,67 @@
+// ContainerHost: what a node's containers really run on (the process
+// runtime, src/stages/runtime/process). The pod runner asks it to start a
+// container's process, to signal it and to read its log; the exits come
+// back through TakeExits, which the agent set hands to the runners. A node
+// without one has simulated containers.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/clock.h"
+#include "base/result.h"
+#include "stages/runtime/shell_script.h"
+
+namespace podflow::runtime {
+
+using ProcessId = uint64_t;
+
+// One container run, as the runtime is asked to start it.
+struct ContainerLaunch {
+  std::string pod_key;  // the exit is routed back by it
+  // Where its log goes, as kubelet lays pods' logs out:
+  // "<namespace>_<pod>_<uid>/<container>", with one file per run.
+  std::string log_dir;
+  int32_t restart_count = 0;
+  std::vector<std::string> argv;  // argv[0] is looked up in the env's PATH
+  EnvList env;
+  std::string working_dir;  // empty: "/"
+  std::string hostname;     // the pod's (its UTS namespace's, when it has one)
+  std::optional<int64_t> memory_limit_bytes;
+};
+
+struct ContainerExit {
+  ProcessId id = 0;
+  std::string pod_key;
+  int32_t exit_code = 0;  // 128 + the signal for one killed by a signal
+  bool oom_killed = false;
+  SimTime at{};
+};
+
+// One line a container printed.
+struct ContainerLogLine {
+  SimTime at{};
+  std::string text;
+};
+
+class ContainerHost {
+ public:
+  virtual ~ContainerHost() = default;
+  // Starts the process. The error is the runtime's words for a container
+  // that cannot start (`exec: "x": executable file not found in $PATH`).
+  virtual Result<ProcessId> Launch(const ContainerLaunch& launch) = 0;
+  // Sends `signal` to the container's main process (SIGKILL: to all of it).
+  // A process that has exited is left alone.
+  virtual void Signal(ProcessId id, int signal) = 0;
+  // The exits seen since the last call, in the order they happened.
+  virtual std::vector<ContainerExit> TakeExits() = 0;
+  // The lines of one run's log (`restart_count` of `log_dir`), oldest first;
+  // empty when it printed nothing or has no log.
+  virtual std::vector<ContainerLogLine> ReadLog(const std::string& log_dir, int32_t restart_count) const = 0;
+  // The logs of a pod that is gone ("<namespace>_<pod>_<uid>").
+  virtual void RemovePodLogs(const std::string& pod_dir) = 0;
+};
+
+}  // namespace podflow::runtime

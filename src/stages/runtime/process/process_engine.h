@@ -1,0 +1,85 @@
+// ProcessEngine: the process runtime's ContainerHost. Each container runs as
+// a real process tree on this machine, started from its command, args, env
+// and working dir (no image is unpacked: the host's filesystem is its root):
+//  - in its own session and process group; as root also in its own PID,
+//    mount (with its own /proc) and UTS (the pod's hostname) namespaces, so
+//    that its command is PID 1 and ignores SIGTERM unless it handles it, as
+//    in a container;
+//  - with resources.limits.memory enforced by a memory cgroup of its own
+//    (memory_cgroup.h), which also tells a real OOM kill;
+//  - its stdout and stderr collected by one thread into the run's log file
+//    in the CRI format (cri_log.h), rotated by size;
+//  - its exit seen through a pidfd, reaped by that thread, and reported
+//    through TakeExits with the exit code (128 + the signal when killed).
+// A container is killed (SIGKILL) if this process dies (PR_SET_PDEATHSIG);
+// the destructor kills and reaps every container still running and removes
+// the cgroups.
+//
+// Thread safety: Launch, Signal, TakeExits, ReadLog and RemovePodLogs may be
+// called from any thread.
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "stages/runtime/container_host.h"
+#include "stages/runtime/process/cri_log.h"
+#include "stages/runtime/process/memory_cgroup.h"
+
+namespace podflow::runtime::process {
+
+struct EngineOptions {
+  std::string log_root;  // "<log_root>/<namespace>_<pod>_<uid>/<container>/<restart>.log"
+  // Names this runtime's cgroups ("podflow/<owner>/..."): a crashed run's
+  // are removed by the next run with the same owner.
+  std::string owner = "default";
+  std::string cgroup_mount = "/sys/fs/cgroup";
+  CriLogLimits log_limits;
+};
+
+class ProcessEngine final : public ContainerHost {
+ public:
+  explicit ProcessEngine(EngineOptions options);
+  ~ProcessEngine() override;
+  ProcessEngine(const ProcessEngine&) = delete;
+  ProcessEngine& operator=(const ProcessEngine&) = delete;
+
+  Result<ProcessId> Launch(const ContainerLaunch& launch) override;
+  void Signal(ProcessId id, int signal) override;
+  std::vector<ContainerExit> TakeExits() override;
+  std::vector<ContainerLogLine> ReadLog(const std::string& log_dir, int32_t restart_count) const override;
+  void RemovePodLogs(const std::string& pod_dir) override;
+
+  // What it cannot do on this machine, one sentence each (empty: all of it).
+  const std::vector<std::string>& limitations() const { return limitations_; }
+  bool isolated() const { return isolate_; }
+  bool limits_memory() const { return cgroups_.has_value(); }
+
+ private:
+  struct Proc;
+  void Collect();
+  // Reads what the pipes hold now; closes one at its end.
+  void Drain(Proc& proc, std::chrono::system_clock::time_point at);
+  void Reap(ProcessId id, Proc& proc);
+  std::string LogPath(const std::string& log_dir, int32_t restart_count) const;
+
+  EngineOptions options_;
+  bool isolate_ = false;
+  std::optional<MemoryCgroups> cgroups_;
+  std::vector<std::string> limitations_;
+  int wake_fd_ = -1;
+  mutable std::mutex mu_;
+  std::map<ProcessId, std::unique_ptr<Proc>> procs_;
+  std::vector<ContainerExit> exits_;
+  ProcessId next_id_ = 1;
+  std::atomic<bool> stopping_{false};
+  std::thread collector_;
+};
+
+}  // namespace podflow::runtime::process

@@ -1,0 +1,228 @@
+// The process runtime's engine on this machine: real processes, their exit
+// codes, signals, log files (CRI format, rotation) and memory limits.
+#include <signal.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "stages/runtime/process/cri_log.h"
+#include "stages/runtime/process/process_engine.h"
+
+namespace podflow::runtime::process {
+namespace {
+namespace fs = std::filesystem;
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    char tmpl[] = "/tmp/podflow-engine-XXXXXX";
+    path = ::mkdtemp(tmpl);
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+ContainerLaunch Shell(const std::string& script, const std::string& log_dir = "default_p_uid/c") {
+  ContainerLaunch l;
+  l.pod_key = "/registry/pods/default/p";
+  l.log_dir = log_dir;
+  l.argv = {"sh", "-c", script};
+  l.env = {{"PATH", "/usr/bin:/bin"}, {"GREETING", "hello"}};
+  l.hostname = "p";
+  return l;
+}
+
+// Waits (up to `tries` x 10 ms) for the exit of `id`.
+std::optional<ContainerExit> AwaitExit(ProcessEngine& engine, ProcessId id, int tries = 1000) {
+  for (int i = 0; i < tries; ++i) {
+    for (ContainerExit& e : engine.TakeExits()) {
+      if (e.id == id) return e;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> Texts(const std::vector<ContainerLogLine>& lines) {
+  std::vector<std::string> out;
+  for (const auto& l : lines) out.push_back(l.text);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("process engine: a command runs with its env and working dir, its output is its log, its exit code comes back") {
+  TempDir dir;
+  ProcessEngine engine({.log_root = dir.path.string(), .owner = "test-" + std::to_string(::getpid())});
+  ContainerLaunch launch = Shell("echo $GREETING from $(pwd); echo oops >&2; exit 3");
+  launch.working_dir = "/tmp";
+  Result<ProcessId> id = engine.Launch(launch);
+  REQUIRE(id.ok());
+  const std::optional<ContainerExit> exit = AwaitExit(engine, *id);
+  REQUIRE(exit.has_value());
+  CHECK(exit->exit_code == 3);
+  CHECK_FALSE(exit->oom_killed);
+  CHECK(exit->pod_key == "/registry/pods/default/p");
+  const std::vector<std::string> lines = Texts(engine.ReadLog("default_p_uid/c", 0));
+  REQUIRE(lines.size() == 2);
+  CHECK(std::count(lines.begin(), lines.end(), "hello from /tmp") == 1);
+  CHECK(std::count(lines.begin(), lines.end(), "oops") == 1);
+  // The file is the runtime's format: time, stream, tag, text.
+  std::ifstream file(dir.path / "default_p_uid/c/0.log");
+  std::string first;
+  std::getline(file, first);
+  CHECK(first.find(" stdout F hello from /tmp") != std::string::npos);
+  CHECK(first.size() > 30);
+  CHECK(first[first.find(' ') - 1] == 'Z');
+}
+
+TEST_CASE("process engine: a command that cannot start says why in the runtime's words") {
+  TempDir dir;
+  ProcessEngine engine({.log_root = dir.path.string(), .owner = "test-" + std::to_string(::getpid())});
+  ContainerLaunch launch = Shell("");
+  launch.argv = {"no-such-command-podflow"};
+  Result<ProcessId> missing = engine.Launch(launch);
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.status().message() == "exec: \"no-such-command-podflow\": executable file not found in $PATH");
+  launch.argv = {"true"};
+  launch.working_dir = "/no/such/dir";
+  Result<ProcessId> no_dir = engine.Launch(launch);
+  REQUIRE_FALSE(no_dir.ok());
+  CHECK(no_dir.status().message() ==
+        "chdir to cwd (\"/no/such/dir\") set in config.json failed: No such file or directory");
+  launch.argv.clear();
+  CHECK(engine.Launch(launch).status().message() == "no command specified");
+  CHECK(engine.TakeExits().empty());
+}
+
+TEST_CASE("process engine: SIGTERM is the command's to handle; SIGKILL ends it with 137") {
+  TempDir dir;
+  ProcessEngine engine({.log_root = dir.path.string(), .owner = "test-" + std::to_string(::getpid())});
+  // A shell that traps TERM exits 0 on it.
+  Result<ProcessId> polite = engine.Launch(Shell("trap 'echo bye; exit 0' TERM; echo up; while true; do sleep 0.05; done"));
+  REQUIRE(polite.ok());
+  for (int i = 0; i < 200 && engine.ReadLog("default_p_uid/c", 0).empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  engine.Signal(*polite, SIGTERM);
+  std::optional<ContainerExit> exit = AwaitExit(engine, *polite);
+  REQUIRE(exit.has_value());
+  CHECK(exit->exit_code == 0);
+  CHECK(Texts(engine.ReadLog("default_p_uid/c", 0)) == std::vector<std::string>{"up", "bye"});
+
+  ContainerLaunch stubborn = Shell("trap '' TERM; sleep 30 & wait", "default_p_uid/d");
+  Result<ProcessId> id = engine.Launch(stubborn);
+  REQUIRE(id.ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  engine.Signal(*id, SIGTERM);
+  CHECK_FALSE(AwaitExit(engine, *id, 30).has_value());  // ignored
+  engine.Signal(*id, SIGKILL);
+  exit = AwaitExit(engine, *id);
+  REQUIRE(exit.has_value());
+  CHECK(exit->exit_code == 137);
+  CHECK_FALSE(exit->oom_killed);
+  engine.Signal(*id, SIGKILL);  // gone: nothing happens
+}
+
+TEST_CASE("process engine: as root a container is PID 1 of its own namespace, with the pod's hostname") {
+  if (::geteuid() != 0) {
+    WARN("skipped: not root, so containers get no namespaces of their own");
+    return;
+  }
+  TempDir dir;
+  ProcessEngine engine({.log_root = dir.path.string(), .owner = "test-" + std::to_string(::getpid())});
+  CHECK(engine.isolated());
+  ContainerLaunch launch = Shell("echo $$; hostname");
+  launch.hostname = "web-0";
+  Result<ProcessId> id = engine.Launch(launch);
+  REQUIRE(id.ok());
+  REQUIRE(AwaitExit(engine, *id).has_value());
+  CHECK(Texts(engine.ReadLog("default_p_uid/c", 0)) == std::vector<std::string>{"1", "web-0"});
+}
+
+TEST_CASE("process engine: a process over its memory limit is OOM-killed") {
+  TempDir dir;
+  ProcessEngine engine({.log_root = dir.path.string(), .owner = "test-" + std::to_string(::getpid())});
+  if (!engine.limits_memory()) {
+    WARN("skipped: " + engine.limitations().back());
+    return;
+  }
+  // python3 is in the build's dependencies (meson); it holds 200 MiB.
+  ContainerLaunch launch = Shell("exec python3 -c 'b = bytearray(200 * 1024 * 1024); print(len(b))'");
+  launch.memory_limit_bytes = 64 * 1024 * 1024;
+  Result<ProcessId> id = engine.Launch(launch);
+  REQUIRE(id.ok());
+  const std::optional<ContainerExit> exit = AwaitExit(engine, *id);
+  REQUIRE(exit.has_value());
+  CHECK(exit->exit_code == 137);
+  CHECK(exit->oom_killed);
+  // The same under its limit.
+  launch.memory_limit_bytes = 512 * 1024 * 1024;
+  launch.log_dir = "default_p_uid/big";
+  id = engine.Launch(launch);
+  REQUIRE(id.ok());
+  const std::optional<ContainerExit> fine = AwaitExit(engine, *id);
+  REQUIRE(fine.has_value());
+  CHECK(fine->exit_code == 0);
+  CHECK_FALSE(fine->oom_killed);
+}
+
+TEST_CASE("process engine: the destructor kills what still runs and removes its cgroups") {
+  TempDir dir;
+  pid_t pid = 0;
+  {
+    ProcessEngine engine({.log_root = dir.path.string(), .owner = "test-" + std::to_string(::getpid())});
+    Result<ProcessId> id = engine.Launch(Shell("echo $$ > " + (dir.path / "pid").string() + "; exec sleep 30"));
+    REQUIRE(id.ok());
+    for (int i = 0; i < 200 && !fs::exists(dir.path / "pid"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  // In its own PID namespace it wrote 1: find it by its command instead.
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    std::ifstream cmdline(entry.path() / "cmdline");
+    std::string text;
+    std::getline(cmdline, text, '\0');
+    std::string arg;
+    std::getline(cmdline, arg, '\0');
+    if (text == "sleep" && arg == "30") {
+      std::ifstream status(entry.path() / "status");
+      std::string line;
+      while (std::getline(status, line)) {
+        if (line.rfind("PPid:", 0) == 0 && std::stoi(line.substr(5)) == ::getpid()) pid = std::stoi(entry.path().filename());
+      }
+    }
+  }
+  CHECK(pid == 0);
+}
+
+TEST_CASE("CRI log: long lines are split and joined again; files rotate by size and are kept to their number") {
+  TempDir dir;
+  const std::string path = (dir.path / "0.log").string();
+  CriLogWriter writer(path, {.max_bytes = 4096, .max_files = 3});
+  REQUIRE(writer.Open().ok());
+  const auto t0 = std::chrono::system_clock::now();
+  const std::string longline(kCriMaxLine + 10, 'x');
+  writer.Write("stdout", longline + "\npart", t0);
+  writer.Write("stdout", "ial\n", t0);
+  writer.Write("stderr", "no newline at the end", t0);
+  writer.Flush(t0);
+  std::vector<CriLogRecord> records = ReadCriLog(path);
+  // The long line made the file rotate: it is read back from both files.
+  REQUIRE(records.size() == 3);
+  CHECK(records[0].text == longline);
+  CHECK(records[1].text == "partial");
+  CHECK(records[2].text == "no newline at the end");
+  CHECK(records[2].stream == "stderr");
+  for (int i = 0; i < 400; ++i) writer.Write("stdout", "line " + std::to_string(i) + "\n", t0 + std::chrono::seconds(i));
+  size_t files = 0;
+  for (const auto& entry : fs::directory_iterator(dir.path)) files += entry.path().filename().string().rfind("0.log", 0) == 0;
+  CHECK(files == 3);
+  records = ReadCriLog(path);
+  REQUIRE_FALSE(records.empty());
+  CHECK(records.back().text == "line 399");
+  CHECK(records.size() < 400);  // the oldest went with their files
+}
+
+}  // namespace podflow::runtime::process
