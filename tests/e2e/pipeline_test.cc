@@ -1,6 +1,9 @@
 // The seeds' story end to end, on a real pipeline: one process, and every
 // stage in its own process.
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <thread>
@@ -1281,4 +1284,101 @@ spec:
 }
 
 }  // namespace
+TEST_CASE("process runtime: a container's command really runs — its output is its log, its exit its status; "
+          "a crash restarts it; a delete sends SIGTERM",
+          "[e2e]") {
+  char tmpl[] = "/tmp/podflow-process-e2e-XXXXXX";
+  const std::string scratch = ::mkdtemp(tmpl);
+  Pipeline pipeline(false, "", "", "  type: process\n  backOffMillis: 1000\n");
+  pipeline.StartAll();
+  REQUIRE(pipeline.Submit(R"yaml(apiVersion: v1
+kind: Pod
+metadata: {name: hello}
+spec:
+  restartPolicy: Never
+  containers:
+  - name: hello
+    image: busybox:1.28
+    command: ["sh", "-c", "echo hello from $(hostname) in $PWD with $(GREETING); echo to stderr >&2; exit 3"]
+    workingDir: /tmp
+    env: [{name: GREETING, value: hi}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: crash}
+spec:
+  containers: [{name: app, image: busybox:1.28, command: ["sh", "-c", "echo run; exit 1"]}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: missing}
+spec:
+  restartPolicy: Never
+  containers: [{name: app, image: busybox:1.28, command: ["no-such-command-podflow"]}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: server}
+spec:
+  containers:
+  - name: server
+    image: busybox:1.28
+    command: ["sh", "-c", "trap 'echo stopped > )yaml" + scratch + R"yaml(/stopped; exit 0' TERM; echo up; while true; do sleep 0.1; done"]
+)yaml").size() == 4);
+  INFO(pipeline.Logs());
+  // Its own exit code, as the process ended.
+  std::string bytes;
+  const api::Pod* hello = pipeline.WaitFor<api::Pod>(PodKey("hello"), [](const api::Pod& p) {
+    return p.status() && p.status()->phase() == api::PodPhase::Failed;
+  }, &bytes);
+  REQUIRE(hello != nullptr);
+  const api::ContainerStateTerminated* ended = hello->status()->container_statuses()->Get(0)->state()->terminated();
+  REQUIRE(ended != nullptr);
+  CHECK(ended->exit_code() == 3);
+  CHECK(ended->reason()->str() == "Error");
+  CHECK(hello->status()->container_statuses()->Get(0)->container_id()->str().rfind("podflow-process://", 0) == 0);
+  // Its output, both streams, in the order printed; $(GREETING) expanded by
+  // kubelet's rules, $(hostname) left to the shell: the pod's name (its UTS
+  // namespace) when running as root.
+  const auto [code, text] = pipeline.Podflow({"logs", "hello"});
+  CHECK(code == 0);
+  if (::geteuid() == 0) CHECK(text == "hello from hello in /tmp with hi\nto stderr\n");
+  CHECK(text.find("in /tmp with hi\n") != std::string::npos);
+
+  // A crash loop: restarted, then in back-off, its previous log kept.
+  REQUIRE(pipeline.PodReaches("crash", [](const api::Pod& p) {
+    const auto* s = p.status() && p.status()->container_statuses() ? p.status()->container_statuses()->Get(0) : nullptr;
+    return s && s->restart_count() >= 1 && s->last_state() && s->last_state()->terminated() &&
+           s->last_state()->terminated()->exit_code() == 1;
+  }));
+  CHECK(pipeline.Podflow({"logs", "crash", "--previous"}) == std::pair<int, std::string>{0, "run\n"});
+
+  // A command that is not there: StartError, in the runtime's words.
+  const api::Pod* missing = pipeline.WaitFor<api::Pod>(PodKey("missing"), [](const api::Pod& p) {
+    return p.status() && p.status()->phase() == api::PodPhase::Failed;
+  }, &bytes);
+  REQUIRE(missing != nullptr);
+  const api::ContainerStateTerminated* failed = missing->status()->container_statuses()->Get(0)->state()->terminated();
+  REQUIRE(failed != nullptr);
+  CHECK(failed->exit_code() == 128);
+  CHECK(failed->reason()->str() == "StartError");
+  CHECK(failed->message()->str().find("exec: \"no-such-command-podflow\": executable file not found in $PATH") !=
+        std::string::npos);
+
+  // A delete: the process takes SIGTERM (its trap runs) and the pod goes.
+  REQUIRE(pipeline.PodReaches("server", Pipeline::Running));
+  for (int i = 0; i < 100 && pipeline.Podflow({"logs", "server"}).second != "up\n"; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  CHECK(pipeline.Podflow({"logs", "server"}).second == "up\n");
+  CHECK(pipeline.Podflow({"delete", "pod", "server"}).first == 0);
+  CHECK(pipeline.WaitForGone(PodKey("server")));
+  std::ifstream stopped(scratch + "/stopped");
+  std::string line;
+  std::getline(stopped, line);
+  CHECK(line == "stopped");
+  pipeline.StopAll();
+  std::filesystem::remove_all(scratch);
+}
+
 }  // namespace podflow::e2e

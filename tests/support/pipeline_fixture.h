@@ -80,8 +80,13 @@ class Pipeline {
   // `storage_extra`: more keys of the config's storage map
   // ("compactionInterval: 1s"); `config_extra`: more top-level sections of
   // the config ("controllers: {...}\n").
-  explicit Pipeline(bool multi_process, std::string storage_extra = "", std::string config_extra = "")
-      : multi_process_(multi_process), storage_extra_(std::move(storage_extra)), config_extra_(std::move(config_extra)) {
+  // `runtime_extra`: more keys of the runtime section ("  type: process\n").
+  explicit Pipeline(bool multi_process, std::string storage_extra = "", std::string config_extra = "",
+                    std::string runtime_extra = "")
+      : multi_process_(multi_process),
+        storage_extra_(std::move(storage_extra)),
+        config_extra_(std::move(config_extra)),
+        runtime_extra_(std::move(runtime_extra)) {
     std::string tmpl = (std::filesystem::temp_directory_path() / "podflow-e2e-XXXXXX").string();
     dir_ = mkdtemp(tmpl.data());
     WriteConfig();
@@ -260,6 +265,16 @@ class Pipeline {
     return nullptr;
   }
 
+  // Polls until nothing is stored at `key` (up to `timeout`).
+  bool WaitForGone(const std::string& key, std::chrono::seconds timeout = std::chrono::seconds(20)) {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (!Get(key)) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
+  }
+
   // Submits a one-container nginx pod `name` in the default namespace;
   // whether it was created.
   bool SubmitPod(const std::string& name) {
@@ -335,7 +350,7 @@ class Pipeline {
            << "  registry:\n"
            << "    - {name: nginx, tags: [\"1.14.2\", latest], sizeBytes: 44000000, pullMillis: 50}\n"
            << "    - {name: busybox, tags: [\"1.28\", latest], sizeBytes: 2200000, pullMillis: 20}\n"
-           << config_extra_;
+           << runtime_extra_ << config_extra_;
   }
 
   void WaitForApi() {
@@ -361,6 +376,7 @@ class Pipeline {
   bool multi_process_;
   std::string storage_extra_;
   std::string config_extra_;
+  std::string runtime_extra_;
   std::string dir_;
   std::map<std::string, pid_t> pids_;
   bus::Context context_;

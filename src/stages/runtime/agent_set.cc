@@ -9,9 +9,14 @@ Status NodeAgentSet::AddNode(SimNode node) {
   if (nodes_.contains(node.name)) {
     return Status::AlreadyExists("node \"" + node.name + "\" is already hosted");
   }
+  ContainerHost* host = nullptr;
+  if (node.type == RuntimeType::kProcess) {
+    if (host_ == nullptr) return Status::Unavailable("node \"" + node.name + "\" runs processes, and no process runtime is set up");
+    host = host_;
+  }
   std::string name = node.name;
   nodes_.emplace(std::move(name),
-                 std::make_unique<NodeRuntime>(std::move(node), catalog_, &timing_, &sources_));
+                 std::make_unique<NodeRuntime>(std::move(node), catalog_, &timing_, &sources_, host));
   return Status::Ok();
 }
 
@@ -124,7 +129,17 @@ std::optional<SimTime> NodeAgentSet::NextDue() {
   return queue_.top().at;
 }
 
+void NodeAgentSet::DeliverExits() {
+  if (host_ == nullptr) return;
+  for (const ContainerExit& exit : host_->TakeExits()) {
+    auto it = pods_.find(exit.pod_key);
+    if (it == pods_.end()) continue;  // removed meanwhile
+    if (it->second.runner->ProcessExited(exit)) Schedule(exit.pod_key, it->second);
+  }
+}
+
 std::vector<model::Report> NodeAgentSet::Advance(SimTime now) {
+  DeliverExits();
   std::vector<model::Report> reports;
   for (DropStale(); !queue_.empty() && queue_.top().at <= now; DropStale()) {
     const std::string key = queue_.top().pod_key;

@@ -35,7 +35,11 @@ class NodeAgentSet {
   NodeAgentSet(const NodeAgentSet&) = delete;
   NodeAgentSet& operator=(const NodeAgentSet&) = delete;
 
-  // AlreadyExists when a node of that name is hosted.
+  // What runs the containers of process nodes (SimNode::type kProcess);
+  // must outlive the set. Without one a process node is refused.
+  void SetContainerHost(ContainerHost* host) { host_ = host; }
+  // AlreadyExists when a node of that name is hosted; Unavailable for
+  // a process node without a container host.
   Status AddNode(SimNode node);
   // Stops every pod on the node (no further reports) and forgets it.
   void RemoveNode(const std::string& name);
@@ -61,8 +65,9 @@ class NodeAgentSet {
 
   // When the earliest pending step is due; nullopt when idle.
   std::optional<SimTime> NextDue();
-  // Runs every step due at or before `now`, in time order (ties: the order
-  // the work was scheduled in); one report per pod step.
+  // Hands the container exits the host saw to their pods, then runs every
+  // step due at or before `now`, in time order (ties: the order the work
+  // was scheduled in); one report per pod step.
   std::vector<model::Report> Advance(SimTime now);
 
   // The ConfigMaps and Secrets every node's pods read (the stage keeps
@@ -96,7 +101,10 @@ class NodeAgentSet {
   void Schedule(const std::string& pod_key, Hosted& hosted);
   void DropStale();
 
+  void DeliverExits();
+
   const ImageCatalog* catalog_;
+  ContainerHost* host_ = nullptr;
   RuntimeTiming timing_;
   ConfigSources sources_;
   std::unordered_map<std::string, std::unique_ptr<NodeRuntime>> nodes_;

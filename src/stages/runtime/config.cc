@@ -70,6 +70,9 @@ Result<std::vector<SimNode>> ResolveNodes(const RuntimeConfig& config) {
     node.labels = def.shape.labels;
     node.taints = def.shape.taints;
     node.images = def.shape.images;
+    node.type = def.shape.type.empty() ? config.type
+                : def.shape.type == "process" ? RuntimeType::kProcess
+                                              : RuntimeType::kSimulated;
     for (size_t j = 0; j < node.images.size(); ++j) {
       if (!catalog.Resolve(node.images[j])) {
         return Status::Invalid(path + ".images[" + std::to_string(j) + "]: image \"" +

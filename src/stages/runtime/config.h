@@ -40,6 +40,8 @@ struct NodeShape {
   // Resource name -> quantity text ("4", "8Gi"); kCapacityDefaults fill gaps.
   std::map<std::string, std::string> capacity;
   std::vector<std::string> images;  // pre-pulled image references
+  // "simulated" or "process"; empty: the runtime's `type`.
+  std::string type;
 };
 
 struct NodeDef {
@@ -77,7 +79,12 @@ struct RuntimeTiming {
   int node_lease_seconds = 40;
 };
 
+// What runs a node's containers: simulated (their behaviours, on the
+// pipeline's clock) or real processes on this machine (process/process_engine.h).
+enum class RuntimeType { kSimulated, kProcess };
+
 struct RuntimeConfig {
+  RuntimeType type = RuntimeType::kSimulated;  // every node's unless its own says otherwise
   std::string cluster_cidr = "10.244.0.0/16";
   int node_cidr_mask_size = 24;
   std::string node_ip_range = "192.168.0.0/16";
@@ -103,6 +110,7 @@ struct SimNode {
   Cidr pod_cidr;
   Ipv4 internal_ip = 0;
   std::vector<std::string> images;
+  RuntimeType type = RuntimeType::kSimulated;
 };
 
 // Expands the template after the explicit nodes, fills capacity defaults,

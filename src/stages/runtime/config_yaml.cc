@@ -86,11 +86,21 @@ Status ReadTaints(const YAML::Node& node, const std::string& path, std::vector<T
 }
 
 // The keys a node and the template share.
+Result<RuntimeType> ParseRuntimeType(const std::string& type, const std::string& path) {
+  if (type.empty() || type == "simulated") return RuntimeType::kSimulated;
+  if (type == "process") return RuntimeType::kProcess;
+  return Status::Invalid(path + ": Unsupported value: \"" + type + "\": supported values: \"simulated\", \"process\"");
+}
+
 void AddShapeKeys(NodeShape* shape, KeyHandlers* h) {
   (*h)["labels"] = [shape](auto& n, auto& p) { return ReadStringMap(n, p, &shape->labels); };
   (*h)["taints"] = [shape](auto& n, auto& p) { return ReadTaints(n, p, &shape->taints); };
   (*h)["capacity"] = [shape](auto& n, auto& p) { return ReadStringMap(n, p, &shape->capacity); };
   (*h)["images"] = [shape](auto& n, auto& p) { return ReadStringList(n, p, &shape->images); };
+  (*h)["type"] = [shape](auto& n, auto& p) {
+    PODFLOW_RETURN_IF_ERROR(ReadString(n, p, &shape->type));
+    return ParseRuntimeType(shape->type, p).status();
+  };
 }
 
 Status ReadNodes(const YAML::Node& node, const std::string& path, std::vector<NodeDef>* out) {
@@ -177,10 +187,9 @@ Status ParseInto(const YAML::Node& runtime, RuntimeConfig* c) {
     return Status::Invalid("runtime.nodeLeaseDurationSeconds: must be 1..3600");
   }
   t.node_lease_seconds = static_cast<int>(lease_seconds);
-  if (!type.empty() && type != "simulated") {
-    return Status::Invalid("runtime.type: Unsupported value: \"" + type +
-                           "\": supported values: \"simulated\"");
-  }
+  Result<RuntimeType> runtime_type = ParseRuntimeType(type, "runtime.type");
+  if (!runtime_type.ok()) return runtime_type.status();
+  c->type = *runtime_type;
   if (mask < 8 || mask > 30) return Status::Invalid("runtime.nodeCIDRMaskSize: must be 8..30");
   c->node_cidr_mask_size = static_cast<int>(mask);
   return Status::Ok();

@@ -4,6 +4,8 @@
 #include "stages/runtime/kubelet_text.h"
 #include "stages/runtime/pod_runner.h"
 
+#include <algorithm>
+
 namespace podflow::runtime {
 namespace {
 
@@ -67,14 +69,32 @@ Result<LogAnswer> PodRunner::ContainerLog(const LogQuery& query, SimTime now) co
   if (box == nullptr) return Status::Invalid(who + " is not available");
   static const std::vector<std::string> kNoLines;
   static const std::vector<SimDuration> kNoTimes;
+  // A process run's lines are read from its log file (their times since `started`).
+  std::vector<std::string> file_lines;
+  std::vector<SimDuration> file_at;
+  const auto from_file = [&](int32_t run, SimTime started) {
+    for (ContainerLogLine& l : node_->host()->ReadLog(PodLogDir() + "/" + box->spec->name, run)) {
+      file_lines.push_back(std::move(l.text));
+      file_at.push_back(std::max(l.at - started, SimDuration(0)));
+    }
+  };
   auto previous = [&]() -> Run {
     const std::string id = box->status->last_state && box->status->last_state->terminated
                                ? box->status->last_state->terminated->container_id
                                : "";
     if (box->previous == nullptr) return {&kNoLines, &kNoTimes, SimTime{}, SimTime{}, id};
+    if (node_->host() != nullptr) {
+      from_file(box->previous_run, box->previous->started);
+      return {&file_lines, &file_at, box->previous->started, box->previous->ended + SimDuration(1000), id};
+    }
     return {&box->previous->lines, &box->previous->at, box->previous->started, box->previous->ended, id};
   };
   auto current = [&]() -> Run {
+    if (node_->host() != nullptr) {
+      from_file(box->status->restart_count, box->started_at);
+      return {&file_lines, &file_at, box->started_at, box->ended_at.value_or(now) + SimDuration(1000),
+              box->status->container_id};
+    }
     const auto& logs = box->plan.behavior.logs;
     return {logs ? &*logs : &kNoLines, &box->plan.log_at, box->started_at, box->ended_at.value_or(now),
             box->status->container_id};

@@ -128,6 +128,7 @@ void PodRunner::Create(Box& box, SimTime t) {
   if (lifecycle && lifecycle->pre_stop && lifecycle->pre_stop->exec) {
     box.hook_env = ContainerEnv(*assignment_.pod, *env);
   }
+  box.env = node_->host() != nullptr ? ContainerEnv(*assignment_.pod, *env) : EnvList{};
   if (box.restarting) {
     // A new container: the one that ended becomes lastState, and its log
     // the previous one.
@@ -141,7 +142,7 @@ void PodRunner::Create(Box& box, SimTime t) {
   box.status->image = image.canonical;
   box.status->image_id = image.image_id;
   box.status->container_id =
-      "podflow-sim://" + DeterministicHex(assignment_.pod->metadata->uid + "/" + box.spec->name +
+      std::string(node_->host() != nullptr ? "podflow-process://" : "podflow-sim://") + DeterministicHex(assignment_.pod->metadata->uid + "/" + box.spec->name +
                                           "/" + std::to_string(box.status->restart_count));
   SetWaiting(box, text::kContainerCreating);
   Event(t, "Normal", text::kCreated, text::CreatedContainer(box.spec->name), box.field_path);
@@ -188,7 +189,49 @@ std::string LogTail(const std::vector<std::string>& lines) {
 
 }  // namespace
 
+bool PodRunner::LaunchProcess(Box& box, SimTime t) {
+  ContainerLaunch launch;
+  launch.pod_key = assignment_.pod_key;
+  launch.log_dir = PodLogDir() + "/" + box.spec->name;
+  launch.restart_count = box.status->restart_count;
+  // The command and args, $(VAR) expanded against the container's env, as
+  // kubelet passes them to the runtime (no image: the command is the whole of it).
+  for (const auto* list : {&box.spec->command, &box.spec->args}) {
+    for (const std::string& a : *list) launch.argv.push_back(ExpandKubeVars(a, box.env));
+  }
+  launch.env = std::move(box.env);
+  launch.working_dir = box.spec->working_dir;
+  launch.hostname = spec_.hostname.empty() ? assignment_.pod->metadata->name : spec_.hostname;
+  launch.memory_limit_bytes = MemoryLimit(*box.spec);
+  Result<ProcessId> id = node_->host()->Launch(launch);
+  if (id.ok()) {
+    box.process = *id;
+    return true;
+  }
+  // The runtime could not start it: kubelet shows the container terminated
+  // with StartError (exit code 128) and restarts it as its policy says.
+  const std::string message = text::StartFailed(id.status().message());
+  Event(t, "Warning", text::kFailed, text::Error(message), box.field_path);
+  auto& state = box.status->state = std::make_unique<api::ContainerStateT>();
+  auto& term = state->terminated = std::make_unique<api::ContainerStateTerminatedT>();
+  term->exit_code = 128;
+  term->reason = text::kStartError;
+  term->message = message;
+  term->started_at = FormatRfc3339(SimTime{});
+  term->finished_at = FormatRfc3339(t);
+  term->container_id = box.status->container_id;
+  box.stage = Stage::kIdle;
+  box.started_at = t;
+  box.ended_at = t;
+  box.status->ready = false;
+  box.status->started = false;
+  AfterExit(box, t, 128, false);
+  if (!box.init) AdvanceCursor(box, t);
+  return false;
+}
+
 void PodRunner::Start(Box& box, SimTime t) {
+  if (node_->host() != nullptr && !LaunchProcess(box, t)) return;
   Event(t, "Normal", text::kStarted, text::StartedContainer(box.spec->name), box.field_path);
   auto& state = box.status->state = std::make_unique<api::ContainerStateT>();
   state->running = std::make_unique<api::ContainerStateRunningT>();
@@ -200,12 +243,14 @@ void PodRunner::Start(Box& box, SimTime t) {
   const model::SimBehavior& b = box.plan.behavior;
   box.exit_at.reset();
   box.oom = false;
-  if (b.exit_after && *b.exit_after != model::kNever) {
+  if (node_->host() != nullptr) {
+    // A real process: it ends when it ends (ProcessExited).
+  } else if (b.exit_after && *b.exit_after != model::kNever) {
     box.exit_at = t + *b.exit_after;
   } else if (!b.exit_after && box.init && !box.sidecar) {
     box.exit_at = t + node_->timing().init_run;  // an init container does its work and exits
   }
-  if (b.memory_bytes) {
+  if (b.memory_bytes && node_->host() == nullptr) {
     const std::optional<int64_t> limit = MemoryLimit(*box.spec);
     if (limit && *b.memory_bytes > *limit) {
       const SimTime oom_at = t + b.memory_after.value_or(SimDuration(0));
@@ -233,15 +278,23 @@ void PodRunner::Exited(Box& box, SimTime t, int32_t code, std::string reason) {
   const model::SimBehavior& b = box.plan.behavior;
   if (b.termination_message) {
     term->message = b.termination_message->substr(0, kMaxTerminationMessage);
-  } else if (code != 0 && box.spec->termination_message_policy == api::TerminationMessagePolicy::FallbackToLogsOnError &&
-             b.logs) {
-    term->message = LogTail(*b.logs);
+  } else if (code != 0 && box.spec->termination_message_policy == api::TerminationMessagePolicy::FallbackToLogsOnError) {
+    if (ContainerHost* host = node_->host()) {
+      std::vector<std::string> lines;
+      for (ContainerLogLine& l : host->ReadLog(PodLogDir() + "/" + box.spec->name, box.status->restart_count)) {
+        lines.push_back(std::move(l.text));
+      }
+      term->message = LogTail(lines);
+    } else if (b.logs) {
+      term->message = LogTail(*b.logs);
+    }
   }
   // A completed regular init container reports ready.
   box.status->ready = box.init && !box.sidecar && code == 0;
   box.status->started = false;
   box.exit_at.reset();
   box.stop_at.reset();
+  box.stopping = false;
   box.oom = false;
   box.probes.clear();
 }
@@ -281,6 +334,7 @@ void PodRunner::EndedIsLast(Box& box) {
   box.previous->at = std::move(box.plan.log_at);
   box.plan.log_at.clear();
   box.previous->started = box.started_at;
+  box.previous_run = box.status->restart_count;
   box.previous->ended = box.ended_at.value_or(box.started_at);
   box.ended_at.reset();  // `plan` holds no run now
 }
@@ -308,8 +362,16 @@ void PodRunner::Kill(Box& box, SimTime t, bool restart, const api::ProbeT* probe
 
 void PodRunner::Stop(Box& box, SimTime sigterm_at, SimTime sigkill_at, bool restart) {
   box.probes.clear();
-  box.exit_at.reset();
   box.restart_after_stop = restart;
+  box.stopping = true;
+  if (node_->host() != nullptr) {
+    // The process takes the signals; its exit ends the stop.
+    if (box.exit_at) return;  // it has already ended
+    box.sigterm_at = sigterm_at;
+    box.sigkill_at = std::max(sigterm_at, sigkill_at);
+    return;
+  }
+  box.exit_at.reset();
   const SimDuration stop = box.plan.behavior.stop_after.value_or(SimDuration(0));
   if (stop != model::kNever && sigterm_at <= sigkill_at && stop < sigkill_at - sigterm_at) {
     box.stop_at = sigterm_at + stop;  // it takes SIGTERM and exits

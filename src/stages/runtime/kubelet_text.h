@@ -40,6 +40,14 @@ inline constexpr char kCreateContainerConfigError[] = "CreateContainerConfigErro
 inline constexpr char kCompleted[] = "Completed";
 inline constexpr char kError[] = "Error";
 inline constexpr char kOOMKilled[] = "OOMKilled";
+// The runtime could not start the container's process (exit code 128).
+inline constexpr char kStartError[] = "StartError";
+
+// What the runtime says of a process it could not start, as runc words the
+// last part of its error ("exec: \"x\": executable file not found in $PATH").
+inline std::string StartFailed(std::string_view why) {
+  return "failed to start container process: unable to start container process: " + std::string(why);
+}
 
 inline std::string Quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
 

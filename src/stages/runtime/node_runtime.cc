@@ -10,12 +10,13 @@ const ConfigSources kNoSources;
 }  // namespace
 
 NodeRuntime::NodeRuntime(SimNode node, const ImageCatalog* catalog, const RuntimeTiming* timing,
-                         const ConfigSources* sources)
+                         const ConfigSources* sources, ContainerHost* host)
     : node_(std::move(node)),
       host_ip_(FormatIpv4(node_.internal_ip)),
       catalog_(catalog),
       timing_(timing),
       sources_(sources != nullptr ? sources : &kNoSources),
+      host_(host),
       ip_pool_(node_.pod_cidr),
       puller_free_at_(static_cast<size_t>(std::max(timing->max_parallel_pulls, 0)), SimTime{}) {
   for (const std::string& ref : node_.images) {

@@ -13,6 +13,7 @@
 #include "base/clock.h"
 #include "model/image_catalog.h"
 #include "stages/runtime/config.h"
+#include "stages/runtime/container_host.h"
 #include "stages/runtime/ip_pool.h"
 #include "stages/runtime/pod_config.h"
 
@@ -27,8 +28,10 @@ class NodeRuntime {
  public:
   // `catalog`, `timing` and `sources` must outlive the node; without
   // `sources` no ConfigMap or Secret exists.
+  // `host`, when given, runs the node's containers as real processes; it
+  // must outlive the node.
   NodeRuntime(SimNode node, const ImageCatalog* catalog, const RuntimeTiming* timing,
-              const ConfigSources* sources = nullptr);
+              const ConfigSources* sources = nullptr, ContainerHost* host = nullptr);
   NodeRuntime(const NodeRuntime&) = delete;
   NodeRuntime& operator=(const NodeRuntime&) = delete;
 
@@ -38,6 +41,8 @@ class NodeRuntime {
   const RuntimeTiming& timing() const { return *timing_; }
   const ConfigSources& sources() const { return *sources_; }
   PodIpPool& ip_pool() { return ip_pool_; }
+  // What really runs its containers; nullptr: they are simulated.
+  ContainerHost* host() const { return host_; }
 
   // Whether the image (canonical name) is on the node at `now`.
   bool HasImage(const std::string& canonical, SimTime now) const;
@@ -52,6 +57,7 @@ class NodeRuntime {
   const ImageCatalog* catalog_;
   const RuntimeTiming* timing_;
   const ConfigSources* sources_;
+  ContainerHost* host_;
   PodIpPool ip_pool_;
   std::unordered_map<std::string, SimTime> image_ready_at_;  // canonical -> present from
   std::vector<SimTime> puller_free_at_;  // per pull slot; empty: no limit

@@ -2,6 +2,8 @@
 // per-container transitions are in container_steps.cc.
 #include "stages/runtime/pod_runner.h"
 
+#include <signal.h>
+
 #include <algorithm>
 
 #include "model/pod_phase.h"
@@ -65,6 +67,33 @@ PodRunner::PodRunner(PodAssignment assignment, NodeRuntime* node, SimTime now)
 
 PodRunner::~PodRunner() {
   if (pod_ip_) node_->ip_pool().Release(*pod_ip_);
+  if (ContainerHost* host = node_->host()) {
+    // The pod is gone (or no longer this node's): nothing of it runs on,
+    // and its logs go with it, as kubelet removes a deleted pod's.
+    for (const Box& box : boxes_) {
+      if (box.process) host->Signal(*box.process, SIGKILL);
+    }
+    host->RemovePodLogs(PodLogDir());
+  }
+}
+
+bool PodRunner::ProcessExited(const ContainerExit& exit) {
+  for (Box& box : boxes_) {
+    if (box.process != exit.id) continue;
+    box.process.reset();
+    box.sigterm_at.reset();
+    box.sigkill_at.reset();
+    box.exit_code = exit.exit_code;
+    box.oom = exit.oom_killed;
+    box.exit_at = std::max(exit.at, box.started_at);
+    return true;
+  }
+  return false;
+}
+
+std::string PodRunner::PodLogDir() const {
+  const api::ObjectMetaT& m = *assignment_.pod->metadata;
+  return (m.namespace_.empty() ? "default" : m.namespace_) + "_" + m.name + "_" + m.uid;
 }
 
 std::optional<SimTime> PodRunner::BoxDue(const Box& box) {
@@ -73,6 +102,8 @@ std::optional<SimTime> PodRunner::BoxDue(const Box& box) {
     if (at && (!next || *at < *next)) next = at;
   };
   consider(box.stop_at);
+  consider(box.sigterm_at);
+  consider(box.sigkill_at);
   consider(box.exit_at);
   for (const ProbeRun& p : box.probes) consider(p.next);
   return next;
@@ -187,11 +218,22 @@ bool PodRunner::RunDue(Box& box, SimTime t) {
     AfterExit(box, t, code, box.restart_after_stop);
     return true;
   }
+  if (box.sigterm_at && *box.sigterm_at <= t) {
+    box.sigterm_at.reset();
+    if (box.process) node_->host()->Signal(*box.process, SIGTERM);
+    return true;
+  }
+  if (box.sigkill_at && *box.sigkill_at <= t) {
+    box.sigkill_at.reset();
+    if (box.process) node_->host()->Signal(*box.process, SIGKILL);
+    return true;
+  }
   if (box.exit_at && *box.exit_at <= t) {
     const bool oom = box.oom;
-    const int32_t code = oom ? 137 : box.plan.behavior.exit_code.value_or(0);
+    const bool killed = box.stopping && box.restart_after_stop;
+    const int32_t code = oom ? 137 : node_->host() != nullptr ? box.exit_code : box.plan.behavior.exit_code.value_or(0);
     Exited(box, t, code, oom ? kubelet_text::kOOMKilled : code == 0 ? kubelet_text::kCompleted : kubelet_text::kError);
-    AfterExit(box, t, code, false);
+    AfterExit(box, t, code, killed);
     return true;
   }
   for (ProbeRun& probe : box.probes) {
@@ -275,7 +317,7 @@ void PodRunner::StopSidecarsIfDone() {
 
 void PodRunner::StopNextSidecar(SimTime t) {
   for (const Box& box : boxes_) {
-    if (box.sidecar && box.stop_at) return;  // one is stopping: the next waits for it
+    if (box.sidecar && box.stopping) return;  // one is stopping: the next waits for it
     // Sidecars stop after every other container.
     if (!box.sidecar && box.status->state && box.status->state->running) return;
   }
@@ -329,7 +371,7 @@ void PodRunner::Terminate(SimTime now, SimDuration grace) {
         box.probes.clear();  // kubelet stops probing a pod it is killing
         continue;            // sidecars stop last
       }
-      if (box.stop_at) continue;  // a kill under way goes on
+      if (box.stopping) continue;  // a kill under way goes on
       Event(now, "Normal", kubelet_text::kKilling, kubelet_text::StoppingContainer(box.spec->name),
             box.field_path);
       const SimDuration hook = PreStopTime(box);

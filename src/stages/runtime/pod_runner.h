@@ -36,6 +36,14 @@
 // Not simulated (yet): postStart hooks; volume contents (a container does
 // not read the files of its volumes).
 //
+// On a node with a ContainerHost (the process runtime) a container's run is
+// a real process: Start launches it (one that cannot start ends at once
+// with StartError, exit code 128), its exit comes from ProcessExited with
+// its own code (OOMKilled when its memory cgroup's OOM killer ended it), a
+// kill sends SIGTERM and then SIGKILL at the grace period's end, and its
+// log is the run's log file. Everything else (the order of containers,
+// restarts and back-off, phases, events) is the same as a simulated one's.
+//
 // Thread safety: none. The node must outlive the runner.
 #pragma once
 
@@ -94,6 +102,11 @@ class PodRunner {
 
   // The runtime saw a newer revision of the same pod (e.g. a status write).
   void ObserveRevision(int64_t mod_revision);
+
+  // A container of this pod that runs as a process (its node has a
+  // ContainerHost) exited: its end is the next step. False when no
+  // container of the pod is that process.
+  bool ProcessExited(const ContainerExit& exit);
 
   // The pod was deleted: kubelet's killPod at `now` with `grace` (the
   // deletion's grace period). Each running app container gets a Killing
@@ -154,6 +167,7 @@ class PodRunner {
       SimTime ended{};
     };
     std::unique_ptr<PastRun> previous;
+    int32_t previous_run = -1;  // its restartCount (a process run's log file)
     EnvList hook_env;    // the process environment, kept for an exec preStop hook
     Stage stage = Stage::kIdle;
     std::optional<SimTime> due;  // of `stage`
@@ -165,9 +179,16 @@ class PodRunner {
     std::string pull_error;
     // The run in progress.
     SimTime started_at{};
+    // On a process node: its process while it runs, what the kill sends
+    // when, and how it ended (exit_at is then when).
+    std::optional<ProcessId> process;
+    std::optional<SimTime> sigterm_at, sigkill_at;
+    int32_t exit_code = 0;
+    EnvList env;  // the process environment of the run being created
     std::optional<SimTime> exit_at;  // ends by itself (or is OOM-killed)
     bool oom = false;
-    std::optional<SimTime> stop_at;  // a kill completes
+    std::optional<SimTime> stop_at;  // a kill completes (simulated)
+    bool stopping = false;           // a kill is under way
     int32_t stop_code = 0;
     bool restart_after_stop = false;  // killed by a probe: restarted unless policy Never
     bool restarting = false;          // a new container is on its way: Create counts it
@@ -217,6 +238,10 @@ class PodRunner {
              const std::string& field_path);
   static void SetWaiting(Box& box, std::string reason, std::string message = {});
   std::string PodRefText() const;  // kubelet's format.Pod: name_namespace(uid)
+  // On a process node: starts the box's process; false (the container
+  // ended with StartError) when it cannot.
+  bool LaunchProcess(Box& box, SimTime t);
+  std::string PodLogDir() const;  // "<namespace>_<name>_<uid>"
 
   PodAssignment assignment_;
   const api::PodSpecT& spec_;

@@ -1,10 +1,13 @@
 #include "stages/runtime/runtime_stage.h"
 
+#include <algorithm>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "base/hex_id.h"
 #include "base/logging.h"
 #include "bus/bus.h"
 #include "model/api_status.h"
@@ -13,6 +16,7 @@
 #include "client/client.h"
 #include "stages/runtime/adopt.h"
 #include "stages/runtime/node_lease.h"
+#include "stages/runtime/process/process_engine.h"
 #include "stages/runtime/report_outbox.h"
 #include "stages/runtime/termination.h"
 
@@ -135,6 +139,13 @@ class RuntimeLoop {
         secrets_(context.bus, context.Endpoint("api"), context.Endpoint("watch"),
                  model::KindPrefix(model::Kind("Secret"))) {
     for (const SimNode& node : nodes_) hosted_defs_.push_back(NodeDefFromSim(node));
+    if (std::ranges::any_of(nodes_, [](const SimNode& n) { return n.type == RuntimeType::kProcess; })) {
+      const std::string data_dir = std::filesystem::absolute(context.config.data_dir).string();
+      engine_ = std::make_unique<process::ProcessEngine>(process::EngineOptions{
+          .log_root = data_dir + "/runtime/pods", .owner = DeterministicHex(data_dir, 16)});
+      for (const std::string& limit : engine_->limitations()) log_->warn("process runtime: {}", limit);
+      agents_.SetContainerHost(engine_.get());
+    }
   }
 
   void Run(const std::atomic<bool>& stopping) {
@@ -479,6 +490,9 @@ class RuntimeLoop {
   bus::Pusher reports_;
   ReportOutbox outbox_;  // reports sent until the stored pods show them
   const ImageCatalog catalog_;
+  // Runs the containers of process nodes (made only when there is one);
+  // outlives the pods in `agents_`.
+  std::unique_ptr<process::ProcessEngine> engine_;
   NodeAgentSet agents_;
   NodeLeases leases_;
   std::map<std::string, KeyValue> stored_leases_;  // node -> its lease as found at start, until held

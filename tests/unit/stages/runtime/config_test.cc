@@ -68,6 +68,29 @@ nodeTemplate:
   CHECK((*nodes)[3].pod_cidr.ToString() == "10.244.3.0/24");
 }
 
+TEST_CASE("runtime config: what runs a node's containers, for all or per node") {
+  Result<RuntimeConfig> config = Parse(R"(
+type: process
+nodes:
+  - {name: real}
+  - {name: sim, type: simulated}
+nodeTemplate: {count: 1, type: simulated}
+)");
+  REQUIRE(config.ok());
+  Result<std::vector<SimNode>> nodes = ResolveNodes(*config);
+  REQUIRE(nodes.ok());
+  REQUIRE(nodes->size() == 3);
+  CHECK((*nodes)[0].type == RuntimeType::kProcess);
+  CHECK((*nodes)[1].type == RuntimeType::kSimulated);
+  CHECK((*nodes)[2].type == RuntimeType::kSimulated);
+  Result<RuntimeConfig> plain = Parse("nodes: [{name: a}, {name: b, type: process}]\n");
+  REQUIRE(plain.ok());
+  nodes = ResolveNodes(*plain);
+  REQUIRE(nodes.ok());
+  CHECK((*nodes)[0].type == RuntimeType::kSimulated);
+  CHECK((*nodes)[1].type == RuntimeType::kProcess);
+}
+
 TEST_CASE("runtime config: errors name the path") {
   struct Case {
     const char* yaml;
@@ -87,7 +110,8 @@ TEST_CASE("runtime config: errors name the path") {
       {"nodes: [{name: a, images: [redis]}]", "runtime.nodes[0].images[0]: image \"redis\""},
       {"clusterCIDR: 10.244.0.0/23\nnodeTemplate: {count: 3}", "runtime.nodeTemplate: no podCIDR"},
       {"nodes: {name: a}", "runtime.nodes: must be a list"},
-      {"type: process", "runtime.type: Unsupported value"},
+      {"type: docker", "runtime.type: Unsupported value: \"docker\": supported values: \"simulated\", \"process\""},
+      {"nodes: [{name: a, type: vm}]", "runtime.nodes[0].type: Unsupported value: \"vm\""},
   };
   for (const Case& c : cases) {
     INFO(c.yaml);
