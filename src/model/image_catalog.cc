@@ -38,12 +38,13 @@ Result<std::vector<CatalogImage>> ParseImages(const YAML::Node& node, const std:
         Result<std::string> name = yaml::Scalar<std::string>(entry.second, field, "must be a string");
         if (!name.ok()) return name.status();
         image.name = std::move(*name);
-      } else if (key == "tags") {
+      } else if (key == "tags" || key == "entrypoint" || key == "cmd") {
         if (!entry.second.IsSequence()) return Status::Invalid(field + ": must be a list");
+        std::vector<std::string>& list = key == "tags" ? image.tags : key == "entrypoint" ? image.entrypoint : image.cmd;
         for (size_t t = 0; t < entry.second.size(); ++t) {
-          Result<std::string> tag = yaml::Scalar<std::string>(entry.second[t], yaml::Index(field, t), "must be a string");
-          if (!tag.ok()) return tag.status();
-          image.tags.push_back(std::move(*tag));
+          Result<std::string> item = yaml::Scalar<std::string>(entry.second[t], yaml::Index(field, t), "must be a string");
+          if (!item.ok()) return item.status();
+          list.push_back(std::move(*item));
         }
       } else if (key == "sizeBytes" || key == "pullMillis") {
         Result<int64_t> n = NonNegative(entry.second, field);
@@ -246,6 +247,7 @@ std::optional<ResolvedImage> ImageCatalog::Resolve(std::string_view reference) c
   out.size_bytes = image != nullptr ? image->size_bytes : default_size_bytes_;
   out.pull_time = image != nullptr ? image->pull_time : default_pull_time_;
   out.behavior = image != nullptr ? &image->behavior : &kNoBehavior;
+  out.listed = image;
   return out;
 }
 

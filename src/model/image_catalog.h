@@ -27,6 +27,10 @@ struct CatalogImage {
   int64_t size_bytes = 0;
   SimDuration pull_time{0};
   SimBehavior behavior;  // what its containers do (runtime.registry[].behavior)
+  // What its containers run on a process node, as an image's config has
+  // them: a container's command replaces `entrypoint`, its args `cmd`.
+  std::vector<std::string> entrypoint;
+  std::vector<std::string> cmd;
 };
 
 // A reference split and normalized: "nginx:1.14.2" ->
@@ -61,7 +65,7 @@ struct RegistryConfig {
 };
 
 // `runtime.registry` at `path`: a list of {name (required), tags, sizeBytes,
-// pullMillis, behavior} (a closed registry), or a map {open, images (that
+// pullMillis, behavior, entrypoint, cmd} (a closed registry), or a map {open, images (that
 // list), missing, defaultSizeBytes, defaultPullMillis}. Invalid naming the
 // key otherwise.
 Result<RegistryConfig> ParseRegistry(const YAML::Node& node, const std::string& path);
@@ -74,6 +78,7 @@ struct ResolvedImage {
   int64_t size_bytes = 0;
   SimDuration pull_time{0};
   const SimBehavior* behavior = nullptr;  // the catalog's; lives as long as it
+  const CatalogImage* listed = nullptr;   // its entry, when the registry lists it
 };
 
 // Immutable after construction; safe to share between threads.

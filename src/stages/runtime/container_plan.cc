@@ -265,3 +265,74 @@ std::string ProbeFailureOutput(const api::ProbeT& probe, const api::ContainerT& 
 }
 
 }  // namespace podflow::runtime
+
+namespace podflow::runtime {
+namespace {
+
+// nginx's welcome page, from a server python3 (which the build needs) runs.
+constexpr char kWelcomeServer[] =
+    "import http.server, sys\n"
+    "page = b'<!DOCTYPE html>\\n<html>\\n<head>\\n<title>Welcome to nginx!</title>\\n</head>\\n<body>\\n"
+    "<h1>Welcome to nginx!</h1>\\n</body>\\n</html>\\n'\n"
+    "class Welcome(http.server.BaseHTTPRequestHandler):\n"
+    "    server_version = 'nginx'\n"
+    "    def do_GET(self):\n"
+    "        self.send_response(200)\n"
+    "        self.send_header('Content-Type', 'text/html')\n"
+    "        self.send_header('Content-Length', str(len(page)))\n"
+    "        self.end_headers()\n"
+    "        self.wfile.write(page)\n"
+    "    def log_message(self, fmt, *args):\n"
+    "        sys.stdout.write('%s - - [%s] \"%s\"\\n' % (self.address_string(), self.log_date_time_string(), self.requestline))\n"
+    "        sys.stdout.flush()\n"
+    "http.server.ThreadingHTTPServer(('0.0.0.0', int(sys.argv[1])), Welcome).serve_forever()\n";
+
+struct WellKnown {
+  std::vector<std::string> entrypoint;
+  std::vector<std::string> cmd;
+};
+
+WellKnown WellKnownImage(const std::string& repository, const api::ContainerT& c) {
+  const auto is = [&](std::string_view name) {
+    return repository == "docker.io/library/" + std::string(name) || repository.ends_with("/" + std::string(name));
+  };
+  if (is("busybox")) return {{}, {"sh"}};
+  if (is("alpine")) return {{}, {"/bin/sh"}};
+  if (is("debian") || is("ubuntu")) return {{}, {"bash"}};
+  if (is("nginx") || is("nginx-unprivileged")) {
+    int32_t port = 80;
+    if (!c.ports.empty() && c.ports[0] && c.ports[0]->container_port > 0) port = c.ports[0]->container_port;
+    return {{}, {"python3", "-c", kWelcomeServer, std::to_string(port)}};
+  }
+  return {};
+}
+
+}  // namespace
+
+std::vector<std::string> ProcessArgv(const api::ContainerT& c, const model::ResolvedImage* image,
+                                     const EnvList& env) {
+  WellKnown config;
+  if (image != nullptr && image->listed != nullptr &&
+      (!image->listed->entrypoint.empty() || !image->listed->cmd.empty())) {
+    config = {image->listed->entrypoint, image->listed->cmd};
+  } else {
+    config = WellKnownImage(model::NormalizeImageReference(c.image).repository, c);
+  }
+  std::vector<std::string> argv;
+  const auto add = [&](const std::vector<std::string>& from, bool expand) {
+    for (const std::string& a : from) argv.push_back(expand ? ExpandKubeVars(a, env) : a);
+  };
+  if (!c.command.empty()) {
+    add(c.command, true);
+  } else {
+    add(config.entrypoint, false);
+  }
+  if (!c.args.empty()) {
+    add(c.args, true);
+  } else if (c.command.empty()) {
+    add(config.cmd, false);
+  }
+  return argv;
+}
+
+}  // namespace podflow::runtime

@@ -65,6 +65,17 @@ namespace podflow::runtime {
 // would pass 1 MiB is kept as written.
 std::string ExpandKubeVars(std::string_view text, const EnvList& env);
 
+// What a container runs on a process node, by kubelet's rules over the
+// image's config: its command, else the image's entrypoint; then its args,
+// else (when it has no command) the image's cmd; each $(VAR) expanded
+// against `env`. An image the registry lists without entrypoint or cmd, or
+// does not list, has those of a few well-known images: busybox and alpine
+// run sh, debian and ubuntu bash, nginx a small HTTP server that answers
+// nginx's welcome page on the container's first containerPort (80 without
+// one). Empty when there is nothing to run.
+std::vector<std::string> ProcessArgv(const api::ContainerT& c, const model::ResolvedImage* image,
+                                     const EnvList& env);
+
 // The process's environment: PATH, HOSTNAME and HOME as the runtime sets
 // them, then `kubelet_env` (the container's KubeletEnv, pod_config.h),
 // which may override them.

@@ -194,11 +194,7 @@ bool PodRunner::LaunchProcess(Box& box, SimTime t) {
   launch.pod_key = assignment_.pod_key;
   launch.log_dir = PodLogDir() + "/" + box.spec->name;
   launch.restart_count = box.status->restart_count;
-  // The command and args, $(VAR) expanded against the container's env, as
-  // kubelet passes them to the runtime (no image: the command is the whole of it).
-  for (const auto* list : {&box.spec->command, &box.spec->args}) {
-    for (const std::string& a : *list) launch.argv.push_back(ExpandKubeVars(a, box.env));
-  }
+  launch.argv = ProcessArgv(*box.spec, box.image ? &*box.image : nullptr, box.env);
   launch.env = std::move(box.env);
   launch.working_dir = box.spec->working_dir;
   launch.hostname = spec_.hostname.empty() ? assignment_.pod->metadata->name : spec_.hostname;

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <thread>
 
+#include "stages/runtime/container_plan.h"
 #include "stages/runtime/process/cri_log.h"
 #include "stages/runtime/process/process_engine.h"
 
@@ -226,3 +227,47 @@ TEST_CASE("CRI log: long lines are split and joined again; files rotate by size 
 }
 
 }  // namespace podflow::runtime::process
+
+namespace podflow::runtime {
+
+TEST_CASE("process argv: a container's command and args over the image's entrypoint and cmd, as kubelet combines them") {
+  model::RegistryConfig registry;
+  model::CatalogImage app;
+  app.name = "example/app";
+  app.entrypoint = {"/entry.sh"};
+  app.cmd = {"serve", "--port=80"};
+  registry.images.push_back(app);
+  registry.images.push_back(model::CatalogImage{.name = "busybox"});
+  registry.open = true;
+  const model::ImageCatalog catalog(registry);
+  const EnvList env = {{"WHO", "world"}};
+  const auto argv = [&](std::vector<std::string> command, std::vector<std::string> args,
+                        const std::string& image = "example/app:1") {
+    api::ContainerT c;
+    c.image = image;
+    c.command = std::move(command);
+    c.args = std::move(args);
+    const std::optional<model::ResolvedImage> resolved = catalog.Resolve(image);
+    return ProcessArgv(c, resolved ? &*resolved : nullptr, env);
+  };
+  using V = std::vector<std::string>;
+  CHECK(argv({}, {}) == V{"/entry.sh", "serve", "--port=80"});
+  CHECK(argv({}, {"check", "$(WHO)"}) == V{"/entry.sh", "check", "world"});
+  CHECK(argv({"echo", "hello $(WHO)"}, {}) == V{"echo", "hello world"});
+  CHECK(argv({"echo"}, {"a", "$$(WHO)"}) == V{"echo", "a", "$(WHO)"});
+  // Listed without a config, and unlisted: the well-known images'.
+  CHECK(argv({}, {}, "busybox:1.28") == V{"sh"});
+  CHECK(argv({}, {"-c", "echo hi"}, "busybox:1.28") == V{"-c", "echo hi"});
+  CHECK(argv({}, {}, "ubuntu:22.04") == V{"bash"});
+  CHECK(argv({}, {}, "example/unknown:1").empty());
+  api::ContainerT web;
+  web.image = "nginx:1.14.2";
+  web.ports.push_back(std::make_unique<api::ContainerPortT>());
+  web.ports.back()->container_port = 8080;
+  const std::vector<std::string> nginx = ProcessArgv(web, nullptr, env);
+  REQUIRE(nginx.size() == 4);
+  CHECK(nginx[0] == "python3");
+  CHECK(nginx[3] == "8080");
+}
+
+}  // namespace podflow::runtime
