@@ -55,8 +55,8 @@ bool ConditionIsTrue(const Object& object, std::string_view type) {
 
 // The node conditions kubelet posts (and the node lifecycle controller marks
 // Unknown when it stops posting them).
-inline constexpr std::array<std::string_view, 4> kKubeletNodeConditions = {"MemoryPressure", "DiskPressure",
-                                                                           "PIDPressure", "Ready"};
+inline constexpr std::array<std::string_view, 4> kKubeletNodeConditions = {"Ready", "MemoryPressure",
+                                                                           "DiskPressure", "PIDPressure"};
 
 // `value` as it will be written: with the lastTransitionTime it had in
 // `previous` when its status did not change, `now_rfc3339` otherwise.

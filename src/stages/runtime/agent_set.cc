@@ -52,6 +52,7 @@ Status NodeAgentSet::AddPod(const std::string& node_name, PodAssignment assignme
       existing->second.runner->ObserveRevision(assignment.mod_revision);
       return Status::Ok();
     }
+    existing->second.runner->RemoveLogs();
     pods_.erase(existing);  // same name, new pod (or moved): start over
   }
   const std::string key = assignment.pod_key;
@@ -91,7 +92,10 @@ void NodeAgentSet::ForgetAdopted(const std::string& pod_key) {
 }
 
 void NodeAgentSet::RemovePod(const std::string& pod_key) {
-  pods_.erase(pod_key);
+  if (auto it = pods_.find(pod_key); it != pods_.end()) {
+    it->second.runner->RemoveLogs();
+    pods_.erase(it);
+  }
   ForgetAdopted(pod_key);
 }
 

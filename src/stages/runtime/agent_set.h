@@ -44,6 +44,11 @@ class NodeAgentSet {
   // Stops every pod on the node (no further reports) and forgets it.
   void RemoveNode(const std::string& name);
   bool HasNode(const std::string& name) const { return nodes_.contains(name); }
+  // Whether the node's containers are real processes (a ContainerHost runs them).
+  bool RunsProcesses(const std::string& name) const {
+    auto it = nodes_.find(name);
+    return it != nodes_.end() && it->second->host() != nullptr;
+  }
 
   // Starts running a pod on `node_name` at `now`. NotFound for a node not
   // hosted; a pod key already running is updated (ObserveRevision) when the

@@ -197,7 +197,13 @@ bool PodRunner::LaunchProcess(Box& box, SimTime t) {
   launch.argv = ProcessArgv(*box.spec, box.image ? &*box.image : nullptr, box.env);
   launch.env = std::move(box.env);
   launch.working_dir = box.spec->working_dir;
-  launch.hostname = spec_.hostname.empty() ? assignment_.pod->metadata->name : spec_.hostname;
+  // kubelet's: at most 63 characters, no '-' or '.' left at the end.
+  std::string hostname = spec_.hostname.empty() ? assignment_.pod->metadata->name : spec_.hostname;
+  if (hostname.size() > 63) {
+    hostname.resize(63);
+    while (!hostname.empty() && (hostname.back() == '-' || hostname.back() == '.')) hostname.pop_back();
+  }
+  launch.hostname = std::move(hostname);
   launch.memory_limit_bytes = MemoryLimit(*box.spec);
   Result<ProcessId> id = node_->host()->Launch(launch);
   if (id.ok()) {

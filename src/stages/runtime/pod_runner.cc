@@ -68,13 +68,15 @@ PodRunner::PodRunner(PodAssignment assignment, NodeRuntime* node, SimTime now)
 PodRunner::~PodRunner() {
   if (pod_ip_) node_->ip_pool().Release(*pod_ip_);
   if (ContainerHost* host = node_->host()) {
-    // The pod is gone (or no longer this node's): nothing of it runs on,
-    // and its logs go with it, as kubelet removes a deleted pod's.
+    // The pod is gone, or no longer this node's: nothing of it runs on.
     for (const Box& box : boxes_) {
       if (box.process) host->Signal(*box.process, SIGKILL);
     }
-    host->RemovePodLogs(PodLogDir());
   }
+}
+
+void PodRunner::RemoveLogs() const {
+  if (ContainerHost* host = node_->host()) host->RemovePodLogs(PodLogDir());
 }
 
 bool PodRunner::ProcessExited(const ContainerExit& exit) {
@@ -146,7 +148,9 @@ model::Report PodRunner::Step() {
   }
   status_.phase = forced_phase_ ? *forced_phase_ : model::KubeletPhase(spec_, status_);
   if (finishing_ && status_.phase != api::PodPhase::Running && status_.phase != api::PodPhase::Pending) {
-    terminal_ = std::none_of(boxes_.begin(), boxes_.end(), [](const Box& b) { return BoxDue(b).has_value(); });
+    // A process still running (its kill sent, its exit to come) holds it open.
+    terminal_ = std::none_of(boxes_.begin(), boxes_.end(),
+                             [](const Box& b) { return BoxDue(b).has_value() || b.process.has_value(); });
   }
 
   model::Report report;
@@ -231,7 +235,9 @@ bool PodRunner::RunDue(Box& box, SimTime t) {
   if (box.exit_at && *box.exit_at <= t) {
     const bool oom = box.oom;
     const bool killed = box.stopping && box.restart_after_stop;
-    const int32_t code = oom ? 137 : node_->host() != nullptr ? box.exit_code : box.plan.behavior.exit_code.value_or(0);
+    // A process's own code (the OOM killer may have ended a child of it);
+    // a simulated OOM kill is SIGKILL's.
+    const int32_t code = node_->host() != nullptr ? box.exit_code : oom ? 137 : box.plan.behavior.exit_code.value_or(0);
     Exited(box, t, code, oom ? kubelet_text::kOOMKilled : code == 0 ? kubelet_text::kCompleted : kubelet_text::kError);
     AfterExit(box, t, code, killed);
     return true;

@@ -107,6 +107,10 @@ class PodRunner {
   // ContainerHost) exited: its end is the next step. False when no
   // container of the pod is that process.
   bool ProcessExited(const ContainerExit& exit);
+  // The pod was removed: its containers' logs go with it, as kubelet removes
+  // a deleted pod's (a process node's; a runner that is only destroyed, at a
+  // stop, leaves them).
+  void RemoveLogs() const;
 
   // The pod was deleted: kubelet's killPod at `now` with `grace` (the
   // deletion's grace period). Each running app container gets a Killing

@@ -139,7 +139,9 @@ class RuntimeLoop {
         secrets_(context.bus, context.Endpoint("api"), context.Endpoint("watch"),
                  model::KindPrefix(model::Kind("Secret"))) {
     for (const SimNode& node : nodes_) hosted_defs_.push_back(NodeDefFromSim(node));
-    if (std::ranges::any_of(nodes_, [](const SimNode& n) { return n.type == RuntimeType::kProcess; })) {
+    // Adopted nodes take the runtime's type.
+    if (config_.type == RuntimeType::kProcess ||
+        std::ranges::any_of(nodes_, [](const SimNode& n) { return n.type == RuntimeType::kProcess; })) {
       const std::string data_dir = std::filesystem::absolute(context.config.data_dir).string();
       engine_ = std::make_unique<process::ProcessEngine>(process::EngineOptions{
           .log_root = data_dir + "/runtime/pods", .owner = DeterministicHex(data_dir, 16)});
@@ -341,7 +343,10 @@ class RuntimeLoop {
     }
     const std::string uid = pod->metadata() && pod->metadata()->uid() ? pod->metadata()->uid()->str() : "";
     Status status;
-    if (!hosted_.contains(kv.key) && AlreadyUp(*pod)) {
+    // A process node's containers did not outlive the runtime (they are
+    // killed when it stops): a pod still Running there is run again.
+    const bool gone = agents_.RunsProcesses(node) && pod->status() && pod->status()->phase() == api::PodPhase::Running;
+    if (!hosted_.contains(kv.key) && AlreadyUp(*pod) && !gone) {
       const std::string ip = pod->status()->pod_ip() ? pod->status()->pod_ip()->str() : "";
       status = agents_.AdoptPod(node, kv.key, uid, ip);
       log_->info("{} is already up on {}: adopted", kv.key, node);
@@ -420,7 +425,7 @@ class RuntimeLoop {
     if (!written->succeeded) return;  // changed meanwhile: the watch brings it again
     hosted_defs_.push_back(NodeDefFromSim(*node));
     node_names_[kv.key] = node->name;
-    (void)agents_.AddNode(*node);
+    if (Status added = agents_.AddNode(*node); !added.ok()) log_->error("node {}: {}", node->name, added.ToString());
     HoldLease(node->name, UidOf(*stored));
     log_->info("node {} adopted (podCIDR {})", node->name, node->pod_cidr.ToString());
     // Pods bound to it before it was adopted are hosted now.

@@ -18,13 +18,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// "20240501-120000", the suffix of a rotated file.
+// "20240501-120000.250000000", the suffix of a rotated file: fixed width,
+// so that names sort as the rotations happened.
 std::string RotationStamp(std::chrono::system_clock::time_point at) {
   const std::time_t t = std::chrono::system_clock::to_time_t(at);
   std::tm tm{};
   gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
+  char buf[48];
+  const size_t n = std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
+  const auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(at.time_since_epoch()).count() % 1'000'000'000;
+  std::snprintf(buf + n, sizeof buf - n, ".%09lld", static_cast<long long>(nanos));
   return buf;
 }
 
@@ -108,16 +111,24 @@ void CriLogWriter::Record(std::string_view stream, bool partial, std::string_vie
   record += '\n';
   WriteAll(fd_, record);
   size_ += static_cast<int64_t>(record.size());
-  if (size_ >= limits_.max_bytes) Rotate(at);
+  if (!partial && size_ >= limits_.max_bytes) Rotate(at);  // a long line stays in one file
 }
 
 void CriLogWriter::Rotate(std::chrono::system_clock::time_point at) {
+  // Each rotation's stamp is later than the one before (lines read together
+  // share a time), so names sort as the rotations happened.
+  if (at <= last_rotation_) at = last_rotation_ + std::chrono::nanoseconds(1);
+  std::error_code ec;
   std::string rotated = path_ + "." + RotationStamp(at);
-  for (int n = 1; fs::exists(rotated); ++n) rotated = path_ + "." + RotationStamp(at) + "-" + std::to_string(n);
+  for (; fs::exists(rotated, ec); at += std::chrono::nanoseconds(1)) rotated = path_ + "." + RotationStamp(at);
+  last_rotation_ = at;
+  fs::rename(path_, rotated, ec);
+  if (ec) {
+    size_ = 0;  // cannot rotate: go on in this file rather than try at every line
+    return;
+  }
   ::close(fd_);
   fd_ = -1;
-  std::error_code ec;
-  fs::rename(path_, rotated, ec);
   std::vector<std::string> old = RotatedFiles(path_);
   const size_t keep = static_cast<size_t>(std::max(limits_.max_files - 1, 0));
   for (size_t i = 0; i + keep < old.size(); ++i) fs::remove(old[i], ec);
@@ -125,8 +136,7 @@ void CriLogWriter::Rotate(std::chrono::system_clock::time_point at) {
 }
 
 std::vector<CriLogRecord> ReadCriLog(const std::string& path) {
-  std::vector<std::string> files = RotatedFiles(path);
-  files.push_back(path);
+  const std::vector<std::string> files = {path};
   std::vector<CriLogRecord> out;
   std::string partial_out, partial_err;
   for (const std::string& file : files) {

@@ -3,8 +3,10 @@
 //   2024-05-01T12:00:00.250000000Z stdout F the line
 // (F: a full line; P: part of a longer one, continued by the next record),
 // with size-based rotation: past `max_bytes` the file is renamed
-// "<file>.<YYYYMMDD-HHMMSS>" and a new one started; at most `max_files`
-// files are kept (kubelet's containerLogMaxSize and containerLogMaxFiles).
+// "<file>.<YYYYMMDD-HHMMSS>.<nanoseconds>" and a new one started; at most
+// `max_files` files are kept (kubelet's containerLogMaxSize and
+// containerLogMaxFiles). Logs are served from the current file only, as
+// kubelet serves them.
 //
 // Thread safety: a writer belongs to one thread; ReadCriLog may run beside it.
 #pragma once
@@ -53,6 +55,7 @@ class CriLogWriter {
   int fd_ = -1;
   int64_t size_ = 0;
   std::string pending_out_, pending_err_;
+  std::chrono::system_clock::time_point last_rotation_{};
 };
 
 struct CriLogRecord {
@@ -61,8 +64,8 @@ struct CriLogRecord {
   std::string text;  // the whole line: P records joined to their F
 };
 
-// The records of `path` and of its rotated files (oldest first); P records
-// are joined. Lines that are not records are skipped.
+// The records of `path` (not of its rotated files); P records are joined.
+// Lines that are not records are skipped.
 std::vector<CriLogRecord> ReadCriLog(const std::string& path);
 
 }  // namespace podflow::runtime::process

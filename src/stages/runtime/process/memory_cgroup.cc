@@ -46,6 +46,8 @@ void KillAndRemove(const fs::path& group) {
   for (const auto& entry : fs::directory_iterator(group, ec)) {
     if (entry.is_directory(ec)) KillAndRemove(entry.path());
   }
+  // cgroup v2 kills the whole group at once, with no pid read in between.
+  if (fs::exists(group / "cgroup.kill", ec)) WriteFile(group / "cgroup.kill", "1");
   for (int attempt = 0; attempt < 50; ++attempt) {
     std::istringstream procs(ReadFile(group / "cgroup.procs"));
     bool any = false;

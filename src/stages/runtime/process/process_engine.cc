@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/eventfd.h>
@@ -12,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -22,74 +24,116 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr char kDefaultPath[] = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+// What one round of the collector reads from one pipe at most: a process
+// that writes without pause cannot keep it from the others.
+constexpr size_t kReadPerRound = 4 * 65536;
 
-// argv[0] as the runtime finds it: a name with a '/' as written, any other
-// in the container's PATH (the default one when its env sets none).
-std::optional<std::string> FindExecutable(const std::string& name, const EnvList& env) {
-  const auto executable = [](const std::string& path) {
-    struct stat st {};
-    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
-  };
-  if (name.find('/') != std::string::npos) {
-    if (executable(name)) return name;
-    return std::nullopt;
-  }
-  std::string path = kDefaultPath;
-  for (const auto& [k, v] : env) {
-    if (k == "PATH") path = v;
-  }
-  for (size_t start = 0; start <= path.size();) {
-    size_t end = path.find(':', start);
-    if (end == std::string::npos) end = path.size();
-    const std::string dir = end > start ? path.substr(start, end - start) : ".";
-    const std::string candidate = dir + "/" + name;
-    if (executable(candidate)) return candidate;
-    start = end + 1;
-  }
-  return std::nullopt;
+// An errno as Go's syscall package words it (lower case): runc's messages.
+std::string ErrnoText(int err) {
+  std::string text = std::strerror(err);
+  if (!text.empty()) text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
+  return text;
 }
 
-int PidfdOpen(pid_t pid) { return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)); }
+bool Executable(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
+}
+
+// argv[0] as runc finds it: a name with a '/' as written, any other in the
+// container's PATH (the default one when its env sets none). Relative
+// paths are the container's: from its working dir. The error is runc's.
+Result<std::string> FindExecutable(const std::string& name, const EnvList& env, const std::string& dir) {
+  const auto in_dir = [&](const std::string& path) { return path.starts_with("/") ? path : dir + "/" + path; };
+  if (name.find('/') != std::string::npos) {
+    const std::string path = in_dir(name);
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+      return Status::Invalid("exec: \"" + name + "\": stat " + name + ": " + ErrnoText(errno));
+    }
+    return path;
+  }
+  std::string search = kDefaultPath;
+  for (const auto& [k, v] : env) {
+    if (k == "PATH") search = v;
+  }
+  for (size_t start = 0; start <= search.size();) {
+    size_t end = search.find(':', start);
+    if (end == std::string::npos) end = search.size();
+    const std::string candidate = in_dir((end > start ? search.substr(start, end - start) : ".") + "/" + name);
+    if (Executable(candidate)) return candidate;
+    start = end + 1;
+  }
+  return Status::Invalid("exec: \"" + name + "\": executable file not found in $PATH");
+}
 
 void CloseFd(int& fd) {
   if (fd >= 0) ::close(fd);
   fd = -1;
 }
 
-// The child between clone and exec: only async-signal-safe calls.
+pid_t Clone(unsigned long flags, int* pidfd) {
+  // x86_64 and arm64 take (flags, stack, parent_tid, child_tid, tls);
+  // CLONE_PIDFD puts the pidfd where parent_tid points.
+  return static_cast<pid_t>(::syscall(SYS_clone, flags | CLONE_PIDFD | SIGCHLD, nullptr, pidfd, nullptr, nullptr));
+}
+
+// Whether this process may make PID, mount and UTS namespaces (root in a
+// container without CAP_SYS_ADMIN may not).
+bool CanIsolate() {
+  if (::geteuid() != 0) return false;
+  int pidfd = -1;
+  const pid_t pid = Clone(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWUTS, &pidfd);
+  if (pid == 0) ::_exit(0);
+  if (pid < 0) return false;
+  siginfo_t info{};
+  ::waitid(P_PIDFD, static_cast<id_t>(pidfd), &info, WEXITED);
+  ::close(pidfd);
+  return true;
+}
+
+// The child between clone and exec: only async-signal-safe calls. Every
+// signal is blocked on entry (the parent blocked them around the clone).
 [[noreturn]] void RunChild(bool isolate, const char* hostname, size_t hostname_len, int go_fd, int fail_fd,
                            int out_fd, int err_fd, const char* dir, const char* path, char* const* argv,
                            char* const* envp) {
+  // Killed if the thread that launched it ends (the runtime's loop), and
+  // not run at all if the runtime went before it said go.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   ::setsid();
+  int report[3] = {0, 0, 0};  // errno, and what failed: 1 the working dir, 2 the namespaces
   if (isolate) {
     // Its own /proc, for its own PID namespace; mounts stay in its namespace.
-    if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0) {
-      ::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr);
+    if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+        ::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0 ||
+        (hostname_len > 0 && ::sethostname(hostname, hostname_len) != 0)) {
+      report[0] = errno;
+      report[1] = 2;
     }
-    if (hostname_len > 0) ::sethostname(hostname, hostname_len);
   }
   char go = 0;
-  while (::read(go_fd, &go, 1) < 0 && errno == EINTR) {
+  ssize_t n;
+  while ((n = ::read(go_fd, &go, 1)) < 0 && errno == EINTR) {
   }
+  if (n != 1) ::_exit(127);
   const int null_fd = ::open("/dev/null", O_RDONLY);
   ::dup2(null_fd, 0);
   ::dup2(out_fd, 1);
   ::dup2(err_fd, 2);
-  int report[2] = {0, 0};  // errno, and whether it was the working dir
-  if (::chdir(dir) != 0) {
+  if (report[1] == 0 && ::chdir(dir) != 0) {
     report[0] = errno;
     report[1] = 1;
-  } else {
+  }
+  if (report[1] == 0) {
     // Nothing of this process's descriptors but the report pipe (close on exec).
     if (fail_fd > 3) ::syscall(SYS_close_range, 3u, static_cast<unsigned>(fail_fd - 1), 0u);
     ::syscall(SYS_close_range, static_cast<unsigned>(fail_fd + 1), ~0u, 0u);
-    sigset_t all;
-    ::sigemptyset(&all);
-    ::sigprocmask(SIG_SETMASK, &all, nullptr);
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
     for (int sig = 1; sig < NSIG; ++sig) ::sigaction(sig, &dfl, nullptr);
+    sigset_t none;
+    ::sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
     ::execve(path, argv, envp);
     report[0] = errno;
   }
@@ -105,6 +149,7 @@ struct ProcessEngine::Proc {
   int out_fd = -1;
   int err_fd = -1;
   std::string pod_key;
+  std::string pod_dir;  // of its log
   std::optional<std::string> cgroup;
   std::unique_ptr<CriLogWriter> log;
   ~Proc() {
@@ -115,9 +160,13 @@ struct ProcessEngine::Proc {
 };
 
 ProcessEngine::ProcessEngine(EngineOptions options) : options_(std::move(options)) {
-  isolate_ = ::geteuid() == 0;
-  if (!isolate_) {
+  isolate_ = CanIsolate();
+  if (::geteuid() != 0) {
     limitations_.push_back("not root: containers run without their own PID, mount and UTS namespaces");
+  } else if (!isolate_) {
+    limitations_.push_back(
+        "no namespaces may be made here (no CAP_SYS_ADMIN): containers run without their own PID, mount and UTS "
+        "namespaces");
   }
   Result<MemoryCgroups> cgroups = MemoryCgroups::Open(options_.cgroup_mount, options_.owner);
   if (cgroups.ok()) {
@@ -153,9 +202,9 @@ std::string ProcessEngine::LogPath(const std::string& log_dir, int32_t restart_c
 
 Result<ProcessId> ProcessEngine::Launch(const ContainerLaunch& launch) {
   if (launch.argv.empty()) return Status::Invalid("no command specified");
-  const std::optional<std::string> path = FindExecutable(launch.argv[0], launch.env);
-  if (!path) return Status::Invalid("exec: \"" + launch.argv[0] + "\": executable file not found in $PATH");
   const std::string dir = launch.working_dir.empty() ? "/" : launch.working_dir;
+  Result<std::string> path = FindExecutable(launch.argv[0], launch.env, dir);
+  if (!path.ok()) return path.status();
   auto log = std::make_unique<CriLogWriter>(LogPath(launch.log_dir, launch.restart_count), options_.log_limits);
   if (Status opened = log->Open(); !opened.ok()) return opened;
 
@@ -178,49 +227,69 @@ Result<ProcessId> ProcessEngine::Launch(const ContainerLaunch& launch) {
     if (!made.ok()) return made.status();
     group = *made;
   }
-  int out[2], err[2], go[2], fail[2];
-  if (::pipe2(out, O_CLOEXEC) != 0) return Status::Unavailable(std::string("pipe: ") + std::strerror(errno));
-  if (::pipe2(err, O_CLOEXEC) != 0 || ::pipe2(go, O_CLOEXEC) != 0 || ::pipe2(fail, O_CLOEXEC) != 0) {
-    return Status::Unavailable(std::string("pipe: ") + std::strerror(errno));
+  int pipes[4][2] = {{-1, -1}, {-1, -1}, {-1, -1}, {-1, -1}};  // out, err, go, fail
+  const auto close_all = [&] {
+    for (auto& p : pipes) {
+      CloseFd(p[0]);
+      CloseFd(p[1]);
+    }
+    if (group) cgroups_->Remove(*group);
+  };
+  for (auto& p : pipes) {
+    if (::pipe2(p, O_CLOEXEC) != 0) {
+      const int err = errno;
+      close_all();
+      return Status::Unavailable("pipe: " + ErrnoText(err));
+    }
   }
-  const unsigned long flags = SIGCHLD | (isolate_ ? CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWUTS : 0);
-  const pid_t pid = static_cast<pid_t>(::syscall(SYS_clone, flags, nullptr, nullptr, nullptr, nullptr));
+  auto& [out, err, go, fail] = pipes;
+  // No signal handler of this process may run in the child before its exec.
+  sigset_t all, old;
+  ::sigfillset(&all);
+  ::pthread_sigmask(SIG_SETMASK, &all, &old);
+  int pidfd = -1;
+  const pid_t pid = Clone(isolate_ ? CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWUTS : 0, &pidfd);
   if (pid == 0) {
     RunChild(isolate_, launch.hostname.data(), launch.hostname.size(), go[0], fail[1], out[1], err[1], dir.c_str(),
              path->c_str(), argv.data(), envp.data());
   }
-  for (int fd : {out[1], err[1], go[0], fail[1]}) ::close(fd);
+  const int clone_errno = errno;
+  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
   if (pid < 0) {
-    for (int fd : {out[0], err[0], go[1], fail[0]}) ::close(fd);
-    if (group) cgroups_->Remove(*group);
-    return Status::Unavailable(std::string("starting the container process: ") + std::strerror(errno));
+    close_all();
+    return Status::Unavailable("starting the container process: " + ErrnoText(clone_errno));
   }
+  CloseFd(out[1]);
+  CloseFd(err[1]);
+  CloseFd(go[0]);
+  CloseFd(fail[1]);
   auto proc = std::make_unique<Proc>();
   proc->pid = pid;
-  proc->pidfd = PidfdOpen(pid);
-  proc->out_fd = out[0];
-  proc->err_fd = err[0];
+  proc->pidfd = pidfd;
   proc->pod_key = launch.pod_key;
+  proc->pod_dir = launch.log_dir.substr(0, launch.log_dir.find('/'));
   proc->cgroup = group;
   proc->log = std::move(log);
-  if (group) (void)cgroups_->Add(*group, pid);  // before it runs a line of its own
-  (void)!::write(go[1], "g", 1);
-  ::close(go[1]);
-  int report[2] = {0, 0};
+  Status grouped = group ? cgroups_->Add(*group, pid) : Status::Ok();  // before it runs a line of its own
+  if (grouped.ok()) (void)!::write(go[1], "g", 1);
+  CloseFd(go[1]);  // without "g" the child ends at once
+  int report[3] = {0, 0, 0};
   ssize_t n;
   while ((n = ::read(fail[0], report, sizeof report)) < 0 && errno == EINTR) {
   }
-  ::close(fail[0]);
-  if (n > 0) {
+  CloseFd(fail[0]);
+  if (!grouped.ok() || n > 0) {
     // It did not get to its command: reaped here, never reported.
     siginfo_t info{};
-    ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED);
-    if (group) cgroups_->Remove(*group);
-    if (report[1] != 0) {
-      return Status::Invalid("chdir to cwd (\"" + dir + "\") set in config.json failed: " + std::strerror(report[0]));
-    }
-    return Status::Invalid("exec: \"" + launch.argv[0] + "\": " + std::strerror(report[0]));
+    ::waitid(P_PIDFD, static_cast<id_t>(pidfd), &info, WEXITED);
+    close_all();
+    if (!grouped.ok()) return grouped;
+    if (report[1] == 1) return Status::Invalid("chdir to cwd (\"" + dir + "\") set in config.json failed: " + ErrnoText(report[0]));
+    if (report[1] == 2) return Status::Invalid("setting up the container's namespaces: " + ErrnoText(report[0]));
+    return Status::Invalid("exec: \"" + launch.argv[0] + "\": " + ErrnoText(report[0]));
   }
+  proc->out_fd = std::exchange(out[0], -1);
+  proc->err_fd = std::exchange(err[0], -1);
   ::fcntl(proc->out_fd, F_SETFL, O_NONBLOCK);
   ::fcntl(proc->err_fd, F_SETFL, O_NONBLOCK);
   procs_.emplace(id, std::move(proc));
@@ -233,8 +302,9 @@ void ProcessEngine::Signal(ProcessId id, int signal) {
   std::lock_guard lock(mu_);
   auto it = procs_.find(id);
   if (it == procs_.end()) return;  // reaped: its pid may be someone else's now
+  // A pidfd names this process and no later one with its pid.
   if (signal == SIGKILL) ::killpg(it->second->pid, SIGKILL);
-  ::kill(it->second->pid, signal);
+  ::syscall(SYS_pidfd_send_signal, it->second->pidfd, signal, nullptr, 0);
 }
 
 std::vector<ContainerExit> ProcessEngine::TakeExits() {
@@ -251,46 +321,56 @@ std::vector<ContainerLogLine> ProcessEngine::ReadLog(const std::string& log_dir,
 }
 
 void ProcessEngine::RemovePodLogs(const std::string& pod_dir) {
-  if (pod_dir.empty() || pod_dir.find('/') != std::string::npos) return;
+  if (pod_dir.empty() || pod_dir.find('/') != std::string::npos || pod_dir == "." || pod_dir == "..") return;
+  std::lock_guard lock(mu_);
+  // A process of the pod not reaped yet writes no more.
+  for (auto& [id, proc] : procs_) {
+    if (proc->pod_dir == pod_dir) proc->log.reset();
+  }
   std::error_code ec;
   fs::remove_all(fs::path(options_.log_root) / pod_dir, ec);
 }
 
-void ProcessEngine::Drain(Proc& proc, std::chrono::system_clock::time_point at) {
+void ProcessEngine::Drain(Proc& proc, std::chrono::system_clock::time_point at, bool all) {
   char buf[65536];
   for (auto [fd, stream] : {std::pair{&proc.out_fd, "stdout"}, std::pair{&proc.err_fd, "stderr"}}) {
-    while (*fd >= 0) {
+    for (size_t taken = 0; *fd >= 0 && (all || taken < kReadPerRound);) {
       const ssize_t n = ::read(*fd, buf, sizeof buf);
       if (n > 0) {
-        proc.log->Write(stream, std::string_view(buf, static_cast<size_t>(n)), at);
+        taken += static_cast<size_t>(n);
+        if (proc.log) proc.log->Write(stream, std::string_view(buf, static_cast<size_t>(n)), at);
         continue;
       }
-      if (n < 0 && (errno == EINTR)) continue;
+      if (n < 0 && errno == EINTR) continue;
       if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) CloseFd(*fd);
       break;
     }
   }
 }
 
-void ProcessEngine::Reap(ProcessId id, Proc& proc) {
+bool ProcessEngine::Reap(ProcessId id, Proc& proc) {
   siginfo_t info{};
-  if (::waitid(P_PIDFD, static_cast<id_t>(proc.pidfd), &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid == 0) {
-    return;  // not yet
-  }
-  // While it is a zombie its pid still names its group: what it left behind goes too.
-  ::killpg(proc.pid, SIGKILL);
-  ::waitid(P_PIDFD, static_cast<id_t>(proc.pidfd), &info, WEXITED);
-  const auto now = std::chrono::system_clock::now();
-  Drain(proc, now);
-  proc.log->Flush(now);
+  const int waited = ::waitid(P_PIDFD, static_cast<id_t>(proc.pidfd), &info, WEXITED | WNOHANG | WNOWAIT);
+  if (waited == 0 && info.si_pid == 0) return false;  // not yet
   ContainerExit exit;
   exit.id = id;
   exit.pod_key = proc.pod_key;
-  exit.exit_code = info.si_code == CLD_EXITED ? info.si_status : 128 + info.si_status;
+  if (waited == 0) {
+    // While it is a zombie its pid still names its group: what it left behind goes too.
+    ::killpg(proc.pid, SIGKILL);
+    ::waitid(P_PIDFD, static_cast<id_t>(proc.pidfd), &info, WEXITED);
+    exit.exit_code = info.si_code == CLD_EXITED ? info.si_status : 128 + info.si_status;
+  } else {
+    // Someone else reaped it (ECHILD): it is gone, how is not known.
+    exit.exit_code = 128 + SIGKILL;
+  }
+  const auto now = std::chrono::system_clock::now();
+  Drain(proc, now, /*all=*/false);  // what the pipes still hold (a grandchild may keep them open)
+  if (proc.log) proc.log->Flush(now);
   exit.oom_killed = proc.cgroup && cgroups_ && cgroups_->OomKills(*proc.cgroup) > 0;
   exit.at = std::chrono::floor<SimDuration>(now);
-  if (proc.cgroup && cgroups_) cgroups_->Remove(*proc.cgroup);
   exits_.push_back(std::move(exit));
+  return true;
 }
 
 void ProcessEngine::Collect() {
@@ -311,22 +391,32 @@ void ProcessEngine::Collect() {
         }
       }
     }
-    if (::poll(fds.data(), fds.size(), 1000) < 0 && errno != EINTR) break;
+    if (::poll(fds.data(), fds.size(), 1000) < 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));  // EINTR, or short of memory: again
+      continue;
+    }
     uint64_t woken = 0;
     (void)!::read(wake_fd_, &woken, sizeof woken);
     const auto now = std::chrono::system_clock::now();
-    std::lock_guard lock(mu_);
-    for (size_t i = 1; i < fds.size(); ++i) {
-      if (fds[i].revents == 0) continue;
-      auto it = procs_.find(owners[i]);
-      if (it == procs_.end()) continue;
-      Proc& proc = *it->second;
-      if (fds[i].fd == proc.pidfd) {
-        Reap(it->first, proc);
-        if (!exits_.empty() && exits_.back().id == it->first) procs_.erase(it);
-      } else {
-        Drain(proc, now);
+    std::vector<std::unique_ptr<Proc>> ended;
+    {
+      std::lock_guard lock(mu_);
+      for (size_t i = 1; i < fds.size(); ++i) {
+        if (fds[i].revents == 0) continue;
+        auto it = procs_.find(owners[i]);
+        if (it == procs_.end()) continue;
+        Proc& proc = *it->second;
+        if (fds[i].fd != proc.pidfd) {
+          Drain(proc, now, /*all=*/false);
+        } else if (Reap(it->first, proc)) {
+          ended.push_back(std::move(it->second));
+          procs_.erase(it);
+        }
       }
+    }
+    // Outside the lock: removing a cgroup may wait for its last processes.
+    for (auto& proc : ended) {
+      if (proc->cgroup && cgroups_) cgroups_->Remove(*proc->cgroup);
     }
   }
 }

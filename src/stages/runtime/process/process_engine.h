@@ -11,12 +11,14 @@
 //    in the CRI format (cri_log.h), rotated by size;
 //  - its exit seen through a pidfd, reaped by that thread, and reported
 //    through TakeExits with the exit code (128 + the signal when killed).
-// A container is killed (SIGKILL) if this process dies (PR_SET_PDEATHSIG);
-// the destructor kills and reaps every container still running and removes
-// the cgroups.
+// A container is killed (SIGKILL) when the thread that launched it ends
+// (PR_SET_PDEATHSIG), so also when this process dies; the destructor kills
+// and reaps every container still running and removes the cgroups. As
+// root, namespaces are used when this process may make them (it tries once).
 //
-// Thread safety: Launch, Signal, TakeExits, ReadLog and RemovePodLogs may be
-// called from any thread.
+// Thread safety: Signal, TakeExits, ReadLog and RemovePodLogs may be called
+// from any thread; Launch from one long-lived thread (the runtime's loop),
+// since a container lives no longer than the thread that launched it.
 #pragma once
 
 #include <atomic>
@@ -64,9 +66,11 @@ class ProcessEngine final : public ContainerHost {
  private:
   struct Proc;
   void Collect();
-  // Reads what the pipes hold now; closes one at its end.
-  void Drain(Proc& proc, std::chrono::system_clock::time_point at);
-  void Reap(ProcessId id, Proc& proc);
+  // Reads what the pipes hold now (a bounded share each unless `all`);
+  // closes one at its end.
+  void Drain(Proc& proc, std::chrono::system_clock::time_point at, bool all);
+  // Reaps the process once it has ended and queues its exit; false: not yet.
+  bool Reap(ProcessId id, Proc& proc);
   std::string LogPath(const std::string& log_dir, int32_t restart_count) const;
 
   EngineOptions options_;

@@ -1,6 +1,7 @@
 // The process runtime's engine on this machine: real processes, their exit
 // codes, signals, log files (CRI format, rotation) and memory limits.
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -93,7 +94,11 @@ TEST_CASE("process engine: a command that cannot start says why in the runtime's
   Result<ProcessId> no_dir = engine.Launch(launch);
   REQUIRE_FALSE(no_dir.ok());
   CHECK(no_dir.status().message() ==
-        "chdir to cwd (\"/no/such/dir\") set in config.json failed: No such file or directory");
+        "chdir to cwd (\"/no/such/dir\") set in config.json failed: no such file or directory");
+  launch.working_dir.clear();
+  launch.argv = {"/no/such/binary"};
+  CHECK(engine.Launch(launch).status().message() ==
+        "exec: \"/no/such/binary\": stat /no/such/binary: no such file or directory");
   launch.argv.clear();
   CHECK(engine.Launch(launch).status().message() == "no command specified");
   CHECK(engine.TakeExits().empty());
@@ -114,10 +119,13 @@ TEST_CASE("process engine: SIGTERM is the command's to handle; SIGKILL ends it w
   CHECK(exit->exit_code == 0);
   CHECK(Texts(engine.ReadLog("default_p_uid/c", 0)) == std::vector<std::string>{"up", "bye"});
 
-  ContainerLaunch stubborn = Shell("trap '' TERM; sleep 30 & wait", "default_p_uid/d");
+  ContainerLaunch stubborn = Shell("trap '' TERM; echo ready; sleep 30 & wait", "default_p_uid/d");
   Result<ProcessId> id = engine.Launch(stubborn);
   REQUIRE(id.ok());
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  for (int i = 0; i < 200 && engine.ReadLog("default_p_uid/d", 0).empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  REQUIRE(Texts(engine.ReadLog("default_p_uid/d", 0)) == std::vector<std::string>{"ready"});
   engine.Signal(*id, SIGTERM);
   CHECK_FALSE(AwaitExit(engine, *id, 30).has_value());  // ignored
   engine.Signal(*id, SIGKILL);
@@ -173,29 +181,27 @@ TEST_CASE("process engine: a process over its memory limit is OOM-killed") {
 
 TEST_CASE("process engine: the destructor kills what still runs and removes its cgroups") {
   TempDir dir;
-  pid_t pid = 0;
+  std::string group_root;
   {
     ProcessEngine engine({.log_root = dir.path.string(), .owner = "test-" + std::to_string(::getpid())});
-    Result<ProcessId> id = engine.Launch(Shell("echo $$ > " + (dir.path / "pid").string() + "; exec sleep 30"));
+    ContainerLaunch launch = Shell("echo $$ > " + (dir.path / "pid").string() + "; exec sleep 30");
+    if (engine.limits_memory()) launch.memory_limit_bytes = 64 * 1024 * 1024;
+    Result<ProcessId> id = engine.Launch(launch);
     REQUIRE(id.ok());
     for (int i = 0; i < 200 && !fs::exists(dir.path / "pid"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  // In its own PID namespace it wrote 1: find it by its command instead.
-  for (const auto& entry : fs::directory_iterator("/proc")) {
-    std::ifstream cmdline(entry.path() / "cmdline");
-    std::string text;
-    std::getline(cmdline, text, '\0');
-    std::string arg;
-    std::getline(cmdline, arg, '\0');
-    if (text == "sleep" && arg == "30") {
-      std::ifstream status(entry.path() / "status");
-      std::string line;
-      while (std::getline(status, line)) {
-        if (line.rfind("PPid:", 0) == 0 && std::stoi(line.substr(5)) == ::getpid()) pid = std::stoi(entry.path().filename());
-      }
+    REQUIRE(fs::exists(dir.path / "pid"));
+    if (engine.limits_memory()) {
+      group_root = (fs::path("/sys/fs/cgroup") / (fs::exists("/sys/fs/cgroup/cgroup.controllers") ? "" : "memory") /
+                    "podflow" / ("test-" + std::to_string(::getpid())))
+                       .string();
+      CHECK(fs::exists(fs::path(group_root) / "1"));  // the container's group, while it runs
     }
   }
-  CHECK(pid == 0);
+  if (!group_root.empty()) CHECK_FALSE(fs::exists(group_root));
+  // No child of this process is left, running or a zombie.
+  errno = 0;
+  CHECK(::waitpid(-1, nullptr, WNOHANG) == -1);
+  CHECK(errno == ECHILD);
 }
 
 TEST_CASE("CRI log: long lines are split and joined again; files rotate by size and are kept to their number") {
@@ -210,20 +216,41 @@ TEST_CASE("CRI log: long lines are split and joined again; files rotate by size 
   writer.Write("stderr", "no newline at the end", t0);
   writer.Flush(t0);
   std::vector<CriLogRecord> records = ReadCriLog(path);
-  // The long line made the file rotate: it is read back from both files.
-  REQUIRE(records.size() == 3);
+  // The long line made the file rotate: the current file has what came after.
+  REQUIRE(records.size() == 2);
+  CHECK(records[0].text == "partial");
+  CHECK(records[1].text == "no newline at the end");
+  CHECK(records[1].stream == "stderr");
+  std::vector<std::string> rotated;
+  for (const auto& entry : fs::directory_iterator(dir.path)) {
+    if (entry.path().filename() != "0.log") rotated.push_back(entry.path().string());
+  }
+  REQUIRE(rotated.size() == 1);
+  records = ReadCriLog(rotated[0]);
+  REQUIRE(records.size() == 1);
   CHECK(records[0].text == longline);
-  CHECK(records[1].text == "partial");
-  CHECK(records[2].text == "no newline at the end");
-  CHECK(records[2].stream == "stderr");
-  for (int i = 0; i < 400; ++i) writer.Write("stdout", "line " + std::to_string(i) + "\n", t0 + std::chrono::seconds(i));
+  // Many rotations within one second keep the newest files, in order.
+  for (int i = 0; i < 400; ++i) writer.Write("stdout", "line " + std::to_string(i) + "\n", t0);
   size_t files = 0;
   for (const auto& entry : fs::directory_iterator(dir.path)) files += entry.path().filename().string().rfind("0.log", 0) == 0;
   CHECK(files == 3);
   records = ReadCriLog(path);
   REQUIRE_FALSE(records.empty());
   CHECK(records.back().text == "line 399");
-  CHECK(records.size() < 400);  // the oldest went with their files
+  std::vector<std::string> kept;
+  for (const auto& entry : fs::directory_iterator(dir.path)) {
+    if (entry.path().filename() != "0.log") kept.push_back(entry.path().string());
+  }
+  std::sort(kept.begin(), kept.end());
+  REQUIRE(kept.size() == 2);
+  // The rotated files are the two before the current one: their last lines
+  // come just before its first.
+  const std::vector<CriLogRecord> older = ReadCriLog(kept[0]), newer = ReadCriLog(kept[1]);
+  REQUIRE_FALSE(older.empty());
+  REQUIRE_FALSE(newer.empty());
+  const auto number = [](const std::string& text) { return std::stoi(text.substr(5)); };
+  CHECK(number(older.back().text) + 1 == number(newer.front().text));
+  CHECK(number(newer.back().text) + 1 == number(records.front().text));
 }
 
 }  // namespace podflow::runtime::process

@@ -1,0 +1,245 @@
+// The pod runner on a process node, against a fake ContainerHost: what it
+// launches, the signals it sends and when, and what a process's exit does
+// to the pod (restarts, back-off, StartError, a delete, the active deadline).
+#include <signal.h>
+
+#include <catch2/catch.hpp>
+#include <map>
+
+#include "stages/runtime/runtime.h"
+#include "test_pods.h"
+
+namespace podflow::runtime {
+namespace {
+
+using testing::FakeClock;
+using testing::PodFromYaml;
+using testing::WaitingReason;
+
+struct FakeHost : ContainerHost {
+  std::vector<ContainerLaunch> launched;
+  std::vector<std::pair<ProcessId, int>> signals;
+  std::vector<ContainerExit> exits;
+  std::map<std::string, std::vector<ContainerLogLine>> logs;  // "<log_dir>/<run>"
+  std::vector<std::string> removed;
+  std::optional<Status> refuse;  // the next launch fails so
+
+  Result<ProcessId> Launch(const ContainerLaunch& launch) override {
+    if (refuse) return *std::exchange(refuse, std::nullopt);
+    launched.push_back(launch);
+    return static_cast<ProcessId>(launched.size());
+  }
+  void Signal(ProcessId id, int signal) override { signals.emplace_back(id, signal); }
+  std::vector<ContainerExit> TakeExits() override { return std::exchange(exits, {}); }
+  std::vector<ContainerLogLine> ReadLog(const std::string& log_dir, int32_t run) const override {
+    auto it = logs.find(log_dir + "/" + std::to_string(run));
+    return it == logs.end() ? std::vector<ContainerLogLine>{} : it->second;
+  }
+  void RemovePodLogs(const std::string& pod_dir) override { removed.push_back(pod_dir); }
+};
+
+struct Fixture {
+  ImageCatalog catalog{testing::TestRegistry()};
+  RuntimeTiming timing;
+  FakeHost host;
+  std::unique_ptr<NodeRuntime> node;
+  FakeClock clock;
+
+  Fixture() {
+    SimNode n = testing::TestNode();
+    n.type = RuntimeType::kProcess;
+    node = std::make_unique<NodeRuntime>(n, &catalog, &timing, nullptr, &host);
+  }
+  std::unique_ptr<PodRunner> Runner(const std::string& yaml) {
+    return std::make_unique<PodRunner>(PodAssignment{"/registry/pods/default/p", 7, PodFromYaml(yaml)}, node.get(),
+                                       clock.now);
+  }
+  // Steps everything due up to `until`; the last report.
+  model::Report RunUntil(PodRunner& runner, SimTime until) {
+    model::Report last;
+    while (runner.due() && *runner.due() <= until) last = runner.Step();
+    return last;
+  }
+  ContainerExit Exit(ProcessId id, int32_t code, SimTime at, bool oom = false) {
+    return ContainerExit{id, "/registry/pods/default/p", code, oom, at};
+  }
+};
+
+const api::ContainerStatusT& Only(const model::Report& r) { return *r.status.container_statuses.at(0); }
+
+// How many of the report's events have `reason`.
+size_t Count(const model::Report& r, const std::string& reason) {
+  return static_cast<size_t>(std::count_if(r.events.begin(), r.events.end(), [&](const auto& e) { return e.reason == reason; }));
+}
+
+TEST_CASE("process node: a container is launched with its command, env and limits; its exit code is its status; it is restarted after kubelet's back-off") {
+  Fixture f;
+  auto runner = f.Runner(R"(apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers:
+  - name: app
+    image: busybox:1.28
+    command: ["sh", "-c", "echo $(WHO); exit 2"]
+    env: [{name: WHO, value: me}]
+    workingDir: /tmp
+    resources: {limits: {memory: 64Mi}}
+)");
+  const SimTime t0 = f.clock.now;
+  model::Report r = f.RunUntil(*runner, t0 + SimDuration(1000));
+  REQUIRE(f.host.launched.size() == 1);
+  const ContainerLaunch& launch = f.host.launched[0];
+  CHECK(launch.argv == std::vector<std::string>{"sh", "-c", "echo me; exit 2"});
+  CHECK(launch.working_dir == "/tmp");
+  CHECK(launch.hostname == "p");
+  CHECK(launch.log_dir == "default_p_uid-1/app");
+  CHECK(launch.restart_count == 0);
+  CHECK(launch.memory_limit_bytes == 64 * 1024 * 1024);
+  CHECK(std::count(launch.env.begin(), launch.env.end(), std::pair<std::string, std::string>{"WHO", "me"}) == 1);
+  REQUIRE(Only(r).state->running);
+  CHECK_THAT(Only(r).container_id, Catch::StartsWith("podflow-process://"));
+  // Nothing happens until the process ends.
+  CHECK_FALSE(runner->due().has_value());
+
+  const SimTime t1 = t0 + SimDuration(3000);
+  REQUIRE(runner->ProcessExited(f.Exit(1, 2, t1)));
+  CHECK_FALSE(runner->ProcessExited(f.Exit(99, 0, t1)));  // not its process
+  REQUIRE(runner->due() == t1);
+  r = runner->Step();
+  // The first restart is at once: a new run, its restartCount 1.
+  REQUIRE(f.host.launched.size() == 2);
+  CHECK(f.host.launched[1].restart_count == 1);
+  CHECK(Only(r).restart_count == 1);
+  REQUIRE(Only(r).last_state->terminated);
+  CHECK(Only(r).last_state->terminated->exit_code == 2);
+  CHECK(Only(r).last_state->terminated->reason == "Error");
+
+  // The second exit waits out the back-off: CrashLoopBackOff, then a third run.
+  const SimTime t2 = t1 + SimDuration(500);
+  REQUIRE(runner->ProcessExited(f.Exit(2, 0, t2, /*oom=*/true)));
+  r = runner->Step();
+  CHECK(WaitingReason(Only(r)) == "CrashLoopBackOff");
+  CHECK(Count(r, "BackOff") == 1);
+  // The OOM killer ended it, its own exit code kept.
+  CHECK(Only(r).last_state->terminated->reason == "OOMKilled");
+  CHECK(Only(r).last_state->terminated->exit_code == 0);
+  REQUIRE(runner->due() == t2 + f.timing.backoff_initial);
+  f.RunUntil(*runner, t2 + f.timing.backoff_initial);
+  CHECK(f.host.launched.size() == 3);
+}
+
+TEST_CASE("process node: a delete sends SIGTERM, then SIGKILL when the grace period is over; the pod ends when the process does") {
+  Fixture f;
+  auto runner = f.Runner(R"(apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers: [{name: app, image: busybox:1.28, command: ["sleep", "3600"]}]
+)");
+  const SimTime t0 = f.clock.now;
+  f.RunUntil(*runner, t0 + SimDuration(1000));
+  REQUIRE(f.host.launched.size() == 1);
+  const SimTime t1 = t0 + SimDuration(5000);
+  runner->Terminate(t1, SimDuration(3000));
+  model::Report r = f.RunUntil(*runner, t1);
+  CHECK(f.host.signals == std::vector<std::pair<ProcessId, int>>{{1, SIGTERM}});
+  CHECK(Count(r, "Killing") == 1);
+  REQUIRE(runner->due() == t1 + SimDuration(3000));
+  r = runner->Step();
+  CHECK(f.host.signals.back() == std::pair<ProcessId, int>{1, SIGKILL});
+  // Still running until the host says it ended.
+  CHECK(Only(r).state->running);
+  CHECK_FALSE(runner->due().has_value());
+  REQUIRE(runner->ProcessExited(f.Exit(1, 137, t1 + SimDuration(3010))));
+  r = runner->Step();
+  REQUIRE(Only(r).state->terminated);
+  CHECK(Only(r).state->terminated->exit_code == 137);
+  CHECK(f.host.launched.size() == 1);  // a deleted pod is not restarted
+}
+
+TEST_CASE("process node: past activeDeadlineSeconds the pod is Failed, and a process that ignored SIGTERM still reports its end") {
+  Fixture f;
+  auto runner = f.Runner(R"(apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  activeDeadlineSeconds: 2
+  terminationGracePeriodSeconds: 1
+  containers: [{name: app, image: busybox:1.28, command: ["sleep", "3600"]}]
+)");
+  const SimTime t0 = f.clock.now;
+  model::Report r = f.RunUntil(*runner, t0 + SimDuration(3000));
+  CHECK(r.status.phase == api::PodPhase::Failed);
+  CHECK(r.status.reason == "DeadlineExceeded");
+  CHECK(f.host.signals == std::vector<std::pair<ProcessId, int>>{{1, SIGTERM}, {1, SIGKILL}});
+  // Its exit is still taken and shown.
+  REQUIRE(runner->ProcessExited(f.Exit(1, 137, t0 + SimDuration(3100))));
+  REQUIRE(runner->due().has_value());
+  r = runner->Step();
+  REQUIRE(Only(r).state->terminated);
+  CHECK(Only(r).state->terminated->exit_code == 137);
+}
+
+TEST_CASE("process node: a command that cannot start ends with StartError in the runtime's words") {
+  Fixture f;
+  f.host.refuse = Status::Invalid("exec: \"nope\": executable file not found in $PATH");
+  auto runner = f.Runner(R"(apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  restartPolicy: Never
+  containers: [{name: app, image: busybox:1.28, command: ["nope"]}]
+)");
+  const model::Report r = f.RunUntil(*runner, f.clock.now + SimDuration(1000));
+  REQUIRE(Only(r).state->terminated);
+  CHECK(Only(r).state->terminated->reason == "StartError");
+  CHECK(Only(r).state->terminated->exit_code == 128);
+  CHECK(Only(r).state->terminated->message ==
+        "failed to start container process: unable to start container process: exec: \"nope\": executable file "
+        "not found in $PATH");
+  CHECK(r.status.phase == api::PodPhase::Failed);
+  bool failed_event = false;
+  for (const auto& e : r.events) {
+    failed_event |= e.reason == "Failed" && e.message.rfind("Error: failed to start container process", 0) == 0;
+  }
+  CHECK(failed_event);
+  CHECK(f.host.launched.empty());
+}
+
+TEST_CASE("process node: logs are the run's file, --previous the run before; a removed pod's logs go, a stopped runner's stay") {
+  Fixture f;
+  NodeAgentSet agents(&f.catalog, f.timing);
+  agents.SetContainerHost(&f.host);
+  SimNode n = testing::TestNode();
+  n.type = RuntimeType::kProcess;
+  REQUIRE(agents.AddNode(n).ok());
+  const SimTime t0 = f.clock.now;
+  REQUIRE(agents.AddPod("node-1", PodAssignment{"/registry/pods/default/p", 7, PodFromYaml(R"(apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers: [{name: app, image: busybox:1.28, command: ["sh", "-c", "echo hi"]}]
+)")}, t0).ok());
+  agents.Advance(t0 + SimDuration(1000));
+  REQUIRE(f.host.launched.size() == 1);
+  f.host.logs["default_p_uid-1/app/0"] = {{t0 + SimDuration(1000), "first run"}};
+  f.host.exits.push_back(f.Exit(1, 0, t0 + SimDuration(1200)));
+  agents.Advance(t0 + SimDuration(1200));  // the exit, then a restart at once
+  REQUIRE(f.host.launched.size() == 2);
+  f.host.logs["default_p_uid-1/app/1"] = {{t0 + SimDuration(1300), "second run"}};
+  const PodRunner* runner = agents.FindPod("/registry/pods/default/p");
+  REQUIRE(runner != nullptr);
+  Result<LogAnswer> current = runner->ContainerLog({.container = "app"}, t0 + SimDuration(2000));
+  REQUIRE(current.ok());
+  CHECK(current->text == "second run\n");
+  Result<LogAnswer> previous = runner->ContainerLog({.container = "app", .previous = true}, t0 + SimDuration(2000));
+  REQUIRE(previous.ok());
+  CHECK(previous->text == "first run\n");
+  agents.RemovePod("/registry/pods/default/p");
+  CHECK(f.host.removed == std::vector<std::string>{"default_p_uid-1"});
+  CHECK(f.host.signals == std::vector<std::pair<ProcessId, int>>{{2, SIGKILL}});
+}
+
+}  // namespace
+}  // namespace podflow::runtime
