@@ -1381,4 +1381,63 @@ spec:
   std::filesystem::remove_all(scratch);
 }
 
+TEST_CASE("process runtime: an exec liveness probe restarts the container; an httpGet readiness probe on python3's "
+          "http.server makes the pod Ready",
+          "[e2e]") {
+  char tmpl[] = "/tmp/podflow-probe-e2e-XXXXXX";
+  const std::string scratch = ::mkdtemp(tmpl);
+  const std::string port = std::to_string(20000 + ::getpid() % 20000);
+  Pipeline pipeline(false, "", "", "  type: process\n  backOffMillis: 1000\n");
+  pipeline.StartAll();
+  REQUIRE(pipeline.Submit(R"yaml(apiVersion: v1
+kind: Pod
+metadata: {name: liveness-exec}
+spec:
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: liveness
+    image: busybox:1.28
+    args: ["/bin/sh", "-c", "touch )yaml" + scratch + R"yaml(/healthy; sleep 2; rm -f )yaml" + scratch +
+                          R"yaml(/healthy; sleep 600"]
+    livenessProbe:
+      exec: {command: [cat, )yaml" + scratch + R"yaml(/healthy]}
+      initialDelaySeconds: 1
+      periodSeconds: 1
+      failureThreshold: 1
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web}
+spec:
+  containers:
+  - name: web
+    image: busybox:1.28
+    command: ["python3", "-m", "http.server", ")yaml" + port + R"yaml(", "--bind", "127.0.0.1", "--directory", ")yaml" +
+                          scratch + R"yaml("]
+    ports: [{containerPort: )yaml" + port + R"yaml(}]
+    readinessProbe: {httpGet: {path: /, port: )yaml" + port + R"yaml(}, periodSeconds: 1}
+)yaml").size() == 2);
+  INFO(pipeline.Logs());
+  // The file goes after 2 s: the next probe fails, and the container is restarted.
+  REQUIRE(pipeline.PodReaches("liveness-exec", [](const api::Pod& p) {
+    const auto* s = p.status() && p.status()->container_statuses() ? p.status()->container_statuses()->Get(0) : nullptr;
+    return s && s->restart_count() >= 1;
+  }, std::chrono::seconds(30)));
+  const std::vector<std::string> events = pipeline.EventsFor("default", "liveness-exec");
+  bool unhealthy = false, killing = false;
+  for (const std::string& e : events) {
+    INFO(e);
+    unhealthy |= e.rfind("Warning Unhealthy: Liveness probe failed: cat: ", 0) == 0 &&
+                 e.find("No such file or directory") != std::string::npos;
+    killing |= e == "Normal Killing: Container liveness failed liveness probe, will be restarted";
+  }
+  CHECK(unhealthy);
+  CHECK(killing);
+  // Ready once the server answers.
+  REQUIRE(pipeline.PodReaches("web", [](const api::Pod& p) { return model::ConditionIsTrue(p, "Ready"); },
+                              std::chrono::seconds(30)));
+  pipeline.StopAll();
+  std::filesystem::remove_all(scratch);
+}
+
 }  // namespace podflow::e2e

@@ -140,6 +140,11 @@ void NodeAgentSet::DeliverExits() {
     if (it == pods_.end()) continue;  // removed meanwhile
     if (it->second.runner->ProcessExited(exit)) Schedule(exit.pod_key, it->second);
   }
+  for (const ProbeOutcome& outcome : host_->TakeProbeOutcomes()) {
+    auto it = pods_.find(outcome.pod_key);
+    if (it == pods_.end()) continue;
+    if (it->second.runner->ProbeFinished(outcome)) Schedule(outcome.pod_key, it->second);
+  }
 }
 
 std::vector<model::Report> NodeAgentSet::Advance(SimTime now) {

@@ -116,6 +116,10 @@ Result<std::vector<SimNode>> ResolveNodes(const RuntimeConfig& config) {
         }
       }
     }
+    if (node.internal_ip == 0 && node.type == RuntimeType::kProcess) {
+      // Its containers run on this machine, on its network.
+      node.internal_ip = *ParseIpv4("127.0.0.1");
+    }
     if (node.internal_ip == 0) {
       // Skip addresses a node names for itself.
       while (next_ip + 1 < node_range->size() &&

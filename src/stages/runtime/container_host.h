@@ -46,6 +46,32 @@ struct ContainerLogLine {
   std::string text;
 };
 
+// One probe of a container, as kubelet's prober runs it for real: a command
+// in the container (exec), a TCP connect, or an HTTP GET.
+struct ProbeCheck {
+  enum class Type { kExec, kTcp, kHttp };
+  Type type = Type::kExec;
+  ProcessId container = 0;            // exec: runs beside it, in its namespaces
+  std::vector<std::string> command;   // exec
+  EnvList env;                        // exec: the container's
+  std::string host;                   // tcp, http
+  int32_t port = 0;                   // tcp, http
+  std::string path = "/";             // http
+  std::vector<std::pair<std::string, std::string>> headers;  // http
+  SimDuration timeout{1000};
+};
+
+// What a probe found: success, or kubelet's words for the failure (the
+// command's output; "dial tcp ...: connect: connection refused"; "HTTP probe
+// failed with statuscode: 500"; a timeout).
+struct ProbeOutcome {
+  uint64_t probe = 0;
+  std::string pod_key;
+  bool ok = false;
+  std::string output;
+  SimTime at{};
+};
+
 class ContainerHost {
  public:
   virtual ~ContainerHost() = default;
@@ -62,6 +88,10 @@ class ContainerHost {
   virtual std::vector<ContainerLogLine> ReadLog(const std::string& log_dir, int32_t restart_count) const = 0;
   // The logs of a pod that is gone ("<namespace>_<pod>_<uid>").
   virtual void RemovePodLogs(const std::string& pod_dir) = 0;
+  // Runs one probe in the background; its outcome comes from
+  // TakeProbeOutcomes under the returned number.
+  virtual uint64_t StartProbe(const std::string& pod_key, const ProbeCheck& check) = 0;
+  virtual std::vector<ProbeOutcome> TakeProbeOutcomes() = 0;
 };
 
 }  // namespace podflow::runtime

@@ -264,6 +264,36 @@ std::string ProbeFailureOutput(const api::ProbeT& probe, const api::ContainerT& 
   return "";
 }
 
+std::optional<ProbeCheck> RealProbeCheck(const api::ProbeT& probe, const api::ContainerT& c,
+                                         const std::string& pod_ip, const EnvList& env) {
+  ProbeCheck check;
+  check.timeout = SimDuration(int64_t{probe.timeout_seconds > 0 ? probe.timeout_seconds : 1} * 1000);
+  if (probe.exec) {
+    check.type = ProbeCheck::Type::kExec;
+    check.command = probe.exec->command;
+    check.env = env;
+    return check;
+  }
+  if (probe.tcp_socket) {
+    check.type = ProbeCheck::Type::kTcp;
+    check.host = probe.tcp_socket->host.empty() ? pod_ip : probe.tcp_socket->host;
+    check.port = ProbePort(probe.tcp_socket->port.get(), c);
+    return check;
+  }
+  if (probe.http_get && probe.http_get->scheme != api::URIScheme::HTTPS) {
+    const api::HTTPGetActionT& get = *probe.http_get;
+    check.type = ProbeCheck::Type::kHttp;
+    check.host = get.host.empty() ? pod_ip : get.host;
+    check.port = ProbePort(get.port.get(), c);
+    check.path = get.path.empty() ? "/" : get.path;
+    for (const auto& h : get.http_headers) {
+      if (h) check.headers.emplace_back(h->name, h->value);
+    }
+    return check;
+  }
+  return std::nullopt;
+}
+
 }  // namespace podflow::runtime
 
 namespace podflow::runtime {

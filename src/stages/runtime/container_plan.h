@@ -12,6 +12,7 @@
 #include "model/image_catalog.h"
 #include "model/sim_behavior.h"
 #include "pod_generated.h"
+#include "stages/runtime/container_host.h"
 #include "stages/runtime/shell_script.h"
 
 namespace podflow::runtime {
@@ -54,6 +55,12 @@ std::vector<FailSpan> FailSpans(const ContainerPlan& plan, ProbeKind kind,
 // `span` on a pod at `pod_ip`.
 std::string ProbeFailureOutput(const api::ProbeT& probe, const api::ContainerT& c,
                                const FailSpan& span, const std::string& pod_ip);
+
+// The probe as the process runtime runs it for real, against a pod at
+// `pod_ip` with the container's `env`; nullopt for what it does not run yet
+// (https, grpc), which then follows the container's plan as on a simulated node.
+std::optional<ProbeCheck> RealProbeCheck(const api::ProbeT& probe, const api::ContainerT& c,
+                                         const std::string& pod_ip, const EnvList& env);
 
 }  // namespace podflow::runtime
 

@@ -195,7 +195,7 @@ bool PodRunner::LaunchProcess(Box& box, SimTime t) {
   launch.log_dir = PodLogDir() + "/" + box.spec->name;
   launch.restart_count = box.status->restart_count;
   launch.argv = ProcessArgv(*box.spec, box.image ? &*box.image : nullptr, box.env);
-  launch.env = std::move(box.env);
+  launch.env = box.env;
   launch.working_dir = box.spec->working_dir;
   // kubelet's: at most 63 characters, no '-' or '.' left at the end.
   std::string hostname = spec_.hostname.empty() ? assignment_.pod->metadata->name : spec_.hostname;

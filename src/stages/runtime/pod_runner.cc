@@ -107,7 +107,10 @@ std::optional<SimTime> PodRunner::BoxDue(const Box& box) {
   consider(box.sigterm_at);
   consider(box.sigkill_at);
   consider(box.exit_at);
-  for (const ProbeRun& p : box.probes) consider(p.next);
+  for (const ProbeRun& p : box.probes) {
+    consider(p.next);
+    if (p.outcome) consider(p.outcome->at);
+  }
   return next;
 }
 
@@ -177,7 +180,9 @@ void PodRunner::RunSandbox(SimTime t) {
     sandbox_due_ = t + mount_backoff_;
     return;
   }
-  if (spec_.host_network) {
+  // A process node has no pod network yet: its pods are on the host's,
+  // as a hostNetwork pod is (issue 13 gives them their own).
+  if (spec_.host_network || node_->host() != nullptr) {
     pod_ip_.reset();
   } else {
     Result<Ipv4> ip = node_->ip_pool().Allocate();
@@ -243,9 +248,33 @@ bool PodRunner::RunDue(Box& box, SimTime t) {
     return true;
   }
   for (ProbeRun& probe : box.probes) {
+    if (probe.outcome && probe.outcome->at <= t) {
+      Probe(box, probe, t);
+      return true;
+    }
     if (probe.next && *probe.next <= t) {
       probe.next.reset();
-      Probe(box, probe, t);
+      if (probe.check && box.process) {
+        // Run for real: the outcome comes back later (ProbeFinished).
+        probe.check->container = *box.process;
+        probe.pending = node_->host()->StartProbe(assignment_.pod_key, *probe.check);
+        probe.launched = t;
+      } else {
+        Probe(box, probe, t);
+      }
+      return true;
+    }
+  }
+  return false;
+}
+
+bool PodRunner::ProbeFinished(const ProbeOutcome& outcome) {
+  for (Box& box : boxes_) {
+    for (ProbeRun& probe : box.probes) {
+      if (probe.pending != outcome.probe) continue;
+      probe.pending.reset();
+      probe.outcome = outcome;
+      probe.outcome->at = std::max(outcome.at, box.started_at);
       return true;
     }
   }

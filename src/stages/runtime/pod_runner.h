@@ -40,8 +40,10 @@
 // a real process: Start launches it (one that cannot start ends at once
 // with StartError, exit code 128), its exit comes from ProcessExited with
 // its own code (OOMKilled when its memory cgroup's OOM killer ended it), a
-// kill sends SIGTERM and then SIGKILL at the grace period's end, and its
-// log is the run's log file. Everything else (the order of containers,
+// kill sends SIGTERM and then SIGKILL at the grace period's end, its
+// exec, tcpSocket and httpGet probes run for real (the outcome comes back
+// through ProbeFinished; the period counts from each probe's start), its pod
+// is on the host's network, and its log is the run's log file. Everything else (the order of containers,
 // restarts and back-off, phases, events) is the same as a simulated one's.
 //
 // Thread safety: none. The node must outlive the runner.
@@ -107,6 +109,9 @@ class PodRunner {
   // ContainerHost) exited: its end is the next step. False when no
   // container of the pod is that process.
   bool ProcessExited(const ContainerExit& exit);
+  // A probe of one of its processes came back: its outcome is the next
+  // step. False when no probe of the pod waits for it (its container ended).
+  bool ProbeFinished(const ProbeOutcome& outcome);
   // The pod was removed: its containers' logs go with it, as kubelet removes
   // a deleted pod's (a process node's; a runner that is only destroyed, at a
   // stop, leaves them).
@@ -152,6 +157,12 @@ class PodRunner {
     int run = 0;                  // ... and how many in a row
     bool ok = false;              // the result kubelet acts on ...
     bool known = true;            // ... unless there is none yet (startup)
+    // On a process node: the probe as it runs for real (nullopt: it follows
+    // the plan), the one under way, and its outcome once it came.
+    std::optional<ProbeCheck> check;
+    std::optional<uint64_t> pending;
+    SimTime launched{};  // when the one under way was started: the period counts from it
+    std::optional<ProbeOutcome> outcome;
   };
   struct Box {  // one container and where it is
     const api::ContainerT* spec = nullptr;
@@ -188,7 +199,7 @@ class PodRunner {
     std::optional<ProcessId> process;
     std::optional<SimTime> sigterm_at, sigkill_at;
     int32_t exit_code = 0;
-    EnvList env;  // the process environment of the run being created
+    EnvList env;  // the process environment of its run (for its exec probes)
     std::optional<SimTime> exit_at;  // ends by itself (or is OOM-killed)
     bool oom = false;
     std::optional<SimTime> stop_at;  // a kill completes (simulated)

@@ -57,6 +57,7 @@ void PodRunner::StartProbes(Box& box, SimTime t) {
     p.spec = spec;
     p.kind = kind;
     p.fails = FailSpans(box.plan, kind, *spec);
+    if (box.process) p.check = RealProbeCheck(*spec, *box.spec, status_.pod_ip, box.env);
     // kubelet's initial results: liveness Success, readiness Failure, startup Unknown.
     p.ok = kind == ProbeKind::kLiveness;
     p.known = kind != ProbeKind::kStartup;
@@ -84,7 +85,7 @@ void PodRunner::BecameStarted(Box& box, SimTime t) {
     has_readiness |= p.kind == ProbeKind::kReadiness;
     const SimTime first = GridAtOrAfter(box.started_at + Seconds(p.spec->initial_delay_seconds, 0),
                                         Period(*p.spec), t);
-    if (p.kind == ProbeKind::kLiveness) {
+    if (p.kind == ProbeKind::kLiveness && !p.check) {
       // Passing from the start: due only where it may fail.
       const std::optional<SimDuration> fail = NextFailure(p.fails, first - box.started_at);
       p.next = fail ? std::optional<SimTime>(
@@ -110,8 +111,16 @@ void PodRunner::KillForProbe(Box& box, const ProbeRun& probe, SimTime t) {
 
 void PodRunner::Probe(Box& box, ProbeRun& probe, SimTime t) {
   const SimDuration since = t - box.started_at;
-  const FailSpan* failing = SpanAt(probe.fails, since);
-  const bool ok = failing == nullptr;
+  // A real probe's outcome, or the plan's span.
+  const FailSpan* failing = probe.outcome ? nullptr : SpanAt(probe.fails, since);
+  const bool ok = probe.outcome ? probe.outcome->ok : failing == nullptr;
+  const std::string failure = ok ? std::string()
+                              : probe.outcome ? probe.outcome->output
+                                              : ProbeFailureOutput(*probe.spec, *box.spec, *failing, status_.pod_ip);
+  // kubelet's prober ticks every period whatever a probe took: the next one
+  // is a period after this one started (at once if that has passed).
+  const SimTime tick = probe.outcome ? probe.launched : t;
+  probe.outcome.reset();
   if (probe.run > 0 && probe.last_ok == ok) {
     ++probe.run;
   } else {
@@ -119,9 +128,7 @@ void PodRunner::Probe(Box& box, ProbeRun& probe, SimTime t) {
     probe.run = 1;
   }
   if (!ok) {
-    Event(t, "Warning", text::kUnhealthy,
-          std::string(ProbeName(probe.kind)) + " probe failed: " +
-              ProbeFailureOutput(*probe.spec, *box.spec, *failing, status_.pod_ip),
+    Event(t, "Warning", text::kUnhealthy, std::string(ProbeName(probe.kind)) + " probe failed: " + failure,
           box.field_path);
   }
   const int32_t threshold =
@@ -150,8 +157,9 @@ void PodRunner::Probe(Box& box, ProbeRun& probe, SimTime t) {
         break;
     }
   }
-  // Settled on success: nothing to do until the next failing span.
-  if (ok && probe.ok && probe.kind != ProbeKind::kStartup) {
+  // Settled on success: nothing to do until the next failing span (a real
+  // probe cannot know: it runs every period).
+  if (ok && probe.ok && probe.kind != ProbeKind::kStartup && !probe.check) {
     const std::optional<SimDuration> fail = NextFailure(probe.fails, since + SimDuration(1));
     if (!fail || *fail == model::kNever) {
       probe.next.reset();
@@ -160,7 +168,7 @@ void PodRunner::Probe(Box& box, ProbeRun& probe, SimTime t) {
     probe.next = GridAtOrAfter(t + period, period, box.started_at + *fail);
     return;
   }
-  probe.next = t + period;
+  probe.next = std::max(tick + period, t);
 }
 
 }  // namespace podflow::runtime

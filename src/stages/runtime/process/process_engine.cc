@@ -1,5 +1,7 @@
 #include "stages/runtime/process/process_engine.h"
 
+#include "stages/runtime/process/spawn.h"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -23,60 +25,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr char kDefaultPath[] = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 // What one round of the collector reads from one pipe at most: a process
 // that writes without pause cannot keep it from the others.
 constexpr size_t kReadPerRound = 4 * 65536;
-
-// An errno as Go's syscall package words it (lower case): runc's messages.
-std::string ErrnoText(int err) {
-  std::string text = std::strerror(err);
-  if (!text.empty()) text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
-  return text;
-}
-
-bool Executable(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
-}
-
-// argv[0] as runc finds it: a name with a '/' as written, any other in the
-// container's PATH (the default one when its env sets none). Relative
-// paths are the container's: from its working dir. The error is runc's.
-Result<std::string> FindExecutable(const std::string& name, const EnvList& env, const std::string& dir) {
-  const auto in_dir = [&](const std::string& path) { return path.starts_with("/") ? path : dir + "/" + path; };
-  if (name.find('/') != std::string::npos) {
-    const std::string path = in_dir(name);
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) {
-      return Status::Invalid("exec: \"" + name + "\": stat " + name + ": " + ErrnoText(errno));
-    }
-    return path;
-  }
-  std::string search = kDefaultPath;
-  for (const auto& [k, v] : env) {
-    if (k == "PATH") search = v;
-  }
-  for (size_t start = 0; start <= search.size();) {
-    size_t end = search.find(':', start);
-    if (end == std::string::npos) end = search.size();
-    const std::string candidate = in_dir((end > start ? search.substr(start, end - start) : ".") + "/" + name);
-    if (Executable(candidate)) return candidate;
-    start = end + 1;
-  }
-  return Status::Invalid("exec: \"" + name + "\": executable file not found in $PATH");
-}
-
-void CloseFd(int& fd) {
-  if (fd >= 0) ::close(fd);
-  fd = -1;
-}
-
-pid_t Clone(unsigned long flags, int* pidfd) {
-  // x86_64 and arm64 take (flags, stack, parent_tid, child_tid, tls);
-  // CLONE_PIDFD puts the pidfd where parent_tid points.
-  return static_cast<pid_t>(::syscall(SYS_clone, flags | CLONE_PIDFD | SIGCHLD, nullptr, pidfd, nullptr, nullptr));
-}
 
 // Whether this process may make PID, mount and UTS namespaces (root in a
 // container without CAP_SYS_ADMIN may not).
@@ -128,12 +79,7 @@ bool CanIsolate() {
     // Nothing of this process's descriptors but the report pipe (close on exec).
     if (fail_fd > 3) ::syscall(SYS_close_range, 3u, static_cast<unsigned>(fail_fd - 1), 0u);
     ::syscall(SYS_close_range, static_cast<unsigned>(fail_fd + 1), ~0u, 0u);
-    struct sigaction dfl {};
-    dfl.sa_handler = SIG_DFL;
-    for (int sig = 1; sig < NSIG; ++sig) ::sigaction(sig, &dfl, nullptr);
-    sigset_t none;
-    ::sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    ResetSignals();
     ::execve(path, argv, envp);
     report[0] = errno;
   }
@@ -208,16 +154,7 @@ Result<ProcessId> ProcessEngine::Launch(const ContainerLaunch& launch) {
   auto log = std::make_unique<CriLogWriter>(LogPath(launch.log_dir, launch.restart_count), options_.log_limits);
   if (Status opened = log->Open(); !opened.ok()) return opened;
 
-  // Everything the child needs, made before it exists.
-  std::vector<std::string> argv_text = launch.argv;
-  std::vector<char*> argv;
-  for (std::string& a : argv_text) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::vector<std::string> env_text;
-  for (const auto& [k, v] : launch.env) env_text.push_back(k + "=" + v);
-  std::vector<char*> envp;
-  for (std::string& e : env_text) envp.push_back(e.data());
-  envp.push_back(nullptr);
+  ExecArgs exec(launch.argv, launch.env);  // made before the child exists
 
   std::lock_guard lock(mu_);
   const ProcessId id = next_id_++;
@@ -244,17 +181,15 @@ Result<ProcessId> ProcessEngine::Launch(const ContainerLaunch& launch) {
   }
   auto& [out, err, go, fail] = pipes;
   // No signal handler of this process may run in the child before its exec.
-  sigset_t all, old;
-  ::sigfillset(&all);
-  ::pthread_sigmask(SIG_SETMASK, &all, &old);
+  std::optional<SignalsBlocked> blocked(std::in_place);
   int pidfd = -1;
   const pid_t pid = Clone(isolate_ ? CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWUTS : 0, &pidfd);
   if (pid == 0) {
     RunChild(isolate_, launch.hostname.data(), launch.hostname.size(), go[0], fail[1], out[1], err[1], dir.c_str(),
-             path->c_str(), argv.data(), envp.data());
+             path->c_str(), exec.argv.data(), exec.envp.data());
   }
   const int clone_errno = errno;
-  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  blocked.reset();
   if (pid < 0) {
     close_all();
     return Status::Unavailable("starting the container process: " + ErrnoText(clone_errno));
@@ -330,6 +265,19 @@ void ProcessEngine::RemovePodLogs(const std::string& pod_dir) {
   std::error_code ec;
   fs::remove_all(fs::path(options_.log_root) / pod_dir, ec);
 }
+
+uint64_t ProcessEngine::StartProbe(const std::string& pod_key, const ProbeCheck& check) {
+  int pidfd = -1;
+  if (check.type == ProbeCheck::Type::kExec && isolate_) {
+    // The container's namespaces, named by a pidfd of its own for the probe.
+    std::lock_guard lock(mu_);
+    auto it = procs_.find(check.container);
+    if (it != procs_.end()) pidfd = ::fcntl(it->second->pidfd, F_DUPFD_CLOEXEC, 0);
+  }
+  return probes_.Start(pod_key, check, pidfd);
+}
+
+std::vector<ProbeOutcome> ProcessEngine::TakeProbeOutcomes() { return probes_.Take(); }
 
 void ProcessEngine::Drain(Proc& proc, std::chrono::system_clock::time_point at, bool all) {
   char buf[65536];

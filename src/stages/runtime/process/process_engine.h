@@ -10,7 +10,8 @@
 //  - its stdout and stderr collected by one thread into the run's log file
 //    in the CRI format (cri_log.h), rotated by size;
 //  - its exit seen through a pidfd, reaped by that thread, and reported
-//    through TakeExits with the exit code (128 + the signal when killed).
+//    through TakeExits with the exit code (128 + the signal when killed);
+//  - its probes run for real by workers of their own (probes.h).
 // A container is killed (SIGKILL) when the thread that launched it ends
 // (PR_SET_PDEATHSIG), so also when this process dies; the destructor kills
 // and reaps every container still running and removes the cgroups. As
@@ -33,6 +34,7 @@
 #include "stages/runtime/container_host.h"
 #include "stages/runtime/process/cri_log.h"
 #include "stages/runtime/process/memory_cgroup.h"
+#include "stages/runtime/process/probes.h"
 
 namespace podflow::runtime::process {
 
@@ -57,6 +59,8 @@ class ProcessEngine final : public ContainerHost {
   std::vector<ContainerExit> TakeExits() override;
   std::vector<ContainerLogLine> ReadLog(const std::string& log_dir, int32_t restart_count) const override;
   void RemovePodLogs(const std::string& pod_dir) override;
+  uint64_t StartProbe(const std::string& pod_key, const ProbeCheck& check) override;
+  std::vector<ProbeOutcome> TakeProbeOutcomes() override;
 
   // What it cannot do on this machine, one sentence each (empty: all of it).
   const std::vector<std::string>& limitations() const { return limitations_; }
@@ -84,6 +88,7 @@ class ProcessEngine final : public ContainerHost {
   ProcessId next_id_ = 1;
   std::atomic<bool> stopping_{false};
   std::thread collector_;
+  ProbeWorkers probes_;  // last: its probes end before the containers they look at
 };
 
 }  // namespace podflow::runtime::process

@@ -13,6 +13,7 @@
 #include "stages/runtime/container_plan.h"
 #include "stages/runtime/process/cri_log.h"
 #include "stages/runtime/process/process_engine.h"
+#include "stages/runtime/process/probes.h"
 
 namespace podflow::runtime::process {
 namespace {
@@ -298,3 +299,92 @@ TEST_CASE("process argv: a container's command and args over the image's entrypo
 }
 
 }  // namespace podflow::runtime
+
+namespace podflow::runtime::process {
+
+TEST_CASE("probes for real: an exec probe's exit and output, its timeout in kubelet's words") {
+  ProbeCheck check;
+  check.type = ProbeCheck::Type::kExec;
+  check.env = {{"PATH", "/usr/bin:/bin"}, {"WORD", "fine"}};
+  check.command = {"sh", "-c", "echo $WORD"};
+  ProbeResult r = RunExecProbe(check, -1);
+  CHECK(r.ok);
+  check.command = {"sh", "-c", "echo not healthy >&2; exit 1"};
+  r = RunExecProbe(check, -1);
+  CHECK_FALSE(r.ok);
+  CHECK(r.output == "not healthy");
+  check.command = {"sleep", "5"};
+  check.timeout = SimDuration(200);
+  const auto before = std::chrono::steady_clock::now();
+  r = RunExecProbe(check, -1);
+  CHECK_FALSE(r.ok);
+  CHECK(r.output == "command \"sleep 5\" timed out");
+  CHECK(std::chrono::steady_clock::now() - before < std::chrono::seconds(4));  // it was not waited for
+  check.command = {"no-such-probe-command"};
+  r = RunExecProbe(check, -1);
+  CHECK_FALSE(r.ok);
+  CHECK(r.output.find("exec: \"no-such-probe-command\": executable file not found in $PATH") != std::string::npos);
+}
+
+TEST_CASE("probes for real: tcpSocket connects; httpGet takes 200-399, with kubelet's User-Agent and the probe's headers") {
+  TempDir dir;
+  ProcessEngine engine({.log_root = dir.path.string(), .owner = "test-" + std::to_string(::getpid())});
+  // A server on a free port: it answers /ok 200, /moved 302, /bad 500, /agent 200
+  // only to kube-probe, /header 200 only with X-Probe: yes.
+  ContainerLaunch server = Shell("");
+  server.argv = {"python3", "-c", R"(
+import http.server, socket, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        code = {'/ok': 200, '/moved': 302, '/bad': 500}.get(self.path, 404)
+        if self.path == '/agent': code = 200 if self.headers.get('User-Agent', '').startswith('kube-probe/') else 403
+        if self.path == '/header': code = 200 if self.headers.get('X-Probe') == 'yes' else 400
+        self.send_response(code); self.send_header('Content-Length', '0'); self.end_headers()
+    def log_message(self, *a): pass
+s = http.server.HTTPServer(('127.0.0.1', 0), H)
+print(s.server_address[1], flush=True)
+s.serve_forever()
+)"};
+  Result<ProcessId> id = engine.Launch(server);
+  REQUIRE(id.ok());
+  std::vector<ContainerLogLine> lines;
+  for (int i = 0; i < 500 && (lines = engine.ReadLog("default_p_uid/c", 0)).empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  REQUIRE(lines.size() == 1);
+  const int port = std::stoi(lines[0].text);
+
+  ProbeCheck tcp;
+  tcp.type = ProbeCheck::Type::kTcp;
+  tcp.host = "127.0.0.1";
+  tcp.port = port;
+  CHECK(RunTcpProbe(tcp).ok);
+  ProbeCheck http = tcp;
+  http.type = ProbeCheck::Type::kHttp;
+  const auto get = [&](const std::string& path) {
+    http.path = path;
+    return RunHttpProbe(http);
+  };
+  CHECK(get("/ok").ok);
+  CHECK(get("/moved").ok);
+  CHECK(get("/agent").ok);
+  ProbeResult bad = get("/bad");
+  CHECK_FALSE(bad.ok);
+  CHECK(bad.output == "HTTP probe failed with statuscode: 500");
+  CHECK(get("/header").output == "HTTP probe failed with statuscode: 400");
+  http.headers = {{"X-Probe", "yes"}};
+  CHECK(get("/header").ok);
+
+  engine.Signal(*id, SIGKILL);
+  for (int i = 0; i < 500 && engine.TakeExits().empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  // Nothing listens there now.
+  ProbeResult refused = RunTcpProbe(tcp);
+  CHECK_FALSE(refused.ok);
+  CHECK(refused.output == "dial tcp 127.0.0.1:" + std::to_string(port) + ": connect: connection refused");
+  http.path = "/healthz";
+  refused = RunHttpProbe(http);
+  CHECK(refused.output == "Get \"http://127.0.0.1:" + std::to_string(port) +
+                              "/healthz\": dial tcp 127.0.0.1:" + std::to_string(port) + ": connect: connection refused");
+}
+
+}  // namespace podflow::runtime::process

@@ -36,6 +36,13 @@ struct FakeHost : ContainerHost {
     return it == logs.end() ? std::vector<ContainerLogLine>{} : it->second;
   }
   void RemovePodLogs(const std::string& pod_dir) override { removed.push_back(pod_dir); }
+  uint64_t StartProbe(const std::string& pod_key, const ProbeCheck& check) override {
+    probes.emplace_back(pod_key, check);
+    return probes.size();
+  }
+  std::vector<ProbeOutcome> TakeProbeOutcomes() override { return std::exchange(outcomes, {}); }
+  std::vector<std::pair<std::string, ProbeCheck>> probes;
+  std::vector<ProbeOutcome> outcomes;
 };
 
 struct Fixture {
@@ -239,6 +246,61 @@ spec:
   agents.RemovePod("/registry/pods/default/p");
   CHECK(f.host.removed == std::vector<std::string>{"default_p_uid-1"});
   CHECK(f.host.signals == std::vector<std::pair<ProcessId, int>>{{2, SIGKILL}});
+}
+
+TEST_CASE("process node: probes run for real; failures are Unhealthy in the probe's own words, and liveness kills after failureThreshold") {
+  Fixture f;
+  auto runner = f.Runner(R"yaml(apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers:
+  - name: app
+    image: busybox:1.28
+    command: ["sleep", "3600"]
+    env: [{name: FLAG, value: /tmp/ok}]
+    ports: [{name: web, containerPort: 8080}]
+    livenessProbe: {exec: {command: ["test", "-e", "$(FLAG)"]}, periodSeconds: 1, failureThreshold: 2}
+    readinessProbe: {httpGet: {path: /ready, port: web}, periodSeconds: 5}
+)yaml");
+  // Started once busybox is pulled (100 ms): the probes from then on.
+  const SimTime t0 = f.clock.now + SimDuration(100);
+  f.RunUntil(*runner, t0);
+  REQUIRE(f.host.launched.size() == 1);
+  // Both are started at once, with what runs for real: the readiness probe
+  // against the pod's (here the host's) address and the named port.
+  REQUIRE(f.host.probes.size() == 2);
+  const ProbeCheck& liveness = f.host.probes[0].second;
+  const ProbeCheck& readiness = f.host.probes[1].second;
+  CHECK(f.host.probes[0].first == "/registry/pods/default/p");
+  CHECK(liveness.type == ProbeCheck::Type::kExec);
+  CHECK(liveness.command == std::vector<std::string>{"test", "-e", "$(FLAG)"});  // the shell's to read, as kubelet leaves it
+  CHECK(liveness.container == 1);
+  CHECK(std::count(liveness.env.begin(), liveness.env.end(), std::pair<std::string, std::string>{"FLAG", "/tmp/ok"}) == 1);
+  CHECK(readiness.type == ProbeCheck::Type::kHttp);
+  CHECK(readiness.host == "192.168.0.2");
+  CHECK(readiness.port == 8080);
+  CHECK(readiness.path == "/ready");
+  // Nothing is due while they run.
+  CHECK_FALSE(runner->due().has_value());
+
+  f.host.outcomes.push_back({2, "/registry/pods/default/p", true, "", t0 + SimDuration(20)});
+  f.host.outcomes.push_back({1, "/registry/pods/default/p", false, "no flag", t0 + SimDuration(30)});
+  for (const ProbeOutcome& o : f.host.TakeProbeOutcomes()) CHECK(runner->ProbeFinished(o));
+  CHECK_FALSE(runner->ProbeFinished({1, "/registry/pods/default/p", true, "", t0}));  // taken already
+  model::Report r = f.RunUntil(*runner, t0 + SimDuration(30));
+  CHECK(Only(r).ready);
+  REQUIRE(Count(r, "Unhealthy") == 1);
+  CHECK(r.events.back().message == "Liveness probe failed: no flag");
+  CHECK(Count(r, "Killing") == 0);  // once is not failureThreshold
+  // The next liveness probe a period later; the second failure kills.
+  REQUIRE(runner->due() == t0 + SimDuration(1000));
+  f.RunUntil(*runner, t0 + SimDuration(1000));
+  REQUIRE(f.host.probes.size() == 3);
+  CHECK(runner->ProbeFinished({3, "/registry/pods/default/p", false, "no flag", t0 + SimDuration(1010)}));
+  r = f.RunUntil(*runner, t0 + SimDuration(1010));
+  CHECK(Count(r, "Killing") == 1);
+  CHECK(f.host.signals == std::vector<std::pair<ProcessId, int>>{{1, SIGTERM}});
 }
 
 }  // namespace

@@ -1,0 +1,256 @@
+#include "stages/runtime/process/probes.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <chrono>
+
+#include "stages/runtime/process/spawn.h"
+
+namespace podflow::runtime::process {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+// kubelet keeps at most this much of a probe's output.
+constexpr size_t kMaxOutput = 10 * 1024;
+// The version kubelet names in its probes' User-Agent.
+constexpr char kUserAgent[] = "kube-probe/1.32";
+
+std::string Joined(const std::vector<std::string>& words) {
+  std::string out;
+  for (const std::string& w : words) out += (out.empty() ? "" : " ") + w;
+  return out;
+}
+
+std::string TrimmedEnd(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+std::string HostPort(const ProbeCheck& check) { return check.host + ":" + std::to_string(check.port); }
+
+// Go's net.Dial words for a failed connect.
+std::string DialError(const ProbeCheck& check, const boost::system::error_code& ec) {
+  if (ec == asio::error::connection_refused) return "dial tcp " + HostPort(check) + ": connect: connection refused";
+  if (ec == asio::error::timed_out || ec == beast::error::timeout || ec == asio::error::operation_aborted) {
+    return "dial tcp " + HostPort(check) + ": i/o timeout";
+  }
+  return "dial tcp " + HostPort(check) + ": connect: " + ErrnoText(ec.value());
+}
+
+// The probe's address: its host as an IP (a name is resolved first).
+std::optional<tcp::endpoint> Endpoint(asio::io_context& ioc, const ProbeCheck& check, std::string* error) {
+  boost::system::error_code ec;
+  const asio::ip::address address = asio::ip::make_address(check.host, ec);
+  if (!ec) return tcp::endpoint(address, static_cast<uint16_t>(check.port));
+  tcp::resolver resolver(ioc);
+  auto found = resolver.resolve(check.host, std::to_string(check.port), ec);
+  if (ec || found.empty()) {
+    *error = "dial tcp: lookup " + check.host + ": no such host";
+    return std::nullopt;
+  }
+  return found.begin()->endpoint();
+}
+
+}  // namespace
+
+ProbeResult RunExecProbe(const ProbeCheck& check, int container_pidfd) {
+  if (check.command.empty()) return {false, "no command specified"};
+  Result<std::string> path = FindExecutable(check.command[0], check.env, "/");
+  if (!path.ok()) return {false, "OCI runtime exec failed: exec failed: unable to start container process: " + path.status().message()};
+  ExecArgs exec(check.command, check.env);
+  int out[2];
+  if (::pipe2(out, O_CLOEXEC) != 0) return {false, "pipe: " + ErrnoText(errno)};
+  int pidfd = -1;
+  std::optional<SignalsBlocked> blocked(std::in_place);
+  const pid_t pid = Clone(0, &pidfd);
+  if (pid == 0) {
+    // Async-signal-safe calls only, as in a container's start.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    ::setsid();
+    if (container_pidfd >= 0) ::setns(container_pidfd, CLONE_NEWNS | CLONE_NEWUTS);
+    const int null_fd = ::open("/dev/null", O_RDONLY);
+    ::dup2(null_fd, 0);
+    ::dup2(out[1], 1);
+    ::dup2(out[1], 2);
+    ::syscall(SYS_close_range, 3u, ~0u, 0u);
+    (void)!::chdir("/");
+    ResetSignals();
+    ::execve(path->c_str(), exec.argv.data(), exec.envp.data());
+    ::_exit(127);
+  }
+  const int clone_errno = errno;
+  blocked.reset();
+  ::close(out[1]);
+  if (pid < 0) {
+    ::close(out[0]);
+    return {false, "starting the probe: " + ErrnoText(clone_errno)};
+  }
+  // Its output until it ends (EOF) or the timeout.
+  std::string output;
+  const auto deadline = std::chrono::steady_clock::now() + check.timeout;
+  bool timed_out = false;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      timed_out = true;
+      break;
+    }
+    pollfd p{out[0], POLLIN, 0};
+    const int ready = ::poll(&p, 1, static_cast<int>(left.count()));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) continue;
+    char buf[4096];
+    const ssize_t n = ::read(out[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    if (output.size() < kMaxOutput) output.append(buf, std::min(static_cast<size_t>(n), kMaxOutput - output.size()));
+  }
+  ::close(out[0]);
+  if (timed_out) {
+    ::killpg(pid, SIGKILL);
+    ::syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, nullptr, 0);
+  }
+  siginfo_t info{};
+  ::waitid(P_PIDFD, static_cast<id_t>(pidfd), &info, WEXITED);
+  ::killpg(pid, SIGKILL);  // what it left running
+  ::close(pidfd);
+  if (timed_out) return {false, "command \"" + Joined(check.command) + "\" timed out"};
+  const bool ok = info.si_code == CLD_EXITED && info.si_status == 0;
+  return {ok, TrimmedEnd(std::move(output))};
+}
+
+ProbeResult RunTcpProbe(const ProbeCheck& check) {
+  asio::io_context ioc;
+  std::string error;
+  const std::optional<tcp::endpoint> endpoint = Endpoint(ioc, check, &error);
+  if (!endpoint) return {false, error};
+  tcp::socket socket(ioc);
+  boost::system::error_code result = asio::error::timed_out;
+  socket.async_connect(*endpoint, [&](const boost::system::error_code& ec) { result = ec; });
+  ioc.run_for(check.timeout);
+  if (!result) return {true, ""};
+  return {false, DialError(check, result)};
+}
+
+ProbeResult RunHttpProbe(const ProbeCheck& check) {
+  const std::string url = "http://" + HostPort(check) + (check.path.empty() ? "/" : check.path);
+  asio::io_context ioc;
+  std::string error;
+  const std::optional<tcp::endpoint> endpoint = Endpoint(ioc, check, &error);
+  if (!endpoint) return {false, "Get \"" + url + "\": " + error};
+  beast::tcp_stream stream(ioc);
+  stream.expires_after(check.timeout);
+  http::request<http::empty_body> request(http::verb::get, check.path.empty() ? "/" : check.path, 11);
+  request.set(http::field::host, HostPort(check));
+  request.set(http::field::user_agent, kUserAgent);
+  request.set(http::field::accept, "*/*");
+  for (const auto& [name, value] : check.headers) request.set(name, value);  // the probe's own win
+  request.set(http::field::connection, "close");
+  beast::flat_buffer buffer;
+  http::response_parser<http::string_body> parser;
+  parser.body_limit(kMaxOutput * 100);
+  boost::system::error_code failed;
+  bool connected = false;
+  stream.async_connect(*endpoint, [&](const boost::system::error_code& ec) {
+    if (ec) {
+      failed = ec;
+      return;
+    }
+    connected = true;
+    http::async_write(stream, request, [&](const boost::system::error_code& wec, size_t) {
+      if (wec) {
+        failed = wec;
+        return;
+      }
+      http::async_read(stream, buffer, parser, [&](const boost::system::error_code& rec, size_t) { failed = rec; });
+    });
+  });
+  ioc.run();
+  if (failed || !parser.is_header_done()) {
+    if (!connected) return {false, "Get \"" + url + "\": " + DialError(check, failed)};
+    if (failed == beast::error::timeout) {
+      return {false, "Get \"" + url + "\": context deadline exceeded (Client.Timeout exceeded while awaiting headers)"};
+    }
+    if (!parser.is_header_done()) return {false, "Get \"" + url + "\": EOF"};
+  }
+  const unsigned status = parser.get().result_int();
+  if (status >= 200 && status < 400) return {true, ""};
+  return {false, "HTTP probe failed with statuscode: " + std::to_string(status)};
+}
+
+ProbeWorkers::ProbeWorkers(int threads) {
+  for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { Work(); });
+}
+
+ProbeWorkers::~ProbeWorkers() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+    for (Job& job : jobs_) {
+      if (job.pidfd >= 0) ::close(job.pidfd);
+    }
+    jobs_.clear();
+  }
+  wake_.notify_all();
+  for (std::thread& t : threads_) t.join();
+}
+
+uint64_t ProbeWorkers::Start(std::string pod_key, ProbeCheck check, int container_pidfd) {
+  std::lock_guard lock(mu_);
+  const uint64_t id = next_id_++;
+  jobs_.push_back(Job{id, std::move(pod_key), std::move(check), container_pidfd});
+  wake_.notify_one();
+  return id;
+}
+
+std::vector<ProbeOutcome> ProbeWorkers::Take() {
+  std::lock_guard lock(mu_);
+  return std::exchange(done_, {});
+}
+
+void ProbeWorkers::Work() {
+  for (;;) {
+    Job job;
+    {
+      std::unique_lock lock(mu_);
+      wake_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
+      if (stopping_) return;
+      job = std::move(jobs_.front());
+      jobs_.pop_front();
+    }
+    ProbeResult result;
+    switch (job.check.type) {
+      case ProbeCheck::Type::kExec:
+        result = RunExecProbe(job.check, job.pidfd);
+        break;
+      case ProbeCheck::Type::kTcp:
+        result = RunTcpProbe(job.check);
+        break;
+      case ProbeCheck::Type::kHttp:
+        result = RunHttpProbe(job.check);
+        break;
+    }
+    if (job.pidfd >= 0) ::close(job.pidfd);
+    ProbeOutcome outcome{job.id, std::move(job.pod_key), result.ok, std::move(result.output), WallClockNow()};
+    std::lock_guard lock(mu_);
+    done_.push_back(std::move(outcome));
+  }
+}
+
+}  // namespace podflow::runtime::process

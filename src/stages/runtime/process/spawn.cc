@@ -1,0 +1,96 @@
+#include "stages/runtime/process/spawn.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+
+namespace podflow::runtime::process {
+namespace {
+
+constexpr char kDefaultPath[] = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+bool Executable(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
+}
+
+}  // namespace
+
+// An errno as Go's syscall package words it (lower case): runc's messages.
+std::string ErrnoText(int err) {
+  std::string text = std::strerror(err);
+  if (!text.empty()) text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
+  return text;
+}
+
+// argv[0] as runc finds it: a name with a '/' as written, any other in the
+// container's PATH (the default one when its env sets none). Relative
+// paths are the container's: from its working dir. The error is runc's.
+Result<std::string> FindExecutable(const std::string& name, const EnvList& env, const std::string& dir) {
+  const auto in_dir = [&](const std::string& path) { return path.starts_with("/") ? path : dir + "/" + path; };
+  if (name.find('/') != std::string::npos) {
+    const std::string path = in_dir(name);
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+      return Status::Invalid("exec: \"" + name + "\": stat " + name + ": " + ErrnoText(errno));
+    }
+    return path;
+  }
+  std::string search = kDefaultPath;
+  for (const auto& [k, v] : env) {
+    if (k == "PATH") search = v;
+  }
+  for (size_t start = 0; start <= search.size();) {
+    size_t end = search.find(':', start);
+    if (end == std::string::npos) end = search.size();
+    const std::string candidate = in_dir((end > start ? search.substr(start, end - start) : ".") + "/" + name);
+    if (Executable(candidate)) return candidate;
+    start = end + 1;
+  }
+  return Status::Invalid("exec: \"" + name + "\": executable file not found in $PATH");
+}
+
+void CloseFd(int& fd) {
+  if (fd >= 0) ::close(fd);
+  fd = -1;
+}
+
+pid_t Clone(unsigned long flags, int* pidfd) {
+  // x86_64 and arm64 take (flags, stack, parent_tid, child_tid, tls);
+  // CLONE_PIDFD puts the pidfd where parent_tid points.
+  return static_cast<pid_t>(::syscall(SYS_clone, flags | CLONE_PIDFD | SIGCHLD, nullptr, pidfd, nullptr, nullptr));
+}
+
+void ResetSignals() {
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  for (int sig = 1; sig < NSIG; ++sig) ::sigaction(sig, &dfl, nullptr);
+  sigset_t none;
+  ::sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+}
+
+SignalsBlocked::SignalsBlocked() {
+  sigset_t all;
+  ::sigfillset(&all);
+  ::pthread_sigmask(SIG_SETMASK, &all, &old_);
+}
+
+SignalsBlocked::~SignalsBlocked() { ::pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
+
+ExecArgs::ExecArgs(const std::vector<std::string>& args, const EnvList& env) : argv_text(args) {
+  for (const auto& [k, v] : env) env_text.push_back(k + "=" + v);
+  for (std::string& a : argv_text) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  for (std::string& e : env_text) envp.push_back(e.data());
+  envp.push_back(nullptr);
+}
+
+}  // namespace podflow::runtime::process

@@ -1,0 +1,55 @@
+// What starting a process of a container takes, shared by the engine (the
+// container's own process) and the probes (an exec probe's command).
+#pragma once
+
+#include <signal.h>
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "stages/runtime/shell_script.h"
+
+namespace podflow::runtime::process {
+
+// An errno as Go's syscall package words it (lower case), as runc's messages have it.
+std::string ErrnoText(int err);
+
+// argv[0] as runc finds it: a name with a '/' as written, any other in the
+// container's PATH (the default one when `env` sets none). Relative paths
+// are the container's: from its working dir `dir`. The error is runc's
+// (`exec: "x": executable file not found in $PATH`).
+Result<std::string> FindExecutable(const std::string& name, const EnvList& env, const std::string& dir);
+
+void CloseFd(int& fd);
+
+// clone(2) as fork with `flags` (namespaces) added; the child's pidfd goes
+// to `pidfd`. Returns 0 in the child.
+pid_t Clone(unsigned long flags, int* pidfd);
+
+// In a child before execve: every signal's handler back to the default and
+// none blocked. Async-signal-safe.
+void ResetSignals();
+
+// Blocks every signal of the calling thread while it lives: around a clone,
+// so that no handler of this process runs in the child.
+class SignalsBlocked {
+ public:
+  SignalsBlocked();
+  ~SignalsBlocked();
+  SignalsBlocked(const SignalsBlocked&) = delete;
+  SignalsBlocked& operator=(const SignalsBlocked&) = delete;
+
+ private:
+  sigset_t old_;
+};
+
+// The C views of argv and env the child needs, made before it exists.
+struct ExecArgs {
+  ExecArgs(const std::vector<std::string>& argv, const EnvList& env);
+  std::vector<std::string> argv_text, env_text;
+  std::vector<char*> argv, envp;
+};
+
+}  // namespace podflow::runtime::process
