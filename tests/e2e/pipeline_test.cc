@@ -1,5 +1,8 @@
 // The seeds' story end to end, on a real pipeline: one process, and every
 // stage in its own process.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -1324,7 +1327,28 @@ spec:
   - name: server
     image: busybox:1.28
     command: ["sh", "-c", "trap 'echo stopped > )yaml" + scratch + R"yaml(/stopped; exit 0' TERM; echo up; while true; do sleep 0.1; done"]
-)yaml").size() == 4);
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: handoff}
+spec:
+  restartPolicy: Never
+  initContainers:
+  - {name: init, image: busybox:1.28, command: ["sh", "-c", "echo written by init > )yaml" + scratch + R"yaml(/shared"]}
+  containers:
+  - {name: main, image: busybox:1.28, command: ["cat", ")yaml" + scratch + R"yaml(/shared"]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: hungry}
+spec:
+  restartPolicy: Never
+  containers:
+  - name: hungry
+    image: busybox:1.28
+    command: ["python3", "-c", "b = bytearray(256 * 1024 * 1024); print(len(b))"]
+    resources: {limits: {memory: 64Mi}}
+)yaml").size() == 6);
   INFO(pipeline.Logs());
   // Its own exit code, as the process ended.
   std::string bytes;
@@ -1365,6 +1389,28 @@ spec:
   CHECK(failed->message()->str().find("exec: \"no-such-command-podflow\": executable file not found in $PATH") !=
         std::string::npos);
 
+  // An init container writes a file the main container then reads.
+  REQUIRE(pipeline.PodReaches("handoff", [](const api::Pod& p) {
+    return p.status() && p.status()->phase() == api::PodPhase::Succeeded;
+  }));
+  CHECK(pipeline.Podflow({"logs", "handoff", "-c", "main"}) == std::pair<int, std::string>{0, "written by init\n"});
+
+  // Over its memory limit: the kernel's OOM killer ends it, as OOMKilled.
+  const api::Pod* hungry = pipeline.WaitFor<api::Pod>(PodKey("hungry"), [](const api::Pod& p) {
+    return p.status() && (p.status()->phase() == api::PodPhase::Failed || p.status()->phase() == api::PodPhase::Succeeded);
+  }, &bytes);
+  REQUIRE(hungry != nullptr);
+  const bool cgroups = access("/sys/fs/cgroup/memory/memory.limit_in_bytes", W_OK) == 0 ||
+                       access("/sys/fs/cgroup/cgroup.subtree_control", W_OK) == 0;
+  if (cgroups) {
+    const api::ContainerStateTerminated* oom = hungry->status()->container_statuses()->Get(0)->state()->terminated();
+    REQUIRE(oom != nullptr);
+    CHECK(oom->reason()->str() == "OOMKilled");
+    CHECK(hungry->status()->phase() == api::PodPhase::Failed);
+  } else {
+    WARN("the memory limit is not checked: no writable memory cgroup here");
+  }
+
   // A delete: the process takes SIGTERM (its trap runs) and the pod goes.
   REQUIRE(pipeline.PodReaches("server", Pipeline::Running));
   for (int i = 0; i < 100 && pipeline.Podflow({"logs", "server"}).second != "up\n"; ++i) {
@@ -1386,7 +1432,19 @@ TEST_CASE("process runtime: an exec liveness probe restarts the container; an ht
           "[e2e]") {
   char tmpl[] = "/tmp/podflow-probe-e2e-XXXXXX";
   const std::string scratch = ::mkdtemp(tmpl);
-  const std::string port = std::to_string(20000 + ::getpid() % 20000);
+  // A port free now: the kernel's pick for a socket bound to port 0.
+  std::string port;
+  {
+    const int probe_socket = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof addr;
+    REQUIRE(::bind(probe_socket, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    REQUIRE(::getsockname(probe_socket, reinterpret_cast<sockaddr*>(&addr), &length) == 0);
+    port = std::to_string(ntohs(addr.sin_port));
+    ::close(probe_socket);
+  }
   Pipeline pipeline(false, "", "", "  type: process\n  backOffMillis: 1000\n");
   pipeline.StartAll();
   REQUIRE(pipeline.Submit(R"yaml(apiVersion: v1

@@ -52,8 +52,9 @@ struct ProbeCheck {
   enum class Type { kExec, kTcp, kHttp };
   Type type = Type::kExec;
   ProcessId container = 0;            // exec: runs beside it, in its namespaces
-  std::vector<std::string> command;   // exec
+  std::vector<std::string> command;   // exec ($(VAR) expanded)
   EnvList env;                        // exec: the container's
+  std::string working_dir;            // exec: the container's
   std::string host;                   // tcp, http
   int32_t port = 0;                   // tcp, http
   std::string path = "/";             // http
@@ -70,6 +71,9 @@ struct ProbeOutcome {
   bool ok = false;
   std::string output;
   SimTime at{};
+  // It could not be run (its container had ended): kubelet discards such a
+  // result, neither success nor failure.
+  bool errored = false;
 };
 
 class ContainerHost {

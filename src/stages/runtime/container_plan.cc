@@ -270,8 +270,15 @@ std::optional<ProbeCheck> RealProbeCheck(const api::ProbeT& probe, const api::Co
   check.timeout = SimDuration(int64_t{probe.timeout_seconds > 0 ? probe.timeout_seconds : 1} * 1000);
   if (probe.exec) {
     check.type = ProbeCheck::Type::kExec;
-    check.command = probe.exec->command;
+    // kubelet expands $(VAR) in a probe's command against the container's
+    // own env values only (one from a source counts as empty).
+    EnvList statics;
+    for (const auto& e : c.env) {
+      if (e) statics.emplace_back(e->name, e->value_from ? std::string() : e->value);
+    }
+    for (const std::string& word : probe.exec->command) check.command.push_back(ExpandKubeVars(word, statics));
     check.env = env;
+    check.working_dir = c.working_dir;
     return check;
   }
   if (probe.tcp_socket) {

@@ -22,6 +22,9 @@ enum class ProbeKind { kStartup, kLiveness, kReadiness };
 // kubelet's name of the probe in its events: "Startup", "Liveness", "Readiness".
 const char* ProbeName(ProbeKind kind);
 
+// periodSeconds, 10 s when unset.
+SimDuration ProbePeriod(const api::ProbeT& probe);
+
 // [from, to) since the container's start; `to` may be model::kNever.
 struct FailSpan {
   SimDuration from;

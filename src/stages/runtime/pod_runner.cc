@@ -254,11 +254,14 @@ bool PodRunner::RunDue(Box& box, SimTime t) {
     }
     if (probe.next && *probe.next <= t) {
       probe.next.reset();
-      if (probe.check && box.process) {
-        // Run for real: the outcome comes back later (ProbeFinished).
-        probe.check->container = *box.process;
-        probe.pending = node_->host()->StartProbe(assignment_.pod_key, *probe.check);
-        probe.launched = t;
+      if (probe.check) {
+        // Run for real: the outcome comes back later (ProbeFinished). A
+        // process that has just ended is not probed: its exit is next.
+        if (box.process) {
+          probe.check->container = *box.process;
+          probe.pending = node_->host()->StartProbe(assignment_.pod_key, *probe.check);
+          probe.launched = t;
+        }
       } else {
         Probe(box, probe, t);
       }
@@ -273,6 +276,11 @@ bool PodRunner::ProbeFinished(const ProbeOutcome& outcome) {
     for (ProbeRun& probe : box.probes) {
       if (probe.pending != outcome.probe) continue;
       probe.pending.reset();
+      if (outcome.errored) {
+        // No result: the next one at its tick, as kubelet's prober goes on.
+        probe.next = std::max(probe.launched + ProbePeriod(*probe.spec), outcome.at);
+        return true;
+      }
       probe.outcome = outcome;
       probe.outcome->at = std::max(outcome.at, box.started_at);
       return true;

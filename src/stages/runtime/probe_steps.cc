@@ -21,7 +21,7 @@ namespace text = kubelet_text;
 SimDuration Seconds(int32_t s, int32_t fallback) {
   return SimDuration(int64_t{s > 0 ? s : fallback} * 1000);
 }
-SimDuration Period(const api::ProbeT& p) { return Seconds(p.period_seconds, 10); }
+SimDuration Period(const api::ProbeT& p) { return ProbePeriod(p); }
 
 // The first probe time at or after `at` on the grid base + k * period.
 SimTime GridAtOrAfter(SimTime base, SimDuration period, SimTime at) {
@@ -48,6 +48,8 @@ std::optional<SimDuration> NextFailure(const std::vector<FailSpan>& spans, SimDu
 }
 
 }  // namespace
+
+SimDuration ProbePeriod(const api::ProbeT& probe) { return Seconds(probe.period_seconds, 10); }
 
 void PodRunner::StartProbes(Box& box, SimTime t) {
   box.probes.clear();

@@ -37,6 +37,22 @@ std::string Joined(const std::vector<std::string>& words) {
   return out;
 }
 
+// Go's %q of a plain string: in quotes, backslashes, quotes and control characters escaped.
+std::string GoQuoted(const std::string& text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default: out += c;
+    }
+  }
+  return out + "\"";
+}
+
 std::string TrimmedEnd(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
   return s;
@@ -50,7 +66,10 @@ std::string DialError(const ProbeCheck& check, const boost::system::error_code& 
   if (ec == asio::error::timed_out || ec == beast::error::timeout || ec == asio::error::operation_aborted) {
     return "dial tcp " + HostPort(check) + ": i/o timeout";
   }
-  return "dial tcp " + HostPort(check) + ": connect: " + ErrnoText(ec.value());
+  if (ec.category() == boost::system::system_category()) {
+    return "dial tcp " + HostPort(check) + ": connect: " + ErrnoText(ec.value());
+  }
+  return "dial tcp " + HostPort(check) + ": " + ec.message();
 }
 
 // The probe's address: its host as an IP (a name is resolved first).
@@ -71,8 +90,12 @@ std::optional<tcp::endpoint> Endpoint(asio::io_context& ioc, const ProbeCheck& c
 
 ProbeResult RunExecProbe(const ProbeCheck& check, int container_pidfd) {
   if (check.command.empty()) return {false, "no command specified"};
-  Result<std::string> path = FindExecutable(check.command[0], check.env, "/");
-  if (!path.ok()) return {false, "OCI runtime exec failed: exec failed: unable to start container process: " + path.status().message()};
+  const std::string dir = check.working_dir.empty() ? "/" : check.working_dir;
+  Result<std::string> path = FindExecutable(check.command[0], check.env, dir);
+  if (!path.ok()) {
+    return {false, "OCI runtime exec failed: exec failed: unable to start container process: " + path.status().message() +
+                       ": unknown"};
+  }
   ExecArgs exec(check.command, check.env);
   int out[2];
   if (::pipe2(out, O_CLOEXEC) != 0) return {false, "pipe: " + ErrnoText(errno)};
@@ -80,16 +103,17 @@ ProbeResult RunExecProbe(const ProbeCheck& check, int container_pidfd) {
   std::optional<SignalsBlocked> blocked(std::in_place);
   const pid_t pid = Clone(0, &pidfd);
   if (pid == 0) {
-    // Async-signal-safe calls only, as in a container's start.
+    // Async-signal-safe calls only, as in a container's start. A container
+    // whose namespaces cannot be joined (it ended) runs nothing.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     ::setsid();
-    if (container_pidfd >= 0) ::setns(container_pidfd, CLONE_NEWNS | CLONE_NEWUTS);
+    if (container_pidfd >= 0 && ::setns(container_pidfd, CLONE_NEWNS | CLONE_NEWUTS) != 0) ::_exit(127);
     const int null_fd = ::open("/dev/null", O_RDONLY);
     ::dup2(null_fd, 0);
     ::dup2(out[1], 1);
     ::dup2(out[1], 2);
     ::syscall(SYS_close_range, 3u, ~0u, 0u);
-    (void)!::chdir("/");
+    if (::chdir(dir.c_str()) != 0) ::_exit(127);
     ResetSignals();
     ::execve(path->c_str(), exec.argv.data(), exec.envp.data());
     ::_exit(127);
@@ -101,36 +125,43 @@ ProbeResult RunExecProbe(const ProbeCheck& check, int container_pidfd) {
     ::close(out[0]);
     return {false, "starting the probe: " + ErrnoText(clone_errno)};
   }
-  // Its output until it ends (EOF) or the timeout.
+  // Its output until it has ended and its output is closed, or the timeout.
   std::string output;
   const auto deadline = std::chrono::steady_clock::now() + check.timeout;
-  bool timed_out = false;
-  for (;;) {
+  bool timed_out = false, exited = false;
+  int out_fd = out[0];
+  while (out_fd >= 0 || !exited) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
-      timed_out = true;
+      timed_out = !exited;
       break;
     }
-    pollfd p{out[0], POLLIN, 0};
-    const int ready = ::poll(&p, 1, static_cast<int>(left.count()));
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) continue;
-    char buf[4096];
-    const ssize_t n = ::read(out[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    if (output.size() < kMaxOutput) output.append(buf, std::min(static_cast<size_t>(n), kMaxOutput - output.size()));
+    pollfd fds[2] = {{out_fd, POLLIN, 0}, {exited ? -1 : pidfd, POLLIN, 0}};
+    const int ready = ::poll(fds, 2, static_cast<int>(left.count()));
+    if (ready <= 0) continue;  // EINTR, or the deadline: looked at again above
+    if (fds[1].revents != 0) exited = true;
+    if (fds[0].revents != 0) {
+      char buf[4096];
+      const ssize_t n = ::read(out_fd, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        CloseFd(out_fd);
+        continue;
+      }
+      if (output.size() < kMaxOutput) output.append(buf, std::min(static_cast<size_t>(n), kMaxOutput - output.size()));
+    }
+    // Ended, and what it left holds its output open: done with it.
+    if (exited && out_fd >= 0 && fds[0].revents == 0) CloseFd(out_fd);
   }
-  ::close(out[0]);
-  if (timed_out) {
-    ::killpg(pid, SIGKILL);
-    ::syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, nullptr, 0);
-  }
+  CloseFd(out_fd);
+  if (timed_out) ::syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, nullptr, 0);
+  // While it is a zombie its pid still names its group: what it left goes too.
   siginfo_t info{};
+  ::waitid(P_PIDFD, static_cast<id_t>(pidfd), &info, WEXITED | WNOWAIT);
+  ::killpg(pid, SIGKILL);
   ::waitid(P_PIDFD, static_cast<id_t>(pidfd), &info, WEXITED);
-  ::killpg(pid, SIGKILL);  // what it left running
   ::close(pidfd);
-  if (timed_out) return {false, "command \"" + Joined(check.command) + "\" timed out"};
+  if (timed_out) return {false, "command " + GoQuoted(Joined(check.command)) + " timed out"};
   const bool ok = info.si_code == CLD_EXITED && info.si_status == 0;
   return {ok, TrimmedEnd(std::move(output))};
 }
@@ -149,18 +180,24 @@ ProbeResult RunTcpProbe(const ProbeCheck& check) {
 }
 
 ProbeResult RunHttpProbe(const ProbeCheck& check) {
-  const std::string url = "http://" + HostPort(check) + (check.path.empty() ? "/" : check.path);
+  const std::string target = check.path.starts_with("/") ? check.path : "/" + check.path;
+  const std::string url = "http://" + HostPort(check) + target;
   asio::io_context ioc;
   std::string error;
   const std::optional<tcp::endpoint> endpoint = Endpoint(ioc, check, &error);
   if (!endpoint) return {false, "Get \"" + url + "\": " + error};
   beast::tcp_stream stream(ioc);
   stream.expires_after(check.timeout);
-  http::request<http::empty_body> request(http::verb::get, check.path.empty() ? "/" : check.path, 11);
+  http::request<http::empty_body> request(http::verb::get, target, 11);
   request.set(http::field::host, HostPort(check));
   request.set(http::field::user_agent, kUserAgent);
   request.set(http::field::accept, "*/*");
-  for (const auto& [name, value] : check.headers) request.set(name, value);  // the probe's own win
+  // The probe's own win over the defaults; a name given twice is sent twice.
+  for (const auto& [name, value] : check.headers) request.erase(name);
+  for (const auto& [name, value] : check.headers) {
+    if (value.find_first_of("\r\n") != std::string::npos) return {false, "Get \"" + url + "\": invalid header field value for \"" + name + "\""};
+    request.insert(name, value);
+  }
   request.set(http::field::connection, "close");
   beast::flat_buffer buffer;
   http::response_parser<http::string_body> parser;
@@ -178,16 +215,18 @@ ProbeResult RunHttpProbe(const ProbeCheck& check) {
         failed = wec;
         return;
       }
-      http::async_read(stream, buffer, parser, [&](const boost::system::error_code& rec, size_t) { failed = rec; });
+      // The status decides: the body is not waited for.
+      http::async_read_header(stream, buffer, parser, [&](const boost::system::error_code& rec, size_t) { failed = rec; });
     });
   });
   ioc.run();
-  if (failed || !parser.is_header_done()) {
-    if (!connected) return {false, "Get \"" + url + "\": " + DialError(check, failed)};
+  if (!parser.is_header_done()) {
     if (failed == beast::error::timeout) {
+      // Go's client words a connect or a response that took too long the same way.
       return {false, "Get \"" + url + "\": context deadline exceeded (Client.Timeout exceeded while awaiting headers)"};
     }
-    if (!parser.is_header_done()) return {false, "Get \"" + url + "\": EOF"};
+    if (!connected) return {false, "Get \"" + url + "\": " + DialError(check, failed)};
+    return {false, "Get \"" + url + "\": EOF"};
   }
   const unsigned status = parser.get().result_int();
   if (status >= 200 && status < 400) return {true, ""};
@@ -211,10 +250,16 @@ ProbeWorkers::~ProbeWorkers() {
   for (std::thread& t : threads_) t.join();
 }
 
-uint64_t ProbeWorkers::Start(std::string pod_key, ProbeCheck check, int container_pidfd) {
+uint64_t ProbeWorkers::Start(std::string pod_key, ProbeCheck check, int container_pidfd, bool errored) {
   std::lock_guard lock(mu_);
   const uint64_t id = next_id_++;
-  jobs_.push_back(Job{id, std::move(pod_key), std::move(check), container_pidfd});
+  if (errored) {
+    ProbeOutcome outcome{id, std::move(pod_key), false, "", WallClockNow()};
+    outcome.errored = true;
+    done_.push_back(std::move(outcome));
+    return id;
+  }
+  jobs_.push_back(Job{id, std::move(pod_key), std::move(check), container_pidfd, false});
   wake_.notify_one();
   return id;
 }
@@ -235,16 +280,20 @@ void ProbeWorkers::Work() {
       jobs_.pop_front();
     }
     ProbeResult result;
-    switch (job.check.type) {
-      case ProbeCheck::Type::kExec:
-        result = RunExecProbe(job.check, job.pidfd);
-        break;
-      case ProbeCheck::Type::kTcp:
-        result = RunTcpProbe(job.check);
-        break;
-      case ProbeCheck::Type::kHttp:
-        result = RunHttpProbe(job.check);
-        break;
+    try {
+      switch (job.check.type) {
+        case ProbeCheck::Type::kExec:
+          result = RunExecProbe(job.check, job.pidfd);
+          break;
+        case ProbeCheck::Type::kTcp:
+          result = RunTcpProbe(job.check);
+          break;
+        case ProbeCheck::Type::kHttp:
+          result = RunHttpProbe(job.check);
+          break;
+      }
+    } catch (const std::exception& e) {
+      result = {false, std::string("probe failed: ") + e.what()};  // a header Beast refuses, say
     }
     if (job.pidfd >= 0) ::close(job.pidfd);
     ProbeOutcome outcome{job.id, std::move(job.pod_key), result.ok, std::move(result.output), WallClockNow()};

@@ -32,13 +32,14 @@ ProbeResult RunHttpProbe(const ProbeCheck& check);
 
 class ProbeWorkers {
  public:
-  explicit ProbeWorkers(int threads = 4);
-  ~ProbeWorkers();  // waits for the probes under way (each ends within its timeout)
+  explicit ProbeWorkers(int threads = 16);
+  ~ProbeWorkers();  // drops the queued ones, waits for those under way (each ends within its timeout)
   ProbeWorkers(const ProbeWorkers&) = delete;
   ProbeWorkers& operator=(const ProbeWorkers&) = delete;
 
   // Queues a probe; `container_pidfd` (owned, -1: none) is closed after it.
-  uint64_t Start(std::string pod_key, ProbeCheck check, int container_pidfd);
+  // `errored`: it cannot run (its container is gone): its outcome says so at once.
+  uint64_t Start(std::string pod_key, ProbeCheck check, int container_pidfd, bool errored = false);
   std::vector<ProbeOutcome> Take();
 
  private:
@@ -47,6 +48,7 @@ class ProbeWorkers {
     std::string pod_key;
     ProbeCheck check;
     int pidfd;
+    bool errored;
   };
   void Work();
 

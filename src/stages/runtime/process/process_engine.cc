@@ -125,6 +125,7 @@ ProcessEngine::ProcessEngine(EngineOptions options) : options_(std::move(options
 }
 
 ProcessEngine::~ProcessEngine() {
+  probes_.reset();
   stopping_ = true;
   const uint64_t one = 1;
   (void)!::write(wake_fd_, &one, sizeof one);
@@ -269,15 +270,17 @@ void ProcessEngine::RemovePodLogs(const std::string& pod_dir) {
 uint64_t ProcessEngine::StartProbe(const std::string& pod_key, const ProbeCheck& check) {
   int pidfd = -1;
   if (check.type == ProbeCheck::Type::kExec && isolate_) {
-    // The container's namespaces, named by a pidfd of its own for the probe.
+    // The container's namespaces, named by a pidfd of its own for the probe;
+    // one that has ended has none to run it in.
     std::lock_guard lock(mu_);
     auto it = procs_.find(check.container);
     if (it != procs_.end()) pidfd = ::fcntl(it->second->pidfd, F_DUPFD_CLOEXEC, 0);
+    if (pidfd < 0) return probes_->Start(pod_key, check, -1, /*errored=*/true);
   }
-  return probes_.Start(pod_key, check, pidfd);
+  return probes_->Start(pod_key, check, pidfd);
 }
 
-std::vector<ProbeOutcome> ProcessEngine::TakeProbeOutcomes() { return probes_.Take(); }
+std::vector<ProbeOutcome> ProcessEngine::TakeProbeOutcomes() { return probes_->Take(); }
 
 void ProcessEngine::Drain(Proc& proc, std::chrono::system_clock::time_point at, bool all) {
   char buf[65536];

@@ -88,7 +88,8 @@ class ProcessEngine final : public ContainerHost {
   ProcessId next_id_ = 1;
   std::atomic<bool> stopping_{false};
   std::thread collector_;
-  ProbeWorkers probes_;  // last: its probes end before the containers they look at
+  // Stopped first thing in the destructor: no probe outlives the containers.
+  std::optional<ProbeWorkers> probes_{std::in_place};
 };
 
 }  // namespace podflow::runtime::process

@@ -274,7 +274,7 @@ spec:
   const ProbeCheck& readiness = f.host.probes[1].second;
   CHECK(f.host.probes[0].first == "/registry/pods/default/p");
   CHECK(liveness.type == ProbeCheck::Type::kExec);
-  CHECK(liveness.command == std::vector<std::string>{"test", "-e", "$(FLAG)"});  // the shell's to read, as kubelet leaves it
+  CHECK(liveness.command == std::vector<std::string>{"test", "-e", "/tmp/ok"});  // $(FLAG) expanded, as kubelet does
   CHECK(liveness.container == 1);
   CHECK(std::count(liveness.env.begin(), liveness.env.end(), std::pair<std::string, std::string>{"FLAG", "/tmp/ok"}) == 1);
   CHECK(readiness.type == ProbeCheck::Type::kHttp);
