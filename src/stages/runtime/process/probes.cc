@@ -16,6 +16,7 @@
 #include <boost/beast/http.hpp>
 #include <chrono>
 
+#include "model/field_error.h"
 #include "stages/runtime/process/spawn.h"
 
 namespace podflow::runtime::process {
@@ -35,22 +36,6 @@ std::string Joined(const std::vector<std::string>& words) {
   std::string out;
   for (const std::string& w : words) out += (out.empty() ? "" : " ") + w;
   return out;
-}
-
-// Go's %q of a plain string: in quotes, backslashes, quotes and control characters escaped.
-std::string GoQuoted(const std::string& text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default: out += c;
-    }
-  }
-  return out + "\"";
 }
 
 std::string TrimmedEnd(std::string s) {
@@ -161,7 +146,7 @@ ProbeResult RunExecProbe(const ProbeCheck& check, int container_pidfd) {
   ::killpg(pid, SIGKILL);
   ::waitid(P_PIDFD, static_cast<id_t>(pidfd), &info, WEXITED);
   ::close(pidfd);
-  if (timed_out) return {false, "command " + GoQuoted(Joined(check.command)) + " timed out"};
+  if (timed_out) return {false, "command " + model::GoQuote(Joined(check.command)) + " timed out"};
   const bool ok = info.si_code == CLD_EXITED && info.si_status == 0;
   return {ok, TrimmedEnd(std::move(output))};
 }
