@@ -1366,7 +1366,10 @@ spec:
   // namespace) when running as root.
   const auto [code, text] = pipeline.Podflow({"logs", "hello"});
   CHECK(code == 0);
-  if (::geteuid() == 0) CHECK(text == "hello from hello in /tmp with hi\nto stderr\n");
+  // With namespaces (the runtime warns at start when it has none) $(hostname) is the pod's.
+  if (!pipeline.LogsContain("containers run without their own PID, mount and UTS namespaces")) {
+    CHECK(text == "hello from hello in /tmp with hi\nto stderr\n");
+  }
   CHECK(text.find("in /tmp with hi\n") != std::string::npos);
 
   // A crash loop: restarted, then in back-off, its previous log kept.
@@ -1400,15 +1403,15 @@ spec:
     return p.status() && (p.status()->phase() == api::PodPhase::Failed || p.status()->phase() == api::PodPhase::Succeeded);
   }, &bytes);
   REQUIRE(hungry != nullptr);
-  const bool cgroups = access("/sys/fs/cgroup/memory/memory.limit_in_bytes", W_OK) == 0 ||
-                       access("/sys/fs/cgroup/cgroup.subtree_control", W_OK) == 0;
-  if (cgroups) {
+  // The runtime says at start what it cannot do here.
+  const bool oom_kills = !pipeline.LogsContain("process runtime: memory limits");
+  if (oom_kills) {
     const api::ContainerStateTerminated* oom = hungry->status()->container_statuses()->Get(0)->state()->terminated();
     REQUIRE(oom != nullptr);
     CHECK(oom->reason()->str() == "OOMKilled");
     CHECK(hungry->status()->phase() == api::PodPhase::Failed);
   } else {
-    WARN("the memory limit is not checked: no writable memory cgroup here");
+    WARN("the memory limit is not checked: the runtime cannot enforce it here (see its log)");
   }
 
   // A delete: the process takes SIGTERM (its trap runs) and the pod goes.

@@ -172,6 +172,17 @@ class Pipeline {
   }
 
   // The pipeline's logs, for failure messages.
+  // Whether any process's log (all of it) contains `text`.
+  bool LogsContain(const std::string& text) const {
+    for (const auto& entry : std::filesystem::directory_iterator(dir_)) {
+      if (entry.path().extension() != ".log") continue;
+      std::ifstream in(entry.path());
+      const std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      if (all.find(text) != std::string::npos) return true;
+    }
+    return false;
+  }
+
   std::string Logs() const {
     std::string all;
     for (const auto& entry : std::filesystem::directory_iterator(dir_)) {

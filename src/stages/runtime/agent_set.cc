@@ -96,6 +96,18 @@ void NodeAgentSet::RemovePod(const std::string& pod_key) {
     it->second.runner->RemoveLogs();
     pods_.erase(it);
   }
+  // One taken over after a restart (it had finished) has its logs too:
+  // "/registry/pods/<ns>/<name>" -> "<ns>_<name>_<uid>".
+  if (auto it = adopted_.find(pod_key); it != adopted_.end() && RunsProcesses(it->second.node_name)) {
+    const std::string_view key(pod_key);
+    const size_t name_at = key.rfind('/');
+    const size_t ns_at = name_at == 0 || name_at == std::string_view::npos ? std::string_view::npos
+                                                                            : key.rfind('/', name_at - 1);
+    if (ns_at != std::string_view::npos) {
+      host_->RemovePodLogs(std::string(key.substr(ns_at + 1, name_at - ns_at - 1)) + "_" +
+                           std::string(key.substr(name_at + 1)) + "_" + it->second.uid);
+    }
+  }
   ForgetAdopted(pod_key);
 }
 

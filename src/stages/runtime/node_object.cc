@@ -117,8 +117,9 @@ api::NodeT BuildNode(const SimNode& node, const ImageCatalog& catalog, SimTime n
   info->system_uuid = DeterministicUid("system/" + node.name);
   info->boot_id = DeterministicUid("boot/" + node.name);
   info->kernel_version = "6.1.0-podflow";
-  info->os_image = "podflow simulated node";
-  info->container_runtime_version = kContainerRuntimeVersion;
+  const bool process = node.type == RuntimeType::kProcess;
+  info->os_image = process ? "podflow process node" : "podflow simulated node";
+  info->container_runtime_version = process ? kProcessRuntimeVersion : kContainerRuntimeVersion;
   info->kubelet_version = kKubeletVersion;
   info->operating_system = "linux";
   info->architecture = "amd64";

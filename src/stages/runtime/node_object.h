@@ -16,6 +16,7 @@ namespace podflow::runtime {
 
 inline constexpr char kKubeletVersion[] = "v1.32.0-podflow";
 inline constexpr char kContainerRuntimeVersion[] = "podflow-sim://1";
+inline constexpr char kProcessRuntimeVersion[] = "podflow-process://1";  // a process node's
 inline constexpr int kKubeletPort = 10250;
 
 // The node as registered at `now` (creationTimestamp, condition times).

@@ -44,7 +44,9 @@
 // exec, tcpSocket and httpGet probes run for real (the outcome comes back
 // through ProbeFinished; the period counts from each probe's start), its pod
 // is on the host's network, and its log is the run's log file. Everything else (the order of containers,
-// restarts and back-off, phases, events) is the same as a simulated one's.
+// restarts and back-off, phases, events) is the same as a simulated one's,
+// lifecycle hooks included: a preStop exec hook is not run, its command's
+// reading only delays the SIGTERM.
 //
 // Thread safety: none. The node must outlive the runner.
 #pragma once

@@ -67,10 +67,12 @@ CriLogWriter::~CriLogWriter() {
 Status CriLogWriter::Open() {
   std::error_code ec;
   fs::create_directories(fs::path(path_).parent_path(), ec);
-  fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+  // A run's file is its own: one left by an earlier runtime under the same
+  // run number (a pod started over after a restart) is not appended to.
+  fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0640);
   if (fd_ < 0) return Status::Unavailable("container log " + path_ + ": " + std::strerror(errno));
   struct stat st {};
-  size_ = ::fstat(fd_, &st) == 0 ? st.st_size : 0;
+  size_ = ::fstat(fd_, &st) == 0 ? st.st_size : 0;  // 0: made anew
   return Status::Ok();
 }
 

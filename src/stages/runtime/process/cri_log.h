@@ -36,7 +36,8 @@ class CriLogWriter {
   CriLogWriter(const CriLogWriter&) = delete;
   CriLogWriter& operator=(const CriLogWriter&) = delete;
 
-  // Opens (creates or appends to) the file; Unavailable naming it when it cannot.
+  // Opens the file, empty (a run's file is its own, also across a restart of
+  // the runtime); Unavailable naming it when it cannot.
   Status Open();
   // What the process wrote on `stream` ("stdout" or "stderr") at `at`:
   // complete lines are written at once, a trailing part is kept for the next

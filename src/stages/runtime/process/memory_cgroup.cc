@@ -134,6 +134,17 @@ int64_t MemoryCgroups::OomKills(const std::string& group) const {
 
 void MemoryCgroups::Remove(const std::string& group) { KillAndRemove(group); }
 
+bool MemoryCgroups::BoundsSwap() const {
+  std::error_code ec;
+  if (fs::exists(fs::path(root_) / (v2_ ? "memory.swap.max" : "memory.memsw.limit_in_bytes"), ec)) return true;
+  // /proc/swaps lists a header line, then one line per swap area.
+  std::istringstream swaps(ReadFile("/proc/swaps"));
+  std::string line;
+  int lines = 0;
+  while (std::getline(swaps, line)) lines += !line.empty();
+  return lines <= 1;
+}
+
 void MemoryCgroups::RemoveAll() { KillAndRemove(root_); }
 
 }  // namespace podflow::runtime::process

@@ -35,6 +35,11 @@ class MemoryCgroups {
   // Removes the owner's folder (at the end of a run).
   void RemoveAll();
 
+  // Whether a group's limit also bounds swap (memsw / memory.swap.max), or
+  // there is no swap: a process over its limit is then OOM-killed rather
+  // than swapped out.
+  bool BoundsSwap() const;
+
   bool v2() const { return v2_; }
   const std::string& root() const { return root_; }
 

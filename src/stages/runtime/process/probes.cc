@@ -73,7 +73,7 @@ std::optional<tcp::endpoint> Endpoint(asio::io_context& ioc, const ProbeCheck& c
 
 }  // namespace
 
-ProbeResult RunExecProbe(const ProbeCheck& check, int container_pidfd) {
+ProbeResult RunExecProbe(const ProbeCheck& check, int container_pidfd, bool join, const std::atomic<bool>* cancel) {
   if (check.command.empty()) return {false, "no command specified"};
   const std::string dir = check.working_dir.empty() ? "/" : check.working_dir;
   Result<std::string> path = FindExecutable(check.command[0], check.env, dir);
@@ -92,7 +92,7 @@ ProbeResult RunExecProbe(const ProbeCheck& check, int container_pidfd) {
     // whose namespaces cannot be joined (it ended) runs nothing.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     ::setsid();
-    if (container_pidfd >= 0 && ::setns(container_pidfd, CLONE_NEWNS | CLONE_NEWUTS) != 0) ::_exit(127);
+    if (join && container_pidfd >= 0 && ::setns(container_pidfd, CLONE_NEWNS | CLONE_NEWUTS) != 0) ::_exit(127);
     const int null_fd = ::open("/dev/null", O_RDONLY);
     ::dup2(null_fd, 0);
     ::dup2(out[1], 1);
@@ -115,28 +115,34 @@ ProbeResult RunExecProbe(const ProbeCheck& check, int container_pidfd) {
   const auto deadline = std::chrono::steady_clock::now() + check.timeout;
   bool timed_out = false, exited = false;
   int out_fd = out[0];
+  ::fcntl(out_fd, F_SETFL, O_NONBLOCK);
+  // Reads what the pipe holds now; false at its end.
+  const auto drain = [&] {
+    char buf[4096];
+    for (;;) {
+      const ssize_t n = ::read(out_fd, buf, sizeof buf);
+      if (n > 0) {
+        if (output.size() < kMaxOutput) output.append(buf, std::min(static_cast<size_t>(n), kMaxOutput - output.size()));
+        continue;
+      }
+      if (n < 0 && errno == EINTR) continue;
+      return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+    }
+  };
+  bool cancelled = false;
   while (out_fd >= 0 || !exited) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
+    cancelled = cancel != nullptr && cancel->load();
+    if (left.count() <= 0 || cancelled) {
       timed_out = !exited;
       break;
     }
     pollfd fds[2] = {{out_fd, POLLIN, 0}, {exited ? -1 : pidfd, POLLIN, 0}};
-    const int ready = ::poll(fds, 2, static_cast<int>(left.count()));
-    if (ready <= 0) continue;  // EINTR, or the deadline: looked at again above
+    if (::poll(fds, 2, static_cast<int>(std::min<int64_t>(left.count(), 100))) <= 0) continue;
     if (fds[1].revents != 0) exited = true;
-    if (fds[0].revents != 0) {
-      char buf[4096];
-      const ssize_t n = ::read(out_fd, buf, sizeof buf);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        CloseFd(out_fd);
-        continue;
-      }
-      if (output.size() < kMaxOutput) output.append(buf, std::min(static_cast<size_t>(n), kMaxOutput - output.size()));
-    }
+    if (out_fd >= 0 && (fds[0].revents != 0 || exited) && !drain()) CloseFd(out_fd);
     // Ended, and what it left holds its output open: done with it.
-    if (exited && out_fd >= 0 && fds[0].revents == 0) CloseFd(out_fd);
+    if (exited) CloseFd(out_fd);
   }
   CloseFd(out_fd);
   if (timed_out) ::syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, nullptr, 0);
@@ -146,12 +152,22 @@ ProbeResult RunExecProbe(const ProbeCheck& check, int container_pidfd) {
   ::killpg(pid, SIGKILL);
   ::waitid(P_PIDFD, static_cast<id_t>(pidfd), &info, WEXITED);
   ::close(pidfd);
+  if (cancelled) return {false, "probe cancelled: the runtime is stopping"};
   if (timed_out) return {false, "command " + model::GoQuote(Joined(check.command)) + " timed out"};
   const bool ok = info.si_code == CLD_EXITED && info.si_status == 0;
   return {ok, TrimmedEnd(std::move(output))};
 }
 
-ProbeResult RunTcpProbe(const ProbeCheck& check) {
+// Runs `ioc` until its work is done, `limit` has passed or `cancel` turns true.
+static void RunFor(asio::io_context& ioc, SimDuration limit, const std::atomic<bool>* cancel) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!ioc.stopped() && std::chrono::steady_clock::now() < deadline && !(cancel && cancel->load())) {
+    ioc.run_for(std::min<std::chrono::steady_clock::duration>(std::chrono::milliseconds(100),
+                                                               deadline - std::chrono::steady_clock::now()));
+  }
+}
+
+ProbeResult RunTcpProbe(const ProbeCheck& check, const std::atomic<bool>* cancel) {
   asio::io_context ioc;
   std::string error;
   const std::optional<tcp::endpoint> endpoint = Endpoint(ioc, check, &error);
@@ -159,12 +175,12 @@ ProbeResult RunTcpProbe(const ProbeCheck& check) {
   tcp::socket socket(ioc);
   boost::system::error_code result = asio::error::timed_out;
   socket.async_connect(*endpoint, [&](const boost::system::error_code& ec) { result = ec; });
-  ioc.run_for(check.timeout);
+  RunFor(ioc, check.timeout, cancel);
   if (!result) return {true, ""};
   return {false, DialError(check, result)};
 }
 
-ProbeResult RunHttpProbe(const ProbeCheck& check) {
+ProbeResult RunHttpProbe(const ProbeCheck& check, const std::atomic<bool>* cancel) {
   const std::string target = check.path.starts_with("/") ? check.path : "/" + check.path;
   const std::string url = "http://" + HostPort(check) + target;
   asio::io_context ioc;
@@ -204,7 +220,7 @@ ProbeResult RunHttpProbe(const ProbeCheck& check) {
       http::async_read_header(stream, buffer, parser, [&](const boost::system::error_code& rec, size_t) { failed = rec; });
     });
   });
-  ioc.run();
+  RunFor(ioc, check.timeout + SimDuration(100), cancel);  // the stream's own timer ends it first
   if (!parser.is_header_done()) {
     if (failed == beast::error::timeout) {
       // Go's client words a connect or a response that took too long the same way.
@@ -223,6 +239,7 @@ ProbeWorkers::ProbeWorkers(int threads) {
 }
 
 ProbeWorkers::~ProbeWorkers() {
+  cancel_ = true;
   {
     std::lock_guard lock(mu_);
     stopping_ = true;
@@ -235,7 +252,7 @@ ProbeWorkers::~ProbeWorkers() {
   for (std::thread& t : threads_) t.join();
 }
 
-uint64_t ProbeWorkers::Start(std::string pod_key, ProbeCheck check, int container_pidfd, bool errored) {
+uint64_t ProbeWorkers::Start(std::string pod_key, ProbeCheck check, int container_pidfd, bool join, bool errored) {
   std::lock_guard lock(mu_);
   const uint64_t id = next_id_++;
   if (errored) {
@@ -244,7 +261,7 @@ uint64_t ProbeWorkers::Start(std::string pod_key, ProbeCheck check, int containe
     done_.push_back(std::move(outcome));
     return id;
   }
-  jobs_.push_back(Job{id, std::move(pod_key), std::move(check), container_pidfd, false});
+  jobs_.push_back(Job{id, std::move(pod_key), std::move(check), container_pidfd, join});
   wake_.notify_one();
   return id;
 }
@@ -268,20 +285,24 @@ void ProbeWorkers::Work() {
     try {
       switch (job.check.type) {
         case ProbeCheck::Type::kExec:
-          result = RunExecProbe(job.check, job.pidfd);
+          result = RunExecProbe(job.check, job.pidfd, job.join, &cancel_);
           break;
         case ProbeCheck::Type::kTcp:
-          result = RunTcpProbe(job.check);
+          result = RunTcpProbe(job.check, &cancel_);
           break;
         case ProbeCheck::Type::kHttp:
-          result = RunHttpProbe(job.check);
+          result = RunHttpProbe(job.check, &cancel_);
           break;
       }
     } catch (const std::exception& e) {
       result = {false, std::string("probe failed: ") + e.what()};  // a header Beast refuses, say
     }
+    // A container that ended meanwhile: no result (its exit is what counts).
+    pollfd ended{job.pidfd, POLLIN, 0};
+    const bool gone = job.pidfd >= 0 && ::poll(&ended, 1, 0) > 0;
     if (job.pidfd >= 0) ::close(job.pidfd);
     ProbeOutcome outcome{job.id, std::move(job.pod_key), result.ok, std::move(result.output), WallClockNow()};
+    outcome.errored = gone;
     std::lock_guard lock(mu_);
     done_.push_back(std::move(outcome));
   }

@@ -9,6 +9,7 @@
 // Thread safety: ProbeWorkers' methods may be called from any thread.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -25,21 +26,26 @@ struct ProbeResult {
   std::string output;  // the failure in kubelet's words; an exec probe's output
 };
 
-// `container_pidfd` (-1: none) names the container an exec probe joins.
-ProbeResult RunExecProbe(const ProbeCheck& check, int container_pidfd);
-ProbeResult RunTcpProbe(const ProbeCheck& check);
-ProbeResult RunHttpProbe(const ProbeCheck& check);
+// An exec probe joins the namespaces of the container `container_pidfd`
+// names when `join` (and runs on the host otherwise). Each probe gives up
+// at once when `cancel` (may be null) turns true.
+ProbeResult RunExecProbe(const ProbeCheck& check, int container_pidfd, bool join,
+                         const std::atomic<bool>* cancel = nullptr);
+ProbeResult RunTcpProbe(const ProbeCheck& check, const std::atomic<bool>* cancel = nullptr);
+ProbeResult RunHttpProbe(const ProbeCheck& check, const std::atomic<bool>* cancel = nullptr);
 
 class ProbeWorkers {
  public:
   explicit ProbeWorkers(int threads = 16);
-  ~ProbeWorkers();  // drops the queued ones, waits for those under way (each ends within its timeout)
+  ~ProbeWorkers();  // drops the queued ones and cuts those under way short
   ProbeWorkers(const ProbeWorkers&) = delete;
   ProbeWorkers& operator=(const ProbeWorkers&) = delete;
 
-  // Queues a probe; `container_pidfd` (owned, -1: none) is closed after it.
-  // `errored`: it cannot run (its container is gone): its outcome says so at once.
-  uint64_t Start(std::string pod_key, ProbeCheck check, int container_pidfd, bool errored = false);
+  // Queues a probe of the container `container_pidfd` names (owned, closed
+  // after it; -1: none), joining its namespaces when `join`. A probe whose
+  // container has ended by the time it is done has no result (errored), as
+  // one that is `errored` from the start (its container was gone).
+  uint64_t Start(std::string pod_key, ProbeCheck check, int container_pidfd, bool join, bool errored = false);
   std::vector<ProbeOutcome> Take();
 
  private:
@@ -48,7 +54,7 @@ class ProbeWorkers {
     std::string pod_key;
     ProbeCheck check;
     int pidfd;
-    bool errored;
+    bool join;
   };
   void Work();
 
@@ -58,6 +64,7 @@ class ProbeWorkers {
   std::vector<ProbeOutcome> done_;
   uint64_t next_id_ = 1;
   bool stopping_ = false;
+  std::atomic<bool> cancel_{false};  // the probes under way give up
   std::vector<std::thread> threads_;
 };
 

@@ -35,12 +35,18 @@ bool CanIsolate() {
   if (::geteuid() != 0) return false;
   int pidfd = -1;
   const pid_t pid = Clone(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWUTS, &pidfd);
-  if (pid == 0) ::_exit(0);
+  if (pid == 0) {
+    // What a container's start does there (some hosts allow the clone but not the mounts).
+    const bool ok = ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0 &&
+                    ::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0 &&
+                    ::sethostname("podflow", 7) == 0;
+    ::_exit(ok ? 0 : 1);
+  }
   if (pid < 0) return false;
   siginfo_t info{};
   ::waitid(P_PIDFD, static_cast<id_t>(pidfd), &info, WEXITED);
   ::close(pidfd);
-  return true;
+  return info.si_code == CLD_EXITED && info.si_status == 0;
 }
 
 // The child between clone and exec: only async-signal-safe calls. Every
@@ -117,6 +123,9 @@ ProcessEngine::ProcessEngine(EngineOptions options) : options_(std::move(options
   Result<MemoryCgroups> cgroups = MemoryCgroups::Open(options_.cgroup_mount, options_.owner);
   if (cgroups.ok()) {
     cgroups_ = std::move(*cgroups);
+    if (!cgroups_->BoundsSwap()) {
+      limitations_.push_back("memory limits do not bound swap here: a process over its limit may swap instead of being OOM-killed");
+    }
   } else {
     limitations_.push_back("memory limits are not enforced: " + cgroups.status().message());
   }
@@ -268,16 +277,17 @@ void ProcessEngine::RemovePodLogs(const std::string& pod_dir) {
 }
 
 uint64_t ProcessEngine::StartProbe(const std::string& pod_key, const ProbeCheck& check) {
+  // The container, named by a pidfd of the probe's own: an exec probe joins
+  // its namespaces (when it has them), and a probe of a container that has
+  // ended has no result.
   int pidfd = -1;
-  if (check.type == ProbeCheck::Type::kExec && isolate_) {
-    // The container's namespaces, named by a pidfd of its own for the probe;
-    // one that has ended has none to run it in.
+  {
     std::lock_guard lock(mu_);
     auto it = procs_.find(check.container);
     if (it != procs_.end()) pidfd = ::fcntl(it->second->pidfd, F_DUPFD_CLOEXEC, 0);
-    if (pidfd < 0) return probes_->Start(pod_key, check, -1, /*errored=*/true);
   }
-  return probes_->Start(pod_key, check, pidfd);
+  if (pidfd < 0) return probes_->Start(pod_key, check, -1, false, /*errored=*/true);
+  return probes_->Start(pod_key, check, pidfd, isolate_);
 }
 
 std::vector<ProbeOutcome> ProcessEngine::TakeProbeOutcomes() { return probes_->Take(); }

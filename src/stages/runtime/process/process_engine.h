@@ -1,7 +1,8 @@
 // ProcessEngine: the process runtime's ContainerHost. Each container runs as
 // a real process tree on this machine, started from its command, args, env
 // and working dir (no image is unpacked: the host's filesystem is its root):
-//  - in its own session and process group; as root also in its own PID,
+//  - in its own session and process group; where this process may make
+//    namespaces (root with CAP_SYS_ADMIN, tried once) also in its own PID,
 //    mount (with its own /proc) and UTS (the pod's hostname) namespaces, so
 //    that its command is PID 1 and ignores SIGTERM unless it handles it, as
 //    in a container;
@@ -66,6 +67,7 @@ class ProcessEngine final : public ContainerHost {
   const std::vector<std::string>& limitations() const { return limitations_; }
   bool isolated() const { return isolate_; }
   bool limits_memory() const { return cgroups_.has_value(); }
+  bool limits_swap() const { return cgroups_ && cgroups_->BoundsSwap(); }
 
  private:
   struct Proc;

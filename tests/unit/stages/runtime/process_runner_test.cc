@@ -248,6 +248,18 @@ spec:
   CHECK(f.host.signals == std::vector<std::pair<ProcessId, int>>{{2, SIGKILL}});
 }
 
+TEST_CASE("process node: a finished pod taken over after a restart has its logs removed with it") {
+  Fixture f;
+  NodeAgentSet agents(&f.catalog, f.timing);
+  agents.SetContainerHost(&f.host);
+  SimNode n = testing::TestNode();
+  n.type = RuntimeType::kProcess;
+  REQUIRE(agents.AddNode(n).ok());
+  REQUIRE(agents.AdoptPod("node-1", "/registry/pods/team/done", "uid-9", "").ok());
+  agents.RemovePod("/registry/pods/team/done");
+  CHECK(f.host.removed == std::vector<std::string>{"team_done_uid-9"});
+}
+
 TEST_CASE("process node: probes run for real; failures are Unhealthy in the probe's own words, and liveness kills after failureThreshold") {
   Fixture f;
   auto runner = f.Runner(R"yaml(apiVersion: v1
