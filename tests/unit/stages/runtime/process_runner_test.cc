@@ -52,10 +52,18 @@ struct Fixture {
   std::unique_ptr<NodeRuntime> node;
   FakeClock clock;
 
-  Fixture() {
+  Fixture() { node = std::make_unique<NodeRuntime>(ProcessNode(), &catalog, &timing, nullptr, &host); }
+  static SimNode ProcessNode() {
     SimNode n = testing::TestNode();
     n.type = RuntimeType::kProcess;
-    node = std::make_unique<NodeRuntime>(n, &catalog, &timing, nullptr, &host);
+    return n;
+  }
+  // An agent set whose node-1 runs processes on `host`.
+  std::unique_ptr<NodeAgentSet> Agents() {
+    auto agents = std::make_unique<NodeAgentSet>(&catalog, timing);
+    agents->SetContainerHost(&host);
+    REQUIRE(agents->AddNode(ProcessNode()).ok());
+    return agents;
   }
   std::unique_ptr<PodRunner> Runner(const std::string& yaml) {
     return std::make_unique<PodRunner>(PodAssignment{"/registry/pods/default/p", 7, PodFromYaml(yaml)}, node.get(),
@@ -216,11 +224,8 @@ spec:
 
 TEST_CASE("process node: logs are the run's file, --previous the run before; a removed pod's logs go, a stopped runner's stay") {
   Fixture f;
-  NodeAgentSet agents(&f.catalog, f.timing);
-  agents.SetContainerHost(&f.host);
-  SimNode n = testing::TestNode();
-  n.type = RuntimeType::kProcess;
-  REQUIRE(agents.AddNode(n).ok());
+  std::unique_ptr<NodeAgentSet> owned = f.Agents();
+  NodeAgentSet& agents = *owned;
   const SimTime t0 = f.clock.now;
   REQUIRE(agents.AddPod("node-1", PodAssignment{"/registry/pods/default/p", 7, PodFromYaml(R"(apiVersion: v1
 kind: Pod
@@ -250,11 +255,8 @@ spec:
 
 TEST_CASE("process node: a finished pod taken over after a restart has its logs removed with it") {
   Fixture f;
-  NodeAgentSet agents(&f.catalog, f.timing);
-  agents.SetContainerHost(&f.host);
-  SimNode n = testing::TestNode();
-  n.type = RuntimeType::kProcess;
-  REQUIRE(agents.AddNode(n).ok());
+  std::unique_ptr<NodeAgentSet> owned = f.Agents();
+  NodeAgentSet& agents = *owned;
   REQUIRE(agents.AdoptPod("node-1", "/registry/pods/team/done", "uid-9", "").ok());
   agents.RemovePod("/registry/pods/team/done");
   CHECK(f.host.removed == std::vector<std::string>{"team_done_uid-9"});
