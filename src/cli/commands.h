@@ -15,6 +15,7 @@ using CommandAction = std::function<int()>;
 // main() calls for the parsed one. `action` is set only when parsed.
 void AddDemoCommand(CLI::App& app, CommandAction& action);
 void AddGetCommands(CLI::App& app, CommandAction& action);     // get, describe
+void AddExecCommand(CLI::App& app, CommandAction& action);     // exec
 void AddLogsCommand(CLI::App& app, CommandAction& action);     // logs
 void AddRunCommands(CLI::App& app, CommandAction& action);     // run, stage
 void AddWriteCommands(CLI::App& app, CommandAction& action);   // apply, create, delete

@@ -10,6 +10,7 @@
 #include "base/clock.h"
 #include "cli/api_session.h"
 #include "cli/commands.h"
+#include "cli/pod_target.h"
 #include "model/objects.h"
 #include "model/pod_phase.h"
 #include "pod_generated.h"
@@ -29,41 +30,6 @@ struct LogsOptions : ConnectionFlags {
   std::string namespace_ = "default";
 };
 
-std::optional<std::string> Annotation(const api::Pod& pod, std::string_view key) {
-  if (pod.metadata() == nullptr || pod.metadata()->annotations() == nullptr) return std::nullopt;
-  for (const api::StringEntry* e : *pod.metadata()->annotations()) {
-    if (e->key() && e->key()->string_view() == key) return e->value() ? e->value()->str() : "";
-  }
-  return std::nullopt;
-}
-
-// kubectl's choice when no -c is given: the default-container annotation,
-// else the first container, said on stderr when there were others.
-std::string DefaultContainer(const api::Pod& pod) {
-  const api::PodSpec* spec = pod.spec();
-  if (spec == nullptr || spec->containers() == nullptr || spec->containers()->size() == 0) return "";
-  if (auto named = Annotation(pod, "kubectl.kubernetes.io/default-container"); named && !named->empty()) {
-    if (model::HasContainer(*spec, *named)) return *named;
-    std::fprintf(stderr, "Default container name \"%s\" not found in pod %s\n", named->c_str(),
-                 pod.metadata() && pod.metadata()->name() ? pod.metadata()->name()->c_str() : "");
-  }
-  const std::string first = spec->containers()->Get(0)->name() ? spec->containers()->Get(0)->name()->str() : "";
-  const size_t inits = spec->init_containers() ? spec->init_containers()->size() : 0;
-  if (spec->containers()->size() > 1 || inits > 0) {
-    std::string all;
-    auto add = [&all](const flatbuffers::String* name, const char* suffix) {
-      if (!all.empty()) all += ", ";
-      all += (name ? name->str() : "") + suffix;
-    };
-    for (const api::Container* c : *spec->containers()) add(c->name(), "");
-    if (spec->init_containers()) {
-      for (const api::Container* c : *spec->init_containers()) add(c->name(), " (init)");
-    }
-    std::fprintf(stderr, "Defaulted container \"%s\" out of: %s\n", first.c_str(), all.c_str());
-  }
-  return first;
-}
-
 // Whether `container` of the stored pod is running (what -f follows).
 bool Running(const api::Pod& pod, const std::string& container) {
   if (pod.status() == nullptr) return false;
@@ -76,29 +42,9 @@ bool Running(const api::Pod& pod, const std::string& container) {
   return false;
 }
 
-Result<std::optional<KeyValue>> GetPod(ApiSession& api, const LogsOptions& options, const std::string& name,
-                                       model::ApiStatusInfo* refused) {
-  ApiCall get;
-  get.verb = "get";
-  get.resource = "pods";
-  get.namespace_ = options.namespace_;
-  get.name = name;
-  Result<ApiResponse> reply = api.Call(get);
-  if (!reply.ok()) return reply.status();
-  if (!reply->status.success() || reply->objects.empty() ||
-      !model::VerifyObject(model::Kind("Pod"), reply->objects[0].value).ok()) {
-    *refused = reply->status;
-    return std::optional<KeyValue>();
-  }
-  return std::optional<KeyValue>(std::move(reply->objects[0]));
-}
-
 int RunLogs(const LogsOptions& options) {
-  std::string name = options.target;
-  for (const char* prefix : {"pod/", "pods/", "po/"}) {
-    if (name.starts_with(prefix)) name = name.substr(std::string_view(prefix).size());
-  }
-  if (name.empty() || name.find('/') != std::string::npos) {
+  const std::string name = PodName(options.target);
+  if (name.empty()) {
     std::fprintf(stderr, "error: a pod name is required: podflow logs POD [-c CONTAINER]\n");
     return 1;
   }
@@ -140,17 +86,9 @@ int RunLogs(const LogsOptions& options) {
     std::fprintf(stderr, "error: %s\n", api.status().message().c_str());
     return 1;
   }
-  model::ApiStatusInfo refused;
-  Result<std::optional<KeyValue>> pod = GetPod(**api, options, name, &refused);
-  if (!pod.ok()) {
-    std::fprintf(stderr, "error: %s\n", pod.status().message().c_str());
-    return 1;
-  }
-  if (!pod->has_value()) {
-    std::fprintf(stderr, "%s\n", model::KubectlMessage(refused).c_str());
-    return 1;
-  }
-  const api::Pod& stored = *flatbuffers::GetRoot<api::Pod>((*pod)->value.data());
+  std::optional<KeyValue> read = ReadPod(**api, options.namespace_, name);
+  if (!read) return 1;
+  const api::Pod& stored = *flatbuffers::GetRoot<api::Pod>(read->value.data());
   log.container = options.container.empty() ? DefaultContainer(stored) : options.container;
   // kubectl names a container the pod does not have itself.
   if (stored.spec() == nullptr || !model::HasContainer(*stored.spec(), log.container)) {
@@ -191,7 +129,8 @@ int RunLogs(const LogsOptions& options) {
     log.tail_lines.reset();
     log.since_seconds.reset();
     log.limit_bytes.reset();
-    pod = GetPod(**api, options, name, &refused);
+    model::ApiStatusInfo refused;
+    Result<std::optional<KeyValue>> pod = GetPod(**api, options.namespace_, name, &refused);
     last = !pod.ok() || !pod->has_value() ||
            !Running(*flatbuffers::GetRoot<api::Pod>((*pod)->value.data()), log.container);
     if (!last) std::this_thread::sleep_for(std::chrono::seconds(1));

@@ -7,6 +7,7 @@ int main(int argc, char** argv) {
   podflow::cli::CommandAction action;
   podflow::cli::AddRunCommands(app, action);
   podflow::cli::AddGetCommands(app, action);
+  podflow::cli::AddExecCommand(app, action);
   podflow::cli::AddLogsCommand(app, action);
   podflow::cli::AddWriteCommands(app, action);
   podflow::cli::AddDemoCommand(app, action);

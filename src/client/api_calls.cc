@@ -31,6 +31,20 @@ flatbuffers::Offset<msg::ApiRequest> BuildApiRequest(flatbuffers::FlatBufferBuil
                                            opt(o.tail_lines), opt(o.since_seconds), opt(o.limit_bytes),
                                            opt(o.from_line));
   }
+  flatbuffers::Offset<msg::PodExecOptions> exec_options;
+  if (call.exec) {
+    const ApiCall::ExecOptions& o = *call.exec;
+    exec_options = msg::CreatePodExecOptions(fbb, fbb.CreateString(o.container), fbb.CreateVectorOfStrings(o.command),
+                                             o.with_stdin, o.tty, o.rows, o.cols);
+  }
+  flatbuffers::Offset<msg::ExecInput> exec_input;
+  if (call.exec_input) {
+    const ApiCall::ExecInput& in = *call.exec_input;
+    exec_input = msg::CreateExecInput(
+        fbb, fbb.CreateString(in.session),
+        fbb.CreateVector(reinterpret_cast<const uint8_t*>(in.data.data()), in.data.size()), in.close_stdin, in.rows,
+        in.cols);
+  }
   msg::ApiRequestBuilder b(fbb);
   b.add_token(token);
   b.add_verb(verb);
@@ -51,6 +65,8 @@ flatbuffers::Offset<msg::ApiRequest> BuildApiRequest(flatbuffers::FlatBufferBuil
   b.add_allow_watch_bookmarks(call.allow_watch_bookmarks);
   b.add_timeout_seconds(call.timeout_seconds);
   if (call.log) b.add_log_options(log_options);
+  if (call.exec) b.add_exec_options(exec_options);
+  if (call.exec_input) b.add_exec_input(exec_input);
   return b.Finish();
 }
 
@@ -70,6 +86,14 @@ Result<ApiResponse> ReadApiReply(const bus::Frame& reply) {
   if (api->log()) out.log = api->log()->str();
   out.log_lines = api->log_lines();
   if (api->log_run()) out.log_run = api->log_run()->str();
+  if (const msg::ExecOutput* exec = api->exec()) {
+    if (exec->session()) out.exec.session = exec->session()->str();
+    if (exec->out()) out.exec.out.assign(reinterpret_cast<const char*>(exec->out()->data()), exec->out()->size());
+    if (exec->err()) out.exec.err.assign(reinterpret_cast<const char*>(exec->err()->data()), exec->err()->size());
+    out.exec.exited = exec->exited();
+    out.exec.exit_code = exec->exit_code();
+    if (exec->error()) out.exec.error = exec->error()->str();
+  }
   return out;
 }
 

@@ -46,6 +46,33 @@ struct ApiCall {
     std::optional<int64_t> from_line;  // -f: the lines after the first N of the run
   };
   std::optional<LogOptions> log;
+  // create pods/exec (kubectl exec's flags): a command to start ...
+  struct ExecOptions {
+    std::string container;
+    std::vector<std::string> command;
+    bool with_stdin = false;
+    bool tty = false;
+    uint16_t rows = 0, cols = 0;
+  };
+  std::optional<ExecOptions> exec;
+  // ... or a turn of the session it started.
+  struct ExecInput {
+    std::string session;
+    std::string data;
+    bool close_stdin = false;
+    uint16_t rows = 0, cols = 0;
+  };
+  std::optional<ExecInput> exec_input;
+};
+
+// create pods/exec: the session, and what its command printed since the
+// last turn.
+struct ExecOutput {
+  std::string session;
+  std::string out, err;
+  bool exited = false;
+  int32_t exit_code = 0;
+  std::string error;  // a refusal as kubectl prints it after "error: "
 };
 
 struct ApiResponse {
@@ -57,6 +84,7 @@ struct ApiResponse {
   std::string log;       // get pods/log: the container's log ...
   int64_t log_lines = 0;  // ... how many lines its run has printed so far ...
   std::string log_run;    // ... and that run's container ID
+  ExecOutput exec;        // create pods/exec
 };
 
 // `call` as the ApiRequest `fbb` gets, with bearer token `token` ("" for a

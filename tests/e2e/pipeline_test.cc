@@ -541,6 +541,24 @@ spec:
   CHECK_THAT(logs({"stuck"}).second,
              Catch::Matches("Error from server \\(BadRequest\\): container \"stuck\" in pod \"stuck\" is waiting to "
                             "start: (image can't be pulled|trying and failing to pull image)\n"));
+
+  // exec: kubectl's own checks, the apiserver's, and a simulated node's
+  // kubelet, which has no process to run a command beside.
+  const auto exec = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), "exec");
+    return pipeline.Podflow(args);
+  };
+  CHECK(exec({"logger"}) ==
+        std::pair<int, std::string>{1, "error: you must specify at least one command for the container\n"});
+  CHECK(exec({"nothere", "--", "ls"}) ==
+        std::pair<int, std::string>{1, "Error from server (NotFound): pods \"nothere\" not found\n"});
+  CHECK(exec({"multi", "-c", "nope", "--", "ls"}) ==
+        std::pair<int, std::string>{1, "Error from server (BadRequest): container nope is not valid for pod multi\n"});
+  const auto [simulated_code, simulated] = exec({"logger", "--", "ls"});
+  CHECK(simulated_code == 1);
+  CHECK_THAT(simulated, Catch::Matches("error: unable to upgrade connection: pod \"logger\" runs on node \"[^\"]+\", a "
+                                       "simulated node: its containers are not processes to exec in \\(runtime.type: "
+                                       "process runs them\\)\n"));
 }
 
 TEST_CASE("A Node created with the publisher is adopted; a pod naming it skips scheduling", "[e2e]") {
@@ -1420,6 +1438,28 @@ spec:
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   CHECK(pipeline.Podflow({"logs", "server"}).second == "up\n");
+
+  // exec: a command beside the running container, in its environment; its
+  // output and exit code passed through; stdin with -i.
+  const auto [exec_code, exec_out] =
+      pipeline.Podflow({"exec", "server", "--", "sh", "-c", "echo in $(hostname); echo to stderr >&2; exit 4"});
+  CHECK(exec_code == 4);
+  if (!pipeline.LogsContain("containers run without their own PID, mount and UTS namespaces")) {
+    CHECK(exec_out == "in server\nto stderr\ncommand terminated with exit code 4\n");
+  }
+  CHECK(exec_out.ends_with("to stderr\ncommand terminated with exit code 4\n"));
+  CHECK(pipeline.Podflow({"exec", "-i", "pod/server", "--", "sh", "-c", "cat; echo end"}, "piped in\n") ==
+        std::pair<int, std::string>{0, "piped in\nend\n"});
+  const auto [missing_code, missing_out] = pipeline.Podflow({"exec", "server", "--", "no-such-command-podflow"});
+  CHECK(missing_code == 1);
+  CHECK_THAT(missing_out,
+             Catch::Matches("error: Internal error occurred: error executing command in container: failed to exec in "
+                            "container: failed to start exec \"[0-9a-f]{64}\": OCI runtime exec failed: exec failed: "
+                            "unable to start container process: exec: \"no-such-command-podflow\": executable file "
+                            "not found in \\$PATH: unknown\n"));
+  CHECK(pipeline.Podflow({"exec", "hello", "--", "ls"}) ==
+        std::pair<int, std::string>{
+            1, "error: cannot exec into a container in a completed pod; current phase is Failed\n"});
   CHECK(pipeline.Podflow({"delete", "pod", "server"}).first == 0);
   CHECK(pipeline.WaitForGone(PodKey("server")));
   std::ifstream stopped(scratch + "/stopped");

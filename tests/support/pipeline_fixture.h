@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -29,13 +30,15 @@
 
 namespace podflow::e2e {
 
-// Runs `argv` (argv[0] a path) with stdout/stderr to `log_file`; returns the pid.
+// Runs `argv` (argv[0] a path) with stdout/stderr to `log_file` (and stdin
+// from `input_file`, when given); returns the pid.
 inline pid_t Spawn(const std::vector<std::string>& args, const std::string& log_file,
-                   const std::string& cwd) {
+                   const std::string& cwd, const std::string& input_file = "") {
   pid_t pid = fork();
   if (pid == 0) {
     FILE* out = std::freopen(log_file.c_str(), "a", stdout);
     (void)out;
+    if (!input_file.empty() && std::freopen(input_file.c_str(), "r", stdin) == nullptr) _exit(126);
     dup2(fileno(stdout), fileno(stderr));
     if (chdir(cwd.c_str()) != 0) _exit(126);
     std::vector<char*> argv;
@@ -61,11 +64,18 @@ inline int Stop(pid_t pid) {
   return status;
 }
 
-// Runs a command to completion; returns {exit code, output}.
-inline std::pair<int, std::string> RunCommand(const std::vector<std::string>& args, const std::string& cwd) {
+// Runs a command to completion (`input` its stdin, when given); returns
+// {exit code, output}.
+inline std::pair<int, std::string> RunCommand(const std::vector<std::string>& args, const std::string& cwd,
+                                              const std::optional<std::string>& input = std::nullopt) {
   std::string out_file = cwd + "/command-output.txt";
   std::filesystem::remove(out_file);
-  pid_t pid = Spawn(args, out_file, cwd);
+  std::string in_file;
+  if (input) {
+    in_file = cwd + "/command-input.txt";
+    std::ofstream(in_file) << *input;
+  }
+  pid_t pid = Spawn(args, out_file, cwd, in_file);
   int status = 0;
   waitpid(pid, &status, 0);
   std::ifstream in(out_file);
@@ -220,12 +230,15 @@ class Pipeline {
     return out;
   }
 
-  // Runs `podflow ARGS... --config CONFIG` to completion: {exit code, output}.
-  std::pair<int, std::string> Podflow(std::vector<std::string> args) const {
+  // Runs `podflow ARGS... --config CONFIG` to completion (`input` its
+  // stdin, when given): {exit code, output}. Arguments after a "--" stay last.
+  std::pair<int, std::string> Podflow(std::vector<std::string> args,
+                                      const std::optional<std::string>& input = std::nullopt) const {
     args.insert(args.begin(), Program("podflow"));
-    args.push_back("--config");
-    args.push_back(config());
-    return RunCommand(args, dir_);
+    auto rest = std::find(args.begin(), args.end(), "--");
+    rest = args.insert(rest, "--config");
+    args.insert(rest + 1, config());
+    return RunCommand(args, dir_, input);
   }
 
   // Submits a one-document manifest without Catch's macros, so that many

@@ -55,7 +55,7 @@ class AdmissionStage {
   struct Worker {
     Admission admission;
     client::ApiClient client;
-    bus::RpcClient kubelet;  // the runtime's kubelet channel (pods/log)
+    bus::RpcClient kubelet;  // the runtime's kubelet channel (pods/log, pods/exec)
   };
 
   AdmissionStage(pipeline::StageContext& context, AdmissionConfig config, std::shared_ptr<RbacStores> rbac,
@@ -75,10 +75,14 @@ class AdmissionStage {
   // An ApiRequest: the verbs on one resource (api_requests.cc).
   bus::ReplyBody HandleApi(Worker& worker, const msg::ApiRequest& request, std::string_view peer,
                            flatbuffers::FlatBufferBuilder& fbb);
-  // get pods/log (pod_logs.cc): the pod and the container checked as
+  // get pods/log (pod_kubelet.cc): the pod and the container checked as
   // kube-apiserver checks them, then the log asked of the kubelet.
   bus::ReplyBody HandlePodLog(Worker& worker, const msg::ApiRequest& request, const std::string& ns,
                               const std::string& name, flatbuffers::FlatBufferBuilder& fbb);
+  // create pods/exec (pod_kubelet.cc): a command started in the container
+  // (checked as for the log), or a turn of the session `user` started.
+  bus::ReplyBody HandlePodExec(Worker& worker, const msg::ApiRequest& request, const UserInfo& user,
+                               const std::string& ns, const std::string& name, flatbuffers::FlatBufferBuilder& fbb);
   // A watch a client opened on the apiwatch channel (api_watch.cc): the
   // stream's source, or one that says why it was refused.
   std::unique_ptr<bus::StreamSource> OpenWatch(const msg::Envelope& open);

@@ -126,10 +126,11 @@ bus::ReplyBody AdmissionStage::HandleApi(Worker& worker, const msg::ApiRequest& 
   }
   const std::string name = Text(request.name());
   const std::string subresource = Text(request.subresource());
-  // The subresources served: a status, read or written, and a pod's log;
-  // any other names nothing here.
+  // The subresources served: a status, read or written, a pod's log and
+  // exec; any other names nothing here.
   const bool pod_log = subresource == "log" && verb == "get" && kind->kind == "Pod";
-  if (!subresource.empty() && !pod_log &&
+  const bool pod_exec = subresource == "exec" && verb == "create" && kind->kind == "Pod";
+  if (!subresource.empty() && !pod_log && !pod_exec &&
       (subresource != "status" || (verb != "get" && verb != "update" && verb != "patch") || !HasStatus(*kind))) {
     return Failed(fbb, model::NoSuchResourceStatus());
   }
@@ -148,9 +149,10 @@ bus::ReplyBody AdmissionStage::HandleApi(Worker& worker, const msg::ApiRequest& 
   if (kind->kind == "Namespace" && verb == "delete" && Immortal(name)) {
     return Failed(fbb, model::AdmissionForbiddenStatus(*kind, name, "this namespace may not be deleted"));
   }
-  const bool named = verb != "list" && verb != "create" && verb != "deletecollection";
+  const bool named = pod_exec || (verb != "list" && verb != "create" && verb != "deletecollection");
   if (named && name.empty()) return Failed(fbb, BadRequestStatus("resource name may not be empty"));
   if (pod_log) return HandlePodLog(worker, request, ns, name, fbb);
+  if (pod_exec) return HandlePodExec(worker, request, *user, ns, name, fbb);
   const std::string key = model::ObjectKey(*kind, ns, name);
   const bool dry_run = request.dry_run();
 

@@ -79,6 +79,21 @@ void PodRunner::RemoveLogs() const {
   if (ContainerHost* host = node_->host()) host->RemovePodLogs(PodLogDir());
 }
 
+Result<PodRunner::ExecInto> PodRunner::ExecTarget(const std::string& container) const {
+  if (node_->host() == nullptr) {
+    return Status::Invalid("pod " + kubelet_text::Quoted(assignment_.pod->metadata->name) + " runs on node " +
+                           kubelet_text::Quoted(node_->node().name) +
+                           ", a simulated node: its containers are not processes to exec in (runtime.type: process "
+                           "runs them)");
+  }
+  for (const Box& box : boxes_) {
+    if (box.spec->name != container) continue;
+    if (!box.process) break;
+    return ExecInto{*box.process, box.env, box.spec->working_dir};
+  }
+  return Status::NotFound("container not found (" + kubelet_text::Quoted(container) + ")");
+}
+
 bool PodRunner::ProcessExited(const ContainerExit& exit) {
   for (Box& box : boxes_) {
     if (box.process != exit.id) continue;

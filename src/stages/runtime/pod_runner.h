@@ -135,6 +135,17 @@ class PodRunner {
   // ContainerCreating`, `previous terminated container ... not found`).
   Result<LogAnswer> ContainerLog(const LogQuery& query, SimTime now) const;
 
+  // A container of this pod as an exec reaches it: the process its run is
+  // now, with that run's env and working dir. Invalid on a simulated node
+  // (its containers are no processes); NotFound, in kubelet's words, when
+  // it is not running (`container not found ("c")`).
+  struct ExecInto {
+    ProcessId process = 0;
+    EnvList env;
+    std::string working_dir;
+  };
+  Result<ExecInto> ExecTarget(const std::string& container) const;
+
   const api::PodStatusT& status() const { return status_; }
   const std::string& pod_key() const { return assignment_.pod_key; }
   const std::string& uid() const { return assignment_.pod->metadata->uid; }

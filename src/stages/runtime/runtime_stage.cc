@@ -15,6 +15,7 @@
 #include "model/objects.h"
 #include "client/client.h"
 #include "stages/runtime/adopt.h"
+#include "stages/runtime/kubelet_text.h"
 #include "stages/runtime/node_lease.h"
 #include "stages/runtime/process/process_engine.h"
 #include "stages/runtime/report_outbox.h"
@@ -78,35 +79,11 @@ SimDuration DeletionGrace(const api::Pod& pod) {
 constexpr std::chrono::milliseconds kPushTimeout{200};
 // kubelet's lease controller retries a failed renewal after 200 ms at first.
 constexpr SimDuration kLeaseRetry{200};
+// The kubelet channel's threads: an exec's turn holds one up to kExecTurnWait.
+constexpr int kKubeletThreads = 4;
+constexpr std::chrono::milliseconds kExecTurnWait{100};
 
 }  // namespace
-
-Result<LogAnswer> LogMailbox::Ask(Question question, std::chrono::milliseconds timeout) {
-  auto pending = std::make_shared<Pending>();
-  pending->question = std::move(question);
-  std::unique_lock lock(mu_);
-  waiting_.push_back(pending);
-  if (!answered_.wait_for(lock, timeout, [&] { return pending->answer.has_value(); })) {
-    std::erase(waiting_, pending);
-    return Status::Unavailable("the runtime did not answer within " + std::to_string(timeout.count()) + " ms");
-  }
-  return std::move(*pending->answer);
-}
-
-void LogMailbox::AnswerAll(const Answerer& answer) {
-  std::vector<std::shared_ptr<Pending>> questions;
-  {
-    std::lock_guard lock(mu_);
-    questions.swap(waiting_);
-  }
-  if (questions.empty()) return;
-  for (auto& q : questions) {
-    Result<LogAnswer> a = answer(q->question);
-    std::lock_guard lock(mu_);
-    q->answer = std::move(a);
-  }
-  answered_.notify_all();
-}
 
 Result<std::unique_ptr<RuntimeStage>> RuntimeStage::Create(pipeline::StageContext& context) {
   Result<RuntimeConfig> config = ParseRuntimeConfig(context.config.Section("runtime"));
@@ -120,8 +97,9 @@ Result<std::unique_ptr<RuntimeStage>> RuntimeStage::Create(pipeline::StageContex
 class RuntimeLoop {
  public:
   RuntimeLoop(pipeline::StageContext& context, const RuntimeConfig& config, const std::vector<SimNode>& nodes,
-              LogMailbox& logs)
+              LogMailbox& logs, ExecMailbox& execs)
       : logs_(logs),
+        execs_(execs),
         config_(config),
         nodes_(nodes),
         log_(Logger("stage.runtime")),
@@ -187,7 +165,8 @@ class RuntimeLoop {
       }
       const auto now = std::chrono::steady_clock::now();
       outbox_.Send(agents_.Advance(WallClockNow()), now);
-      logs_.AnswerAll([this](const LogMailbox::Question& q) { return ContainerLog(q); });
+      logs_.AnswerAll([this](const LogQuestion& q) { return ContainerLog(q); });
+      execs_.AnswerAll([this](const ExecQuestion& q) { return ExecTarget(q); });
       outbox_.ResendOverdue(now);
       RenewLeases();
       RetryAdoptions();
@@ -273,13 +252,28 @@ class RuntimeLoop {
   }
 
   // kubelet's answer to a pods/log request.
-  Result<LogAnswer> ContainerLog(const LogMailbox::Question& q) const {
+  Result<LogAnswer> ContainerLog(const LogQuestion& q) const {
     const PodRunner* runner = agents_.FindPod(q.pod_key);
     if (runner == nullptr || (!q.uid.empty() && runner->uid() != q.uid)) {
       const size_t slash = q.pod_key.rfind('/');
       return Status::NotFound("pod \"" + q.pod_key.substr(slash + 1) + "\" cannot be found - no logs available");
     }
     return runner->ContainerLog(q.query, WallClockNow());
+  }
+
+  // The running container an exec's command is to join, in kubelet's words
+  // when there is none.
+  Result<process::ExecTarget> ExecTarget(const ExecQuestion& q) const {
+    const PodRunner* runner = agents_.FindPod(q.pod_key);
+    if (runner == nullptr || (!q.uid.empty() && runner->uid() != q.uid)) return Status::NotFound("pod does not exist");
+    Result<PodRunner::ExecInto> into = runner->ExecTarget(q.container);
+    if (!into.ok()) return into.status();
+    Result<process::ExecTarget> target =
+        engine_ ? engine_->ExecTargetOf(into->process) : Result<process::ExecTarget>(Status::NotFound(""));
+    if (!target.ok()) return Status::NotFound("container not found (" + kubelet_text::Quoted(q.container) + ")");
+    target->env = std::move(into->env);
+    target->working_dir = std::move(into->working_dir);
+    return target;
   }
 
   template <typename T, typename Decode>
@@ -488,6 +482,7 @@ class RuntimeLoop {
   }
 
   LogMailbox& logs_;
+  ExecMailbox& execs_;
   const RuntimeConfig& config_;
   const std::vector<SimNode>& nodes_;
   std::shared_ptr<spdlog::logger> log_;
@@ -561,17 +556,100 @@ bus::ReplyBody ServeLog(LogMailbox& logs, const msg::Envelope& request, std::str
   return {msg::Body::ContainerLogReply, reply.Union()};
 }
 
+// The kubelet channel's other request: a command run in a container
+// (`podflow exec`), started, then driven turn by turn. A session answers
+// only the user who started it, on the pod it was started in.
+bus::ReplyBody ServeExec(ExecMailbox& execs, process::ExecSessions& sessions, const msg::Envelope& request,
+                         std::string_view peer, flatbuffers::FlatBufferBuilder& fbb) {
+  model::ApiStatusInfo status{"Success", 200, "", "", {}};
+  std::string session, error;
+  process::ExecChunk chunk;
+  const msg::ContainerExecRequest* ask = request.body_as_ContainerExecRequest();
+  if (ask == nullptr || ask->pod_key() == nullptr || (ask->options() == nullptr) == (ask->input() == nullptr)) {
+    status = model::BadRequestStatus("the kubelet channel's exec takes a pod and either a command or a session's input");
+  } else if (!peer.empty() && peer != "admission") {
+    status = {"Failure", 403, "Forbidden", "only the apiserver (admission) may ask the kubelet", {}};
+  } else {
+    // A session's turns name its pod and come from the user who started it.
+    const std::string owner = ask->pod_key()->str() + "\n" + (ask->user() ? ask->user()->str() : "");
+    const auto text = [](const flatbuffers::String* s) { return s ? s->str() : std::string(); };
+    Status failed = Status::Ok();
+    if (const msg::ExecInput* in = ask->input()) {
+      session = text(in->session());
+      process::ExecTurn turn;
+      if (in->data()) turn.input.assign(reinterpret_cast<const char*>(in->data()->data()), in->data()->size());
+      turn.close_stdin = in->close_stdin();
+      turn.rows = in->rows();
+      turn.cols = in->cols();
+      Result<process::ExecChunk> got = sessions.Turn(session, owner, turn, kExecTurnWait);
+      if (got.ok()) {
+        chunk = std::move(*got);
+      } else {
+        failed = got.status();
+      }
+    } else {
+      const msg::PodExecOptions& o = *ask->options();
+      process::ExecCommand command;
+      if (o.command()) {
+        for (const flatbuffers::String* arg : *o.command()) command.argv.push_back(arg->str());
+      }
+      command.with_stdin = o.with_stdin();
+      command.tty = o.tty();
+      command.rows = o.rows();
+      command.cols = o.cols();
+      command.owner = owner;
+      Result<process::ExecTarget> target =
+          execs.Ask({ask->pod_key()->str(), text(ask->uid()), text(o.container())}, std::chrono::seconds(5));
+      Result<std::string> started = target.ok() ? sessions.Start(std::move(*target), command) : target.status();
+      if (started.ok()) {
+        session = *started;
+      } else if (target.ok() && started.status().code() == Code::kInvalid) {
+        // The command could not start: a CRI runtime's words, in the stream.
+        status = model::InternalErrorStatus("error executing command in container: failed to exec in container: " +
+                                            started.status().message());
+        error = status.message;
+      } else {
+        failed = started.status();
+      }
+    }
+    if (!failed.ok()) {
+      // The kubelet refused the stream (kubectl: "unable to upgrade connection").
+      if (failed.code() == Code::kInvalid) {
+        status = model::BadRequestStatus(failed.message());
+      } else if (failed.code() == Code::kNotFound) {
+        status = {"Failure", 404, "NotFound", failed.message(), {}};
+      } else {
+        status = model::InternalErrorStatus(failed.message());
+      }
+      error = "unable to upgrade connection: " + failed.message();
+    }
+  }
+  auto written = model::WriteApiStatus(fbb, status);
+  auto output = msg::CreateExecOutput(
+      fbb, fbb.CreateString(session),
+      fbb.CreateVector(reinterpret_cast<const uint8_t*>(chunk.out.data()), chunk.out.size()),
+      fbb.CreateVector(reinterpret_cast<const uint8_t*>(chunk.err.data()), chunk.err.size()), chunk.exited,
+      chunk.exit_code, fbb.CreateString(error));
+  auto reply = msg::CreateContainerExecReply(fbb, written, output);
+  return {msg::Body::ContainerExecReply, reply.Union()};
+}
+
 }  // namespace
 
 Status RuntimeStage::Start() {
   kubelet_ = std::make_unique<bus::RpcServer>(
-      context_.bus, context_.Endpoint("kubelet"), 2,
+      context_.bus, context_.Endpoint("kubelet"), kKubeletThreads,
       [this](const msg::Envelope& request, std::string_view peer, flatbuffers::FlatBufferBuilder& fbb) {
+        if (request.body_type() == msg::Body::ContainerExecRequest) {
+          return ServeExec(execs_, exec_sessions_, request, peer, fbb);
+        }
         return ServeLog(logs_, request, peer, fbb);
       });
   Status started = kubelet_->Start();
   if (!started.ok()) return started;
-  loop_.Start([this](const std::atomic<bool>& stopping) { RuntimeLoop(context_, config_, nodes_, logs_).Run(stopping); });
+  loop_.Start([this](const std::atomic<bool>& stopping) {
+    RuntimeLoop(context_, config_, nodes_, logs_, execs_).Run(stopping);
+  });
   return Status::Ok();
 }
 

@@ -27,7 +27,9 @@ class MemoryCgroups {
 
   // Makes the group `name` with `limit_bytes` (no swap beyond it).
   Result<std::string> Create(const std::string& name, int64_t limit_bytes);
-  Status Add(const std::string& group, pid_t pid);
+  // Moves `pid` into `group` (a directory Create made). Static: an exec
+  // session puts its command in its container's group without the engine.
+  static Status Add(const std::string& group, pid_t pid);
   // How many times the kernel's OOM killer killed in the group.
   int64_t OomKills(const std::string& group) const;
   // Kills what is left in the group and removes it (best effort).

@@ -86,13 +86,15 @@ ProbeResult RunExecProbe(const ProbeCheck& check, int container_pidfd, bool join
   if (::pipe2(out, O_CLOEXEC) != 0) return {false, "pipe: " + ErrnoText(errno)};
   int pidfd = -1;
   std::optional<SignalsBlocked> blocked(std::in_place);
-  const pid_t pid = Clone(0, &pidfd);
+  // In the container's PID namespace too, as a CRI runtime's exec runs it.
+  const bool beside = join && container_pidfd >= 0;
+  const pid_t pid = beside ? CloneInPidNamespaceOf(container_pidfd, &pidfd) : Clone(0, &pidfd);
   if (pid == 0) {
     // Async-signal-safe calls only, as in a container's start. A container
     // whose namespaces cannot be joined (it ended) runs nothing.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     ::setsid();
-    if (join && container_pidfd >= 0 && ::setns(container_pidfd, CLONE_NEWNS | CLONE_NEWUTS) != 0) ::_exit(127);
+    if (beside && ::setns(container_pidfd, CLONE_NEWNS | CLONE_NEWUTS) != 0) ::_exit(127);
     const int null_fd = ::open("/dev/null", O_RDONLY);
     ::dup2(null_fd, 0);
     ::dup2(out[1], 1);

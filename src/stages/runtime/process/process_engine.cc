@@ -292,6 +292,18 @@ uint64_t ProcessEngine::StartProbe(const std::string& pod_key, const ProbeCheck&
 
 std::vector<ProbeOutcome> ProcessEngine::TakeProbeOutcomes() { return probes_->Take(); }
 
+Result<ExecTarget> ProcessEngine::ExecTargetOf(ProcessId id) const {
+  std::lock_guard lock(mu_);
+  auto it = procs_.find(id);
+  if (it == procs_.end()) return Status::NotFound("the container's process has ended");
+  ExecTarget target;
+  target.pidfd = UniqueFd(::fcntl(it->second->pidfd, F_DUPFD_CLOEXEC, 0));
+  if (target.pidfd.get() < 0) return Status::Unavailable("pidfd: " + ErrnoText(errno));
+  target.join = isolate_;
+  target.cgroup = it->second->cgroup.value_or("");
+  return target;
+}
+
 void ProcessEngine::Drain(Proc& proc, std::chrono::system_clock::time_point at, bool all) {
   char buf[65536];
   for (auto [fd, stream] : {std::pair{&proc.out_fd, "stdout"}, std::pair{&proc.err_fd, "stderr"}}) {

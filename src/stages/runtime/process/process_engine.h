@@ -34,6 +34,7 @@
 
 #include "stages/runtime/container_host.h"
 #include "stages/runtime/process/cri_log.h"
+#include "stages/runtime/process/exec_sessions.h"
 #include "stages/runtime/process/memory_cgroup.h"
 #include "stages/runtime/process/probes.h"
 
@@ -62,6 +63,11 @@ class ProcessEngine final : public ContainerHost {
   void RemovePodLogs(const std::string& pod_dir) override;
   uint64_t StartProbe(const std::string& pod_key, const ProbeCheck& check) override;
   std::vector<ProbeOutcome> TakeProbeOutcomes() override;
+
+  // The container process `id` as an exec session joins it: a pidfd of its
+  // own, whether it has namespaces, its cgroup (env and working dir are the
+  // caller's to add). NotFound when it has ended.
+  Result<ExecTarget> ExecTargetOf(ProcessId id) const;
 
   // What it cannot do on this machine, one sentence each (empty: all of it).
   const std::vector<std::string>& limitations() const { return limitations_; }

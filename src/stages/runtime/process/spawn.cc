@@ -1,5 +1,6 @@
 #include "stages/runtime/process/spawn.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -66,6 +67,25 @@ pid_t Clone(unsigned long flags, int* pidfd) {
   // x86_64 and arm64 take (flags, stack, parent_tid, child_tid, tls);
   // CLONE_PIDFD puts the pidfd where parent_tid points.
   return static_cast<pid_t>(::syscall(SYS_clone, flags | CLONE_PIDFD | SIGCHLD, nullptr, pidfd, nullptr, nullptr));
+}
+
+pid_t CloneInPidNamespaceOf(int container_pidfd, int* pidfd) {
+  const int own = ::open("/proc/thread-self/ns/pid", O_RDONLY | O_CLOEXEC);
+  if (own < 0) return -1;
+  if (::setns(container_pidfd, CLONE_NEWPID) != 0) {
+    const int err = errno;
+    ::close(own);
+    errno = err;
+    return -1;
+  }
+  const pid_t pid = Clone(0, pidfd);
+  if (pid == 0) return 0;  // `own` closes at its exec
+  const int err = errno;
+  // This thread's own namespace is always one it may go back to.
+  ::setns(own, CLONE_NEWPID);
+  ::close(own);
+  errno = err;
+  return pid;
 }
 
 void ResetSignals() {

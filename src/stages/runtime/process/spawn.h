@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/result.h"
@@ -24,9 +25,36 @@ Result<std::string> FindExecutable(const std::string& name, const EnvList& env, 
 
 void CloseFd(int& fd);
 
+// A descriptor owned: closed with it.
+class UniqueFd {
+ public:
+  UniqueFd() = default;
+  explicit UniqueFd(int fd) : fd_(fd) {}
+  ~UniqueFd() { CloseFd(fd_); }
+  UniqueFd(UniqueFd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  UniqueFd& operator=(UniqueFd&& other) noexcept {
+    if (this != &other) {
+      CloseFd(fd_);
+      fd_ = std::exchange(other.fd_, -1);
+    }
+    return *this;
+  }
+  int get() const { return fd_; }
+
+ private:
+  int fd_ = -1;
+};
+
 // clone(2) as fork with `flags` (namespaces) added; the child's pidfd goes
 // to `pidfd`. Returns 0 in the child.
 pid_t Clone(unsigned long flags, int* pidfd);
+
+// Clone(0), the child in the PID namespace of the process `container_pidfd`
+// names (a process of a container, seeing the container's processes and
+// seen by them): the calling thread's namespace for its children is set to
+// it for the clone and back after. -1 with errno set when the namespace
+// cannot be joined (the container ended).
+pid_t CloneInPidNamespaceOf(int container_pidfd, int* pidfd);
 
 // In a child before execve: every signal's handler back to the default and
 // none blocked. Async-signal-safe.
