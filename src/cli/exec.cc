@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <optional>
 
@@ -34,28 +35,42 @@ struct ExecFlags : ConnectionFlags {
 
 // How much input one turn carries at most.
 constexpr size_t kInputPerTurn = 64 * 1024;
+// While neither side has anything to say, turns are spaced out up to this
+// (input typed meanwhile goes at once): an idle session holds the API's and
+// the kubelet's threads for a fraction of the time only.
+constexpr std::chrono::milliseconds kMaxIdleGap{250};
 
 std::atomic<bool> resized{false};
 void OnResize(int) { resized = true; }
+
+// The terminal as it was before raw mode, for a signal's handler too.
+termios saved_terminal{};
+volatile sig_atomic_t terminal_raw = 0;
+
+// A signal that ends this process (SIGTERM, SIGHUP, SIGPIPE, ...) puts the
+// terminal back first; tcsetattr is async-signal-safe.
+void RestoreAndDie(int signal) {
+  if (terminal_raw) ::tcsetattr(STDIN_FILENO, TCSANOW, &saved_terminal);
+  ::signal(signal, SIG_DFL);
+  ::raise(signal);
+}
 
 // The terminal put in raw mode while the command has it, and put back.
 class RawTerminal {
  public:
   RawTerminal() {
-    if (::tcgetattr(STDIN_FILENO, &saved_) != 0) return;
-    termios raw = saved_;
+    if (::tcgetattr(STDIN_FILENO, &saved_terminal) != 0) return;
+    for (int signal : {SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGPIPE}) ::signal(signal, RestoreAndDie);
+    termios raw = saved_terminal;
     ::cfmakeraw(&raw);
-    active_ = ::tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0;
+    terminal_raw = ::tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0;
   }
   ~RawTerminal() {
-    if (active_) ::tcsetattr(STDIN_FILENO, TCSANOW, &saved_);
+    if (terminal_raw) ::tcsetattr(STDIN_FILENO, TCSANOW, &saved_terminal);
+    terminal_raw = 0;
   }
   RawTerminal(const RawTerminal&) = delete;
   RawTerminal& operator=(const RawTerminal&) = delete;
-
- private:
-  termios saved_{};
-  bool active_ = false;
 };
 
 // The terminal's size, or 0 x 0 when there is none.
@@ -82,7 +97,11 @@ std::string ReadAvailableInput(bool& ended) {
   char buf[16384];
   while (input.size() < kInputPerTurn) {
     pollfd in{STDIN_FILENO, POLLIN, 0};
-    if (::poll(&in, 1, 0) <= 0 || (in.revents & (POLLIN | POLLHUP)) == 0) break;
+    if (::poll(&in, 1, 0) <= 0) break;
+    if ((in.revents & POLLNVAL) != 0) {  // no stdin at all: its end
+      ended = true;
+      break;
+    }
     const ssize_t n = ::read(STDIN_FILENO, buf, std::min(sizeof buf, kInputPerTurn - input.size()));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
@@ -165,8 +184,15 @@ int RunExec(ExecFlags flags) {
   ApiCall::ExecInput& turn = call.exec_input.emplace();
   turn.session = reply->exec.session;
   bool input_ended = !flags.with_stdin, input_closed = !flags.with_stdin;
+  uint64_t input_waiting = 0;  // sent, not taken by the command yet: no more until it is
+  std::chrono::milliseconds idle_gap{0};
   while (true) {
-    turn.data = input_ended ? std::string() : ReadAvailableInput(input_ended);
+    if (idle_gap.count() > 0) {
+      // Input typed meanwhile ends the wait, when it can be sent.
+      pollfd in{input_ended || input_waiting > 0 ? -1 : STDIN_FILENO, POLLIN, 0};
+      ::poll(&in, 1, static_cast<int>(idle_gap.count()));
+    }
+    turn.data = input_ended || input_waiting > 0 ? std::string() : ReadAvailableInput(input_ended);
     turn.close_stdin = input_ended && !input_closed;
     input_closed = input_ended;
     turn.rows = turn.cols = 0;
@@ -185,6 +211,9 @@ int RunExec(ExecFlags flags) {
     WriteAll(STDOUT_FILENO, reply->exec.out);
     WriteAll(STDERR_FILENO, reply->exec.err);
     if (reply->exec.exited) break;
+    input_waiting = reply->exec.input_waiting;
+    const bool quiet = reply->exec.out.empty() && reply->exec.err.empty() && turn.data.empty();
+    idle_gap = quiet ? std::min(idle_gap + std::chrono::milliseconds(50), kMaxIdleGap) : std::chrono::milliseconds(0);
   }
   raw.reset();
   const int code = reply->exec.exit_code;

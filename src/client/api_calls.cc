@@ -92,6 +92,7 @@ Result<ApiResponse> ReadApiReply(const bus::Frame& reply) {
     if (exec->err()) out.exec.err.assign(reinterpret_cast<const char*>(exec->err()->data()), exec->err()->size());
     out.exec.exited = exec->exited();
     out.exec.exit_code = exec->exit_code();
+    out.exec.input_waiting = exec->input_waiting();
     if (exec->error()) out.exec.error = exec->error()->str();
   }
   return out;

@@ -72,6 +72,7 @@ struct ExecOutput {
   std::string out, err;
   bool exited = false;
   int32_t exit_code = 0;
+  uint64_t input_waiting = 0;  // input sent that the command has not taken yet
   std::string error;  // a refusal as kubectl prints it after "error: "
 };
 

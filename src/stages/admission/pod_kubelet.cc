@@ -39,7 +39,7 @@ bus::ReplyBody ExecReply(flatbuffers::FlatBufferBuilder& fbb, const ApiStatusInf
     };
     copied = msg::CreateExecOutput(fbb, fbb.CreateString(Text(output->session())), bytes(output->out()),
                                    bytes(output->err()), output->exited(), output->exit_code(),
-                                   fbb.CreateString(Text(output->error())));
+                                   output->input_waiting(), fbb.CreateString(Text(output->error())));
   }
   msg::ApiReplyBuilder b(fbb);
   b.add_status(written);
@@ -118,7 +118,8 @@ std::pair<const T*, ApiStatusInfo> AskKubelet(bus::RpcClient& kubelet, flatbuffe
   // answer, even a late one, is the one passed on.
   Result<bus::Frame> got = kubelet.Call(ask, type, body, std::chrono::seconds(6));
   if (!got.ok()) {
-    return {nullptr, InternalErrorStatus("the kubelet of node " + node + " did not answer: " + got.status().ToString())};
+    return {nullptr, InternalErrorStatus("the kubelet" + (node.empty() ? "" : " of node " + node) +
+                                         " did not answer: " + got.status().ToString())};
   }
   answer.emplace(std::move(*got));
   const T* reply = answer->envelope().template body_as<T>();
@@ -195,7 +196,7 @@ bus::ReplyBody AdmissionStage::HandlePodExec(Worker& worker, const msg::ApiReque
   }
   std::optional<bus::Frame> answer;
   auto [reply, status] = AskKubelet<msg::ContainerExecReply>(worker.kubelet, ask, msg::Body::ContainerExecRequest,
-                                                             body.Union(), node.empty() ? "of the pod" : node, answer);
+                                                             body.Union(), node, answer);
   const msg::ExecOutput* output = reply != nullptr ? reply->output() : nullptr;
   // A refusal of the kubelet's is passed on with its words for kubectl.
   return ExecReply(fbb, status.success() ? model::OkStatus(model::Kind("Pod"), name) : status, output);

@@ -104,8 +104,7 @@ void NodeAgentSet::RemovePod(const std::string& pod_key) {
     const size_t ns_at = name_at == 0 || name_at == std::string_view::npos ? std::string_view::npos
                                                                             : key.rfind('/', name_at - 1);
     if (ns_at != std::string_view::npos) {
-      host_->RemovePodLogs(std::string(key.substr(ns_at + 1, name_at - ns_at - 1)) + "_" +
-                           std::string(key.substr(name_at + 1)) + "_" + it->second.uid);
+      host_->RemovePodLogs(PodLogDir(key.substr(ns_at + 1, name_at - ns_at - 1), key.substr(name_at + 1), it->second.uid));
     }
   }
   ForgetAdopted(pod_key);

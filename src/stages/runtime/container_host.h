@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/clock.h"
@@ -17,6 +18,11 @@
 namespace podflow::runtime {
 
 using ProcessId = uint64_t;
+
+// Where a pod's logs live, as kubelet lays them out: "<namespace>_<pod>_<uid>".
+inline std::string PodLogDir(std::string_view ns, std::string_view name, std::string_view uid) {
+  return std::string(ns.empty() ? "default" : ns) + "_" + std::string(name) + "_" + std::string(uid);
+}
 
 // One container run, as the runtime is asked to start it.
 struct ContainerLaunch {

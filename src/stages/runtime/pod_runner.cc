@@ -110,7 +110,7 @@ bool PodRunner::ProcessExited(const ContainerExit& exit) {
 
 std::string PodRunner::PodLogDir() const {
   const api::ObjectMetaT& m = *assignment_.pod->metadata;
-  return (m.namespace_.empty() ? "default" : m.namespace_) + "_" + m.name + "_" + m.uid;
+  return runtime::PodLogDir(m.namespace_, m.name, m.uid);
 }
 
 std::optional<SimTime> PodRunner::BoxDue(const Box& box) {

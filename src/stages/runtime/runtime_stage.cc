@@ -598,8 +598,9 @@ bus::ReplyBody ServeExec(ExecMailbox& execs, process::ExecSessions& sessions, co
       command.rows = o.rows();
       command.cols = o.cols();
       command.owner = owner;
+      // Well within the apiserver's 6 s for the kubelet's answer, start included.
       Result<process::ExecTarget> target =
-          execs.Ask({ask->pod_key()->str(), text(ask->uid()), text(o.container())}, std::chrono::seconds(5));
+          execs.Ask({ask->pod_key()->str(), text(ask->uid()), text(o.container())}, std::chrono::seconds(3));
       Result<std::string> started = target.ok() ? sessions.Start(std::move(*target), command) : target.status();
       if (started.ok()) {
         session = *started;
@@ -608,6 +609,8 @@ bus::ReplyBody ServeExec(ExecMailbox& execs, process::ExecSessions& sessions, co
         status = model::InternalErrorStatus("error executing command in container: failed to exec in container: " +
                                             started.status().message());
         error = status.message;
+      } else if (target.ok() && started.status().code() == Code::kNotFound) {
+        failed = Status::NotFound("container not found (" + kubelet_text::Quoted(text(o.container())) + ")");
       } else {
         failed = started.status();
       }
@@ -629,7 +632,7 @@ bus::ReplyBody ServeExec(ExecMailbox& execs, process::ExecSessions& sessions, co
       fbb, fbb.CreateString(session),
       fbb.CreateVector(reinterpret_cast<const uint8_t*>(chunk.out.data()), chunk.out.size()),
       fbb.CreateVector(reinterpret_cast<const uint8_t*>(chunk.err.data()), chunk.err.size()), chunk.exited,
-      chunk.exit_code, fbb.CreateString(error));
+      chunk.exit_code, chunk.input_waiting, fbb.CreateString(error));
   auto reply = msg::CreateContainerExecReply(fbb, written, output);
   return {msg::Body::ContainerExecReply, reply.Union()};
 }
@@ -655,6 +658,8 @@ Status RuntimeStage::Start() {
 
 void RuntimeStage::Stop() {
   if (kubelet_) kubelet_->Stop();  // no question waits for a loop that is gone
+  // Before the containers: each one's end waits for what runs in its namespaces.
+  exec_sessions_.KillAll();
   loop_.Stop();
 }
 

@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -116,17 +117,21 @@ void ReadSome(int& fd, std::string& into, size_t budget) {
 }  // namespace
 
 struct ExecSessions::Session {
-  std::mutex mu;  // one turn at a time
+  std::mutex mu;  // one turn at a time: the descriptors and the input below
   std::string owner;
   pid_t pid = -1;
   int pidfd = -1;
+  // In the container's PID namespace: what it leaves running ends with the
+  // container, as beside a CRI runtime's container; outside of one it is
+  // killed when the command ends.
+  bool contained = false;
   int in_fd = -1;  // -1: no input (or closed)
   int out_fd = -1;
   int err_fd = -1;
   bool tty = false;
   std::string pending;  // input the command has not taken yet
   bool close_after_pending = false;
-  bool done = false;  // reaped: its last output has been taken
+  bool done = false;  // its end and its last output have been taken
   std::atomic<int64_t> last_turn_ms{0};
 
   ~Session() {
@@ -135,15 +140,34 @@ struct ExecSessions::Session {
     CloseFd(err_fd);
     CloseFd(pidfd);
   }
-  // Reaps it, killing what it left in its process group; its exit code.
-  int Reap(bool kill) {
+  // Reaps it (killing it first when `kill`), at once when it has ended and
+  // not `wait`; its exit code, or nullopt when it still runs. Reaped as soon
+  // as it ends (the sweeper), since a zombie of a container's PID namespace
+  // keeps that namespace, and so the container's end, from finishing.
+  std::optional<int> Reap(bool kill, bool wait) {
+    std::lock_guard lock(reap_mu_);
+    if (exit_code_) return exit_code_;
     if (kill) ::syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, nullptr, 0);
     siginfo_t info{};
-    ::waitid(P_PIDFD, static_cast<id_t>(pidfd), &info, WEXITED | WNOWAIT);
-    ::killpg(pid, SIGKILL);  // while it is a zombie its pid still names its group
+    const int options = WEXITED | WNOWAIT | (kill || wait ? 0 : WNOHANG);
+    if (::waitid(P_PIDFD, static_cast<id_t>(pidfd), &info, options) != 0) {
+      exit_code_ = 128 + SIGKILL;  // reaped by someone else: how it ended is not known
+      return exit_code_;
+    }
+    if (info.si_pid == 0) return std::nullopt;  // still running
+    // While it is a zombie its pid still names its group.
+    if (kill || !contained) ::killpg(pid, SIGKILL);
     ::waitid(P_PIDFD, static_cast<id_t>(pidfd), &info, WEXITED);
-    done = true;
-    return info.si_code == CLD_EXITED ? info.si_status : 128 + info.si_status;
+    exit_code_ = info.si_code == CLD_EXITED ? info.si_status : 128 + info.si_status;
+    return exit_code_;
+  }
+  bool Exited() const {
+    {
+      std::lock_guard lock(reap_mu_);
+      if (exit_code_) return true;
+    }
+    pollfd ended{pidfd, POLLIN, 0};
+    return ::poll(&ended, 1, 0) > 0;
   }
   void WritePending() {
     while (!pending.empty() && in_fd >= 0) {
@@ -159,21 +183,15 @@ struct ExecSessions::Session {
     }
     if (pending.empty() && close_after_pending && !tty) CloseFd(in_fd);
   }
-  bool Exited() const {
-    pollfd ended{pidfd, POLLIN, 0};
-    return ::poll(&ended, 1, 0) > 0;
-  }
+
+ private:
+  mutable std::mutex reap_mu_;
+  std::optional<int> exit_code_;  // GUARDED_BY(reap_mu_): reaped
 };
 
 ExecSessions::ExecSessions(std::chrono::milliseconds idle) : idle_(idle) {
-  sweeper_ = std::thread([this] {
-    std::unique_lock lock(mu_);
-    while (!stop_.wait_for(lock, std::chrono::seconds(1), [this] { return stopping_; })) {
-      lock.unlock();
-      DropIdle();
-      lock.lock();
-    }
-  });
+  wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  sweeper_ = std::thread([this] { Sweep(); });
 }
 
 ExecSessions::~ExecSessions() {
@@ -181,14 +199,50 @@ ExecSessions::~ExecSessions() {
     std::lock_guard lock(mu_);
     stopping_ = true;
   }
-  stop_.notify_all();
+  Wake();
   sweeper_.join();
-  std::lock_guard lock(mu_);
-  for (auto& [id, session] : sessions_) {
-    std::lock_guard turn(session->mu);
-    if (!session->done) session->Reap(/*kill=*/true);
+  KillAll();
+  CloseFd(wake_fd_);
+}
+
+void ExecSessions::Wake() {
+  const uint64_t one = 1;
+  (void)!::write(wake_fd_, &one, sizeof one);
+}
+
+void ExecSessions::Sweep() {
+  std::vector<std::shared_ptr<Session>> running;
+  std::vector<pollfd> fds;
+  while (true) {
+    running.clear();
+    {
+      std::lock_guard lock(mu_);
+      if (stopping_) return;
+      for (const auto& [id, session] : sessions_) running.push_back(session);
+    }
+    fds.assign(1, pollfd{wake_fd_, POLLIN, 0});
+    for (const auto& session : running) fds.push_back({session->Exited() ? -1 : session->pidfd, POLLIN, 0});
+    ::poll(fds.data(), fds.size(), 1000);
+    uint64_t woken = 0;
+    (void)!::read(wake_fd_, &woken, sizeof woken);
+    for (size_t i = 1; i < fds.size(); ++i) {
+      if (fds[i].revents != 0) running[i - 1]->Reap(/*kill=*/false, /*wait=*/false);
+    }
+    DropIdle();
   }
-  sessions_.clear();
+}
+
+void ExecSessions::KillAll() {
+  std::map<std::string, std::shared_ptr<Session>> all;
+  {
+    std::lock_guard lock(mu_);
+    all.swap(sessions_);
+  }
+  for (auto& [id, session] : all) {
+    std::lock_guard turn(session->mu);
+    session->Reap(/*kill=*/true, /*wait=*/true);
+    session->done = true;
+  }
 }
 
 size_t ExecSessions::size() const {
@@ -212,7 +266,8 @@ void ExecSessions::DropIdle() {
   }
   for (auto& session : idle) {
     std::lock_guard turn(session->mu);
-    if (!session->done) session->Reap(/*kill=*/true);
+    session->Reap(/*kill=*/true, /*wait=*/true);
+    session->done = true;
   }
 }
 
@@ -290,8 +345,12 @@ Result<std::string> ExecSessions::Start(ExecTarget target, const ExecCommand& co
   const int clone_errno = errno;
   blocked.reset();
   if (pid < 0) {
+    // ESRCH, EINVAL, ENOMEM (a namespace whose init has ended): the container is gone.
+    if (target.join && (clone_errno == ESRCH || clone_errno == EINVAL || clone_errno == ENOMEM)) {
+      close_all();
+      return Status::NotFound("the container has ended");
+    }
     errno = clone_errno;
-    // ESRCH, EINVAL: its namespace is gone with it.
     return failed("starting the command beside the container");
   }
   CloseFd(child_in);
@@ -311,12 +370,12 @@ Result<std::string> ExecSessions::Start(ExecTarget target, const ExecCommand& co
   session->pid = pid;
   session->pidfd = pidfd;
   if (!grouped.ok() || n > 0) {
-    session->Reap(/*kill=*/false);
+    session->Reap(/*kill=*/!grouped.ok(), /*wait=*/true);
     close_all();
     if (!grouped.ok()) return grouped;
     switch (report[1]) {
       case kNamespaces:
-        return Status::Unavailable("joining the container's namespaces: " + ErrnoText(report[0]));
+        return Status::NotFound("the container has ended");
       case kDir:
         return not_started("chdir to cwd (\"" + dir + "\") set in config.json failed: " + ErrnoText(report[0]));
       case kTerminal:
@@ -329,13 +388,17 @@ Result<std::string> ExecSessions::Start(ExecTarget target, const ExecCommand& co
     if (fd >= 0) ::fcntl(fd, F_SETFL, O_NONBLOCK);
   }
   session->owner = command.owner;
+  session->contained = target.join;
   session->tty = command.tty;
   session->in_fd = std::exchange(in, -1);
   session->out_fd = std::exchange(out, -1);
   session->err_fd = std::exchange(err, -1);
   session->last_turn_ms = NowMs();
-  std::lock_guard lock(mu_);
-  sessions_.emplace(id, std::move(session));
+  {
+    std::lock_guard lock(mu_);
+    sessions_.emplace(id, std::move(session));
+  }
+  Wake();  // the sweeper watches it from now on
   return id;
 }
 
@@ -350,14 +413,29 @@ Result<ExecChunk> ExecSessions::Turn(const std::string& id, const std::string& o
   }
   if (found == nullptr) return Status::NotFound("no exec session " + id);
   Session& s = *found;
-  std::lock_guard lock(s.mu);
-  if (s.done) return Status::NotFound("no exec session " + id);
+  ExecChunk chunk;
+  {
+    std::lock_guard lock(s.mu);
+    if (s.done) return Status::NotFound("no exec session " + id);
+    Status turned = TakeTurn(s, turn, wait, chunk);
+    if (!turned.ok()) return turned;
+  }
+  if (chunk.exited) {
+    std::lock_guard map(mu_);
+    auto it = sessions_.find(id);
+    if (it != sessions_.end() && it->second == found) sessions_.erase(it);
+  }
+  return chunk;
+}
+
+Status ExecSessions::TakeTurn(Session& s, const ExecTurn& turn, std::chrono::milliseconds wait, ExecChunk& chunk) {
   s.last_turn_ms = NowMs();
   if (s.tty && turn.rows > 0 && turn.cols > 0) {
     winsize size{turn.rows, turn.cols, 0, 0};
     ::ioctl(s.out_fd, TIOCSWINSZ, &size);
   }
   if (!turn.input.empty() && s.in_fd >= 0) {
+    // The caller sends more only once what it sent was taken (input_waiting 0).
     if (s.pending.size() + turn.input.size() > kMaxPendingInput) {
       return Status::Unavailable("the command does not take its input: " + std::to_string(s.pending.size()) +
                                  " bytes wait for it");
@@ -367,7 +445,6 @@ Result<ExecChunk> ExecSessions::Turn(const std::string& id, const std::string& o
   if (turn.close_stdin) s.close_after_pending = true;
   s.WritePending();
 
-  ExecChunk chunk;
   const auto deadline = Clock::now() + wait;
   for (;;) {
     const auto read_all = [&] {
@@ -381,7 +458,8 @@ Result<ExecChunk> ExecSessions::Turn(const std::string& id, const std::string& o
       // (read once more: it may have printed after the read above).
       if (drained && read_all()) {
         chunk.exited = true;
-        chunk.exit_code = s.Reap(/*kill=*/false);
+        chunk.exit_code = *s.Reap(/*kill=*/false, /*wait=*/true);
+        s.done = true;
       }
       break;
     }
@@ -395,11 +473,8 @@ Result<ExecChunk> ExecSessions::Turn(const std::string& id, const std::string& o
     ::poll(fds, 4, static_cast<int>(left.count()));
     if (fds[3].revents != 0) s.WritePending();
   }
-  if (chunk.exited) {
-    std::lock_guard map(mu_);
-    sessions_.erase(id);
-  }
-  return chunk;
+  chunk.input_waiting = s.pending.size();
+  return Status::Ok();
 }
 
 }  // namespace podflow::runtime::process

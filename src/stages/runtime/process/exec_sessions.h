@@ -5,8 +5,9 @@
 // through pipes, or one terminal of its own (a pty) with tty. The caller
 // drives a session by turns: its input goes in, what the command printed
 // since comes out, until the command has ended and all of its output has
-// been taken. A session no turn has come for in `idle` is killed (its
-// caller has gone), by a thread of its own that looks every second.
+// been taken. A thread of its own reaps each command as soon as it ends (a
+// zombie in a container's PID namespace would hold the container's end up)
+// and kills a session no turn has come for in `idle` (its caller has gone).
 //
 // Thread safety: every method may be called from any thread. A command is
 // killed (PR_SET_PDEATHSIG) when the thread that started it ends: Start is
@@ -17,7 +18,6 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <condition_variable>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -56,6 +56,7 @@ struct ExecChunk {
   std::string out, err;  // with a tty everything comes as `out`
   bool exited = false;   // ended, and all of its output is in this chunk or before
   int exit_code = 0;     // 128 + the signal for one killed by a signal
+  size_t input_waiting = 0;  // input given that the command has not taken yet
 };
 
 class ExecSessions {
@@ -81,18 +82,27 @@ class ExecSessions {
   Result<ExecChunk> Turn(const std::string& id, const std::string& owner, const ExecTurn& turn,
                          std::chrono::milliseconds wait);
   size_t size() const;
+  // Kills and reaps every command (the runtime is stopping: before its
+  // containers, whose ends wait for their namespaces' processes).
+  void KillAll();
 
  private:
   struct Session;
   // Kills the sessions no turn has come for in `idle_` (their callers left).
   void DropIdle();
+  // The sweeper: reaps each command once it ends, and DropIdle every second.
+  void Sweep();
+  void Wake();
+  // One turn of `s`. REQUIRES: s.mu held.
+  Status TakeTurn(Session& s, const ExecTurn& turn, std::chrono::milliseconds wait, ExecChunk& chunk);
 
   const std::chrono::milliseconds idle_;
+  // Lock order: never mu_ while holding a Session's mu.
   mutable std::mutex mu_;
-  std::map<std::string, std::shared_ptr<Session>> sessions_;
-  std::condition_variable stop_;
-  bool stopping_ = false;  // GUARDED_BY(mu_)
-  std::thread sweeper_;    // DropIdle every second
+  std::map<std::string, std::shared_ptr<Session>> sessions_;  // GUARDED_BY(mu_)
+  bool stopping_ = false;                                     // GUARDED_BY(mu_)
+  int wake_fd_ = -1;  // an eventfd: a new session, or the end
+  std::thread sweeper_;
 };
 
 }  // namespace podflow::runtime::process

@@ -82,8 +82,15 @@ ProbeResult RunExecProbe(const ProbeCheck& check, int container_pidfd, bool join
                        ": unknown"};
   }
   ExecArgs exec(check.command, check.env);
-  int out[2];
+  // Its stdout and its stderr, each kept (kubelet shows stdout, then stderr).
+  int out[2], err[2] = {-1, -1};
   if (::pipe2(out, O_CLOEXEC) != 0) return {false, "pipe: " + ErrnoText(errno)};
+  if (::pipe2(err, O_CLOEXEC) != 0) {
+    const int e = errno;
+    ::close(out[0]);
+    ::close(out[1]);
+    return {false, "pipe: " + ErrnoText(e)};
+  }
   int pidfd = -1;
   std::optional<SignalsBlocked> blocked(std::in_place);
   // In the container's PID namespace too, as a CRI runtime's exec runs it.
@@ -98,7 +105,7 @@ ProbeResult RunExecProbe(const ProbeCheck& check, int container_pidfd, bool join
     const int null_fd = ::open("/dev/null", O_RDONLY);
     ::dup2(null_fd, 0);
     ::dup2(out[1], 1);
-    ::dup2(out[1], 2);
+    ::dup2(err[1], 2);
     ::syscall(SYS_close_range, 3u, ~0u, 0u);
     if (::chdir(dir.c_str()) != 0) ::_exit(127);
     ResetSignals();
@@ -108,45 +115,51 @@ ProbeResult RunExecProbe(const ProbeCheck& check, int container_pidfd, bool join
   const int clone_errno = errno;
   blocked.reset();
   ::close(out[1]);
+  ::close(err[1]);
   if (pid < 0) {
     ::close(out[0]);
+    ::close(err[0]);
     return {false, "starting the probe: " + ErrnoText(clone_errno)};
   }
   // Its output until it has ended and its output is closed, or the timeout.
-  std::string output;
+  std::string output[2];
   const auto deadline = std::chrono::steady_clock::now() + check.timeout;
   bool timed_out = false, exited = false;
-  int out_fd = out[0];
-  ::fcntl(out_fd, F_SETFL, O_NONBLOCK);
-  // Reads what the pipe holds now; false at its end.
-  const auto drain = [&] {
+  int fds_open[2] = {out[0], err[0]};
+  for (int fd : fds_open) ::fcntl(fd, F_SETFL, O_NONBLOCK);
+  // Reads what pipe `i` holds now; closes it at its end.
+  const auto drain = [&](int i) {
     char buf[4096];
     for (;;) {
-      const ssize_t n = ::read(out_fd, buf, sizeof buf);
+      const ssize_t n = ::read(fds_open[i], buf, sizeof buf);
       if (n > 0) {
-        if (output.size() < kMaxOutput) output.append(buf, std::min(static_cast<size_t>(n), kMaxOutput - output.size()));
+        const size_t room = kMaxOutput - std::min(kMaxOutput, output[0].size() + output[1].size());
+        output[i].append(buf, std::min(static_cast<size_t>(n), room));
         continue;
       }
       if (n < 0 && errno == EINTR) continue;
-      return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+      if (!(n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))) CloseFd(fds_open[i]);
+      return;
     }
   };
   bool cancelled = false;
-  while (out_fd >= 0 || !exited) {
+  while (fds_open[0] >= 0 || fds_open[1] >= 0 || !exited) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     cancelled = cancel != nullptr && cancel->load();
     if (left.count() <= 0 || cancelled) {
       timed_out = !exited;
       break;
     }
-    pollfd fds[2] = {{out_fd, POLLIN, 0}, {exited ? -1 : pidfd, POLLIN, 0}};
-    if (::poll(fds, 2, static_cast<int>(std::min<int64_t>(left.count(), 100))) <= 0) continue;
-    if (fds[1].revents != 0) exited = true;
-    if (out_fd >= 0 && (fds[0].revents != 0 || exited) && !drain()) CloseFd(out_fd);
-    // Ended, and what it left holds its output open: done with it.
-    if (exited) CloseFd(out_fd);
+    pollfd fds[3] = {{fds_open[0], POLLIN, 0}, {fds_open[1], POLLIN, 0}, {exited ? -1 : pidfd, POLLIN, 0}};
+    if (::poll(fds, 3, static_cast<int>(std::min<int64_t>(left.count(), 100))) <= 0) continue;
+    if (fds[2].revents != 0) exited = true;
+    for (int i = 0; i < 2; ++i) {
+      if (fds_open[i] >= 0 && (fds[i].revents != 0 || exited)) drain(i);
+      // Ended, and what it left holds its output open: done with it.
+      if (exited) CloseFd(fds_open[i]);
+    }
   }
-  CloseFd(out_fd);
+  for (int& fd : fds_open) CloseFd(fd);
   if (timed_out) ::syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, nullptr, 0);
   // While it is a zombie its pid still names its group: what it left goes too.
   siginfo_t info{};
@@ -157,7 +170,7 @@ ProbeResult RunExecProbe(const ProbeCheck& check, int container_pidfd, bool join
   if (cancelled) return {false, "probe cancelled: the runtime is stopping"};
   if (timed_out) return {false, "command " + model::GoQuote(Joined(check.command)) + " timed out"};
   const bool ok = info.si_code == CLD_EXITED && info.si_status == 0;
-  return {ok, TrimmedEnd(std::move(output))};
+  return {ok, TrimmedEnd(output[0] + output[1])};
 }
 
 // Runs `ioc` until its work is done, `limit` has passed or `cancel` turns true.

@@ -296,6 +296,8 @@ Result<ExecTarget> ProcessEngine::ExecTargetOf(ProcessId id) const {
   std::lock_guard lock(mu_);
   auto it = procs_.find(id);
   if (it == procs_.end()) return Status::NotFound("the container's process has ended");
+  pollfd ended{it->second->pidfd, POLLIN, 0};  // ended, not reaped yet
+  if (::poll(&ended, 1, 0) > 0) return Status::NotFound("the container's process has ended");
   ExecTarget target;
   target.pidfd = UniqueFd(::fcntl(it->second->pidfd, F_DUPFD_CLOEXEC, 0));
   if (target.pidfd.get() < 0) return Status::Unavailable("pidfd: " + ErrnoText(errno));

@@ -10,6 +10,8 @@
 
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace podflow::runtime::process {
@@ -81,8 +83,12 @@ pid_t CloneInPidNamespaceOf(int container_pidfd, int* pidfd) {
   const pid_t pid = Clone(0, pidfd);
   if (pid == 0) return 0;  // `own` closes at its exec
   const int err = errno;
-  // This thread's own namespace is always one it may go back to.
-  ::setns(own, CLONE_NEWPID);
+  // This thread's own namespace is always one it may go back to; a thread
+  // left making processes in a container's would be a bug to stop at.
+  if (::setns(own, CLONE_NEWPID) != 0) {
+    std::fprintf(stderr, "podflow: cannot return to this thread's PID namespace: %s\n", std::strerror(errno));
+    std::abort();
+  }
   ::close(own);
   errno = err;
   return pid;

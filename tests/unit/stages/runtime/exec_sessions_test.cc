@@ -170,7 +170,7 @@ TEST_CASE("exec: a command that cannot start is refused in the runtime's words")
 
 TEST_CASE("exec: a session answers only its owner, and one nobody turns is killed") {
   Container c;
-  ExecSessions sessions(200ms);
+  ExecSessions sessions(1s);
   Result<std::string> id = sessions.Start(c.Target(), Command({"sleep", "30"}));
   REQUIRE(id.ok());
   CHECK(sessions.Turn(*id, "/registry/pods/default/web-0\nmallory", {}, 0ms).status().code() == Code::kNotFound);
@@ -179,10 +179,62 @@ TEST_CASE("exec: a session answers only its owner, and one nobody turns is kille
   Result<ExecChunk> running = sessions.Turn(*id, "/registry/pods/default/web-0\nalice", {}, 0ms);
   REQUIRE(running.ok());
   CHECK_FALSE(running->exited);
-  std::this_thread::sleep_for(400ms);
-  // The next call finds it idle: killed and forgotten.
+  std::this_thread::sleep_for(2500ms);
+  // Found idle (by the sweeper, or this call at the latest): killed and forgotten.
   CHECK(sessions.Turn(*id, "/registry/pods/default/web-0\nalice", {}, 0ms).status().code() == Code::kNotFound);
   CHECK(sessions.size() == 0);
+}
+
+TEST_CASE("exec: a command's end is reaped at once, so that its container's end is not held up") {
+  Container c;
+  if (!c.engine->isolated()) {
+    WARN("skipped: " + c.engine->limitations().front());
+    return;
+  }
+  ExecSessions sessions;
+  // It ends and nobody turns the session: a zombie in the container's PID
+  // namespace would keep the container from ending until the idle kill (60 s).
+  Result<std::string> id = sessions.Start(c.Target(), Command({"true"}));
+  REQUIRE(id.ok());
+  std::this_thread::sleep_for(300ms);
+  c.engine->Signal(c.id, SIGKILL);
+  bool ended = false;
+  for (int i = 0; i < 500 && !ended; ++i) {
+    ended = !c.engine->TakeExits().empty();
+    if (!ended) std::this_thread::sleep_for(10ms);
+  }
+  CHECK(ended);
+  // Its exit code is still the session's to tell.
+  Result<ExecChunk> last = sessions.Turn(*id, "/registry/pods/default/web-0\nalice", {}, 0ms);
+  REQUIRE(last.ok());
+  CHECK(last->exited);
+  CHECK(last->exit_code == 0);
+}
+
+TEST_CASE("exec: what a command leaves running lives on in the container's namespace, and is killed outside of one") {
+  Container c;
+  ExecSessions sessions;
+  char tmpl[] = "/tmp/podflow-exec-bg-XXXXXX";
+  const std::string marker = std::string(::mkdtemp(tmpl)) + "/alive";
+  // A background loop that touches the marker every 50 ms, left behind.
+  Result<std::string> id = sessions.Start(
+      c.Target(), Command({"sh", "-c", "(while true; do touch " + marker + "; sleep 0.05; done) >/dev/null 2>&1 & exit 0"}));
+  REQUIRE(id.ok());
+  CHECK(RunToEnd(sessions, *id).exit_code == 0);
+  std::filesystem::remove(marker);
+  // Beside a container with its own PID namespace it runs on (until the
+  // container ends); without one nothing would contain it, so it is killed.
+  bool touched = false;
+  for (int i = 0; i < 40 && !touched; ++i) {
+    std::this_thread::sleep_for(50ms);
+    touched = std::filesystem::exists(marker);
+  }
+  CHECK(touched == c.engine->isolated());
+  c.engine.reset();  // the container ends, and with it what it held
+  std::filesystem::remove(marker);
+  std::this_thread::sleep_for(300ms);
+  CHECK_FALSE(std::filesystem::exists(marker));
+  std::filesystem::remove_all(std::filesystem::path(marker).parent_path());
 }
 
 TEST_CASE("exec: a container that has ended cannot be joined") {

@@ -316,6 +316,10 @@ TEST_CASE("probes for real: an exec probe's exit and output, its timeout in kube
   r = RunExecProbe(check, -1, false);
   CHECK_FALSE(r.ok);
   CHECK(r.output == "not healthy");
+  // Its stdout, then its stderr, whatever the order they were printed in (as kubelet keeps them).
+  check.command = {"sh", "-c", "echo first to stderr >&2; sleep 0.1; echo then to stdout"};
+  r = RunExecProbe(check, -1, false);
+  CHECK(r.output == "then to stdout\nfirst to stderr");
   check.command = {"sleep", "5"};
   check.timeout = SimDuration(200);
   const auto before = std::chrono::steady_clock::now();
@@ -423,6 +427,36 @@ TEST_CASE("probes for real: a probe of a container that has ended has no result;
   const auto before = std::chrono::steady_clock::now();
   engine.reset();
   CHECK(std::chrono::steady_clock::now() - before < std::chrono::seconds(10));
+}
+
+TEST_CASE("probes for real: as root an exec probe runs in its container's PID, mount and UTS namespaces") {
+  TempDir dir;
+  ProcessEngine engine({.log_root = dir.path.string(), .owner = "test-" + std::to_string(::getpid())});
+  if (!engine.isolated()) {
+    WARN("skipped: " + engine.limitations().front());
+    return;
+  }
+  ContainerLaunch launch = Shell("exec sleep 30");
+  launch.hostname = "web-0";
+  Result<ProcessId> id = engine.Launch(launch);
+  REQUIRE(id.ok());
+  ProbeCheck check;
+  check.type = ProbeCheck::Type::kExec;
+  check.env = {{"PATH", "/usr/bin:/bin"}};
+  check.container = *id;
+  // PID 1 of what it sees is the container's command; its own /proc is the container's.
+  check.command = {"sh", "-c", "hostname; tr '\\0' ' ' < /proc/1/cmdline; exit 1"};
+  check.timeout = SimDuration(5000);
+  const uint64_t probe = engine.StartProbe("k", check);
+  std::vector<ProbeOutcome> outcomes;
+  for (int i = 0; i < 500 && outcomes.empty(); ++i) {
+    outcomes = engine.TakeProbeOutcomes();
+    if (outcomes.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  REQUIRE(outcomes.size() == 1);
+  CHECK(outcomes[0].probe == probe);
+  CHECK_FALSE(outcomes[0].ok);
+  CHECK(outcomes[0].output == "web-0\nsleep 30");
 }
 
 TEST_CASE("CRI log: a run's file is its own — one left by an earlier runtime is started over") {
