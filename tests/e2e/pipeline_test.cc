@@ -362,6 +362,187 @@ spec:
                       [](const std::string& e) { return e.rfind("Normal Started:", 0) == 0; }) >= 2);
 }
 
+// The container status of `name` among the pod's containers or init containers.
+const api::ContainerStatus* ContainerStatusOf(const api::Pod& p, const std::string& name) {
+  if (p.status() == nullptr) return nullptr;
+  for (const auto* list : {p.status()->container_statuses(), p.status()->init_container_statuses()}) {
+    if (list == nullptr) continue;
+    for (const api::ContainerStatus* c : *list) {
+      if (c->name() && c->name()->str() == name) return c;
+    }
+  }
+  return nullptr;
+}
+
+bool HasEvent(const std::vector<std::string>& events, const std::string& prefix) {
+  return std::ranges::any_of(events, [&](const std::string& e) { return e.rfind(prefix, 0) == 0; });
+}
+
+TEST_CASE("Simulated containers: OOMKilled, a liveness restart, readiness in and out of the endpoints, an init retry, "
+          "a sidecar, a preStop hook; pulled images in Node.status.images", "[e2e]") {
+  Pipeline pipeline(false, "", "", "  nodeStatusUpdateMillis: 300\n");
+  pipeline.StartAll();
+  auto results = pipeline.Submit(R"yaml(apiVersion: v1
+kind: Pod
+metadata: {name: memory-hog, annotations: {podflow.io/behavior: "{memory: 200Mi, memoryAfter: 300ms}"}}
+spec:
+  restartPolicy: Never
+  containers: [{name: app, image: busybox:1.28, command: ["sleep", "3600"], resources: {limits: {memory: 64Mi}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: liveness-exec}
+spec:
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: liveness
+    image: busybox:1.28
+    args: [/bin/sh, -c, "touch /tmp/healthy; sleep 2; rm -f /tmp/healthy; sleep 600"]
+    livenessProbe: {exec: {command: [cat, /tmp/healthy]}, periodSeconds: 1, failureThreshold: 1}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: flappy, labels: {app: flappy}, annotations: {podflow.io/behavior: "{unreadyAfter: 2s, unreadyFor: 2s}"}}
+spec:
+  containers:
+  - name: web
+    image: nginx:1.14.2
+    ports: [{containerPort: 80}]
+    readinessProbe: {tcpSocket: {port: 80}, periodSeconds: 1, failureThreshold: 1}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: flappy}
+spec: {selector: {app: flappy}, ports: [{port: 80}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: init-retry}
+spec:
+  initContainers: [{name: setup, image: busybox:1.28, command: ["sh", "-c", "exit 1"]}]
+  containers: [{name: app, image: busybox:1.28, command: ["sleep", "3600"]}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: with-sidecar}
+spec:
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 1
+  initContainers:
+  - {name: shipper, image: busybox:1.28, restartPolicy: Always, command: ["sh", "-c", "while true; do echo shipped; sleep 1; done"]}
+  containers: [{name: main, image: busybox:1.28, command: ["sh", "-c", "echo working; sleep 8"]}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: graceful}
+spec:
+  terminationGracePeriodSeconds: 10
+  containers:
+  - name: web
+    image: nginx:1.14.2
+    lifecycle: {preStop: {exec: {command: ["sh", "-c", "sleep 2"]}}}
+)yaml");
+  REQUIRE(results.size() == 7);
+  for (const auto& r : results) CHECK(r.first.empty());
+  INFO(pipeline.Logs());
+
+  // Readiness, from the start: not ready until its first probe passes (it
+  // may be ready by the first look), in the Endpoints' addresses, out
+  // (notReadyAddresses) while the probe fails (2 s to 4 s), and back in.
+  std::vector<std::string> seen;  // "ready" / "not ready", each change once
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < deadline && seen.size() < 3) {
+    std::optional<KeyValue> kv = pipeline.Get(model::ObjectKey(model::Kind("Endpoints"), "default", "flappy"));
+    if (kv) {
+      auto endpoints = model::Unpack<api::Endpoints>(kv->value);
+      std::string now;
+      if (endpoints->subsets.size() == 1) {
+        const auto& subset = *endpoints->subsets[0];
+        if (subset.addresses.size() == 1 && subset.not_ready_addresses.empty()) now = "ready";
+        if (subset.addresses.empty() && subset.not_ready_addresses.size() == 1) now = "not ready";
+      }
+      if (!now.empty() && (seen.empty() || seen.back() != now) && !(seen.empty() && now == "not ready")) {
+        seen.push_back(now);
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  CHECK(seen == std::vector<std::string>{"ready", "not ready", "ready"});
+
+  // A sidecar runs beside the main container, both ready.
+  CHECK(pipeline.PodReaches("with-sidecar", [](const api::Pod& p) {
+    const api::ContainerStatus* shipper = ContainerStatusOf(p, "shipper");
+    const api::ContainerStatus* main = ContainerStatusOf(p, "main");
+    return shipper != nullptr && main != nullptr && shipper->ready() && main->ready();
+  }));
+
+  // Over its memory limit: OOMKilled, exit 137; never restarted, so Failed.
+  CHECK(pipeline.PodReaches("memory-hog", [](const api::Pod& p) {
+    const api::ContainerStatus* c = ContainerStatusOf(p, "app");
+    return p.status()->phase() == api::PodPhase::Failed && c != nullptr && c->state() && c->state()->terminated() &&
+           c->state()->terminated()->reason()->str() == "OOMKilled" && c->state()->terminated()->exit_code() == 137;
+  }));
+
+  // The docs' exec liveness example: /tmp/healthy goes after 2 s, the probe
+  // fails, kubelet kills and restarts the container.
+  CHECK(pipeline.PodReaches("liveness-exec", [](const api::Pod& p) {
+    const api::ContainerStatus* c = ContainerStatusOf(p, "liveness");
+    return c != nullptr && c->restart_count() >= 1;
+  }));
+  std::vector<std::string> events = pipeline.EventsFor("default", "liveness-exec");
+  CHECK(HasEvent(events, "Warning Unhealthy: Liveness probe failed:"));
+  CHECK(HasEvent(events, "Normal Killing: Container liveness failed liveness probe, will be restarted"));
+
+  // A failing init container is retried (restartPolicy Always), the app
+  // container never starts.
+  CHECK(pipeline.PodReaches("init-retry", [](const api::Pod& p) {
+    const api::ContainerStatus* c = ContainerStatusOf(p, "setup");
+    return c != nullptr && c->restart_count() >= 1;
+  }));
+
+  // Once the main container completed, the sidecar is stopped and the pod Succeeded.
+  CHECK(pipeline.PodReaches("with-sidecar", [](const api::Pod& p) {
+    const api::ContainerStatus* shipper = ContainerStatusOf(p, "shipper");
+    return p.status()->phase() == api::PodPhase::Succeeded && shipper != nullptr && shipper->state() &&
+           shipper->state()->terminated() != nullptr;
+  }));
+
+  const std::string podflow = Pipeline::Program("podflow");
+  auto [code, listed] = RunCommand({podflow, "get", "pods", "--config", pipeline.config()}, pipeline.dir());
+  INFO(listed);
+  CHECK(code == 0);
+  CHECK_THAT(listed, Catch::Matches("(.|\n)*\nmemory-hog +0/1 +OOMKilled +0 +[0-9]+s(.|\n)*"));
+  CHECK_THAT(listed, Catch::Matches("(.|\n)*\ninit-retry +0/1 +Init:(Error|CrashLoopBackOff) +[1-9][0-9]* (.|\n)*"));
+  CHECK_THAT(listed, Catch::Matches("(.|\n)*\nwith-sidecar +0/2 +Completed +0 +[0-9]+s(.|\n)*"));
+
+  // A graceful delete: Killing, the preStop hook's 2 s, then SIGTERM; the
+  // pod stays (Terminating) meanwhile and is gone after.
+  REQUIRE(pipeline.PodReaches("graceful", Pipeline::Running));
+  auto [deleted, said] = pipeline.Podflow({"delete", "pod", "graceful", "--wait=false"});
+  CHECK(deleted == 0);
+  CHECK(said == "pod \"graceful\" deleted\n");
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  CHECK(pipeline.Get(PodKey("graceful")).has_value());
+  CHECK(pipeline.WaitForGone(PodKey("graceful"), std::chrono::seconds(10)));
+  events = pipeline.EventsFor("default", "graceful");
+  CHECK(std::count(events.begin(), events.end(), "Normal Killing: Stopping container web") == 1);
+
+  // The nodes that pulled busybox list it in their status (node-1..3 had
+  // nothing cached), as ImageLocality reads it.
+  std::string bytes;
+  const api::Pod* hog = pipeline.WaitFor<api::Pod>(PodKey("memory-hog"), Pipeline::Bound, &bytes);
+  REQUIRE(hog != nullptr);
+  const std::string node = hog->spec()->node_name()->str();
+  std::string node_bytes;
+  CHECK(pipeline.WaitFor<api::Node>(model::ObjectKey(model::Kind("Node"), "", node), [](const api::Node& n) {
+    if (n.status() == nullptr || n.status()->images() == nullptr) return false;
+    return std::ranges::any_of(*n.status()->images(), [](const api::ContainerImage* i) {
+      return i->names() && i->names()->size() == 2 && i->names()->Get(1)->str() == "docker.io/library/busybox:1.28" &&
+             i->size_bytes() == 2'200'000;
+    });
+  }, &node_bytes) != nullptr);
+}
+
 TEST_CASE("A Secret or ConfigMap that does not exist yet: CreateContainerConfigError and FailedMount until it does", "[e2e]") {
   Pipeline pipeline(false);
   pipeline.StartAll();

@@ -80,6 +80,12 @@ class NodeAgentSet {
   // volume set-up, as kubelet's watch-based managers see it).
   ConfigSources& sources() { return sources_; }
 
+  // A hosted node's runtime (its image store), or nullptr.
+  NodeRuntime* FindNode(const std::string& name) {
+    auto it = nodes_.find(name);
+    return it == nodes_.end() ? nullptr : it->second.get();
+  }
+
   size_t node_count() const { return nodes_.size(); }
   size_t pod_count() const { return pods_.size() + adopted_.size(); }
   // The runner of a pod, or nullptr (for inspection and tests).

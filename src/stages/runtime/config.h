@@ -77,6 +77,9 @@ struct RuntimeTiming {
   // kubelet's nodeLeaseDurationSeconds: each node's Lease is renewed every
   // quarter of it.
   int node_lease_seconds = 40;
+  // kubelet's nodeStatusUpdateFrequency: how often each node's status is
+  // looked at and posted when it changed (its image store).
+  SimDuration node_status_update{10'000};
 };
 
 // What runs a node's containers: simulated (their behaviours, on the

@@ -164,7 +164,9 @@ Status ParseInto(const YAML::Node& runtime, RuntimeConfig* c) {
        {"backOffMillis", [&](auto& n, auto& p) { return ReadMillis(n, p, &t.backoff_initial); }},
        {"maxBackOffMillis", [&](auto& n, auto& p) { return ReadMillis(n, p, &t.backoff_max); }},
        {"syncRetryMillis", [&](auto& n, auto& p) { return ReadMillis(n, p, &t.sync_retry); }},
-       {"nodeLeaseDurationSeconds", [&](auto& n, auto& p) { return ReadInt(n, p, &lease_seconds); }}}));
+       {"nodeLeaseDurationSeconds", [&](auto& n, auto& p) { return ReadInt(n, p, &lease_seconds); }},
+       {"nodeStatusUpdateMillis",
+        [&](auto& n, auto& p) { return ReadMillis(n, p, &t.node_status_update); }}}));
   // kubelet's validation of the pair.
   if (max_parallel) {
     if (*max_parallel < 1) return Status::Invalid("runtime.maxParallelImagePulls: must be at least 1");
@@ -182,6 +184,9 @@ Status ParseInto(const YAML::Node& runtime, RuntimeConfig* c) {
                            std::to_string(t.backoff_initial.count()) + ")");
   }
   if (t.sync_retry.count() < 1) return Status::Invalid("runtime.syncRetryMillis: must be at least 1");
+  if (t.node_status_update.count() < 100 || t.node_status_update.count() > 3'600'000) {
+    return Status::Invalid("runtime.nodeStatusUpdateMillis: must be 100..3600000");
+  }
   // kubelet requires a positive duration; the hour is podflow's own bound.
   if (lease_seconds < 1 || lease_seconds > 3600) {
     return Status::Invalid("runtime.nodeLeaseDurationSeconds: must be 1..3600");

@@ -1,5 +1,6 @@
 #include "stages/runtime/node_object.h"
 
+#include <algorithm>
 #include <memory>
 
 #include "base/hex_id.h"
@@ -124,15 +125,64 @@ api::NodeT BuildNode(const SimNode& node, const ImageCatalog& catalog, SimTime n
   info->operating_system = "linux";
   info->architecture = "amd64";
 
+  std::vector<CachedImage> images;
   for (const std::string& ref : node.images) {
     std::optional<ResolvedImage> image = catalog.Resolve(ref);
     if (!image) continue;  // ResolveNodes rejected these already
-    auto ci = std::make_unique<api::ContainerImageT>();
-    ci->names = {image->image_id, image->canonical};
-    ci->size_bytes = image->size_bytes;
-    s->images.push_back(std::move(ci));
+    images.push_back(CachedImage{image->canonical, image->image_id, image->size_bytes});
   }
+  s->images = NodeStatusImages(std::move(images));
   return n;
+}
+
+std::vector<std::unique_ptr<api::ContainerImageT>> NodeStatusImages(std::vector<CachedImage> images) {
+  // One image (one digest) is listed once, by its tag where it has one.
+  const auto pulled_by_tag = [](const CachedImage& c) { return c.canonical != c.image_id; };
+  std::ranges::sort(images, [&](const CachedImage& a, const CachedImage& b) {
+    if (a.image_id != b.image_id) return a.image_id < b.image_id;
+    if (pulled_by_tag(a) != pulled_by_tag(b)) return pulled_by_tag(a);
+    return a.canonical < b.canonical;
+  });
+  images.erase(std::unique(images.begin(), images.end(),
+                           [](const CachedImage& a, const CachedImage& b) { return a.image_id == b.image_id; }),
+               images.end());
+  std::ranges::sort(images, [](const CachedImage& a, const CachedImage& b) {
+    return a.size_bytes != b.size_bytes ? a.size_bytes > b.size_bytes : a.canonical < b.canonical;
+  });
+  if (images.size() > kNodeStatusMaxImages) images.resize(kNodeStatusMaxImages);
+  std::vector<std::unique_ptr<api::ContainerImageT>> out;
+  for (CachedImage& image : images) {
+    auto ci = std::make_unique<api::ContainerImageT>();
+    ci->names = {image.image_id};
+    if (pulled_by_tag(image)) ci->names.push_back(std::move(image.canonical));
+    ci->size_bytes = image.size_bytes;
+    out.push_back(std::move(ci));
+  }
+  return out;
+}
+
+std::optional<api::NodeT> NodeWithImages(const api::Node& stored, const std::vector<CachedImage>& present) {
+  std::vector<std::unique_ptr<api::ContainerImageT>> images = NodeStatusImages(present);
+  const auto* have = stored.status() ? stored.status()->images() : nullptr;
+  const auto same = [&](size_t i) {
+    const api::ContainerImage* h = have->Get(i);
+    if (h->size_bytes() != images[i]->size_bytes || h->names() == nullptr ||
+        h->names()->size() != images[i]->names.size()) {
+      return false;
+    }
+    for (size_t j = 0; j < images[i]->names.size(); ++j) {
+      if (h->names()->Get(j)->string_view() != images[i]->names[j]) return false;
+    }
+    return true;
+  };
+  bool unchanged = (have == nullptr ? images.empty() : have->size() == images.size());
+  for (size_t i = 0; unchanged && i < images.size(); ++i) unchanged = same(i);
+  if (unchanged) return std::nullopt;
+  api::NodeT node;
+  stored.UnPackTo(&node);
+  if (!node.status) node.status = std::make_unique<api::NodeStatusT>();
+  node.status->images = std::move(images);
+  return node;
 }
 
 std::string BuildNodeBytes(const SimNode& node, const ImageCatalog& catalog, SimTime now) {

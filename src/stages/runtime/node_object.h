@@ -4,13 +4,16 @@
 // nodeInfo and the images it has pre-pulled.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "base/clock.h"
 #include "node_generated.h"
 #include "model/image_catalog.h"
 #include "stages/runtime/config.h"
+#include "stages/runtime/node_runtime.h"
 
 namespace podflow::runtime {
 
@@ -33,6 +36,20 @@ std::string BuildNodeBytes(const SimNode& node, const ImageCatalog& catalog, Sim
 // while this agent was away, or it was registered so. nullopt when it is
 // Ready already (the lease is the heartbeat then; nothing to write).
 std::optional<api::NodeT> RepostedNodeStatus(const api::Node& stored, SimTime now);
+
+// kubelet's nodeStatusMaxImages: how many images Node.status.images lists.
+inline constexpr size_t kNodeStatusMaxImages = 50;
+
+// Node.status.images as kubelet lists a node's image store: largest first
+// (ties by name), at most kNodeStatusMaxImages, each image (digest) once,
+// named by its digest reference and, when it was pulled by one, its tag
+// reference.
+std::vector<std::unique_ptr<api::ContainerImageT>> NodeStatusImages(std::vector<CachedImage> images);
+
+// The stored Node with status.images listing `present` (NodeStatusImages),
+// as kubelet's periodic status update posts it; nullopt when the stored
+// list names the same images already.
+std::optional<api::NodeT> NodeWithImages(const api::Node& stored, const std::vector<CachedImage>& present);
 
 // "3f2a...-....": a UUID-shaped deterministic id.
 std::string DeterministicUid(std::string_view seed);

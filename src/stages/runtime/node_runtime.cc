@@ -19,20 +19,39 @@ NodeRuntime::NodeRuntime(SimNode node, const ImageCatalog* catalog, const Runtim
       host_(host),
       ip_pool_(node_.pod_cidr),
       puller_free_at_(static_cast<size_t>(std::max(timing->max_parallel_pulls, 0)), SimTime{}) {
-  for (const std::string& ref : node_.images) {
-    if (auto image = catalog_->Resolve(ref)) image_ready_at_[image->canonical] = SimTime::min();
+  KeepImages(node_.images);
+}
+
+void NodeRuntime::Store(const ResolvedImage& image, SimTime ready_at) {
+  images_[image.canonical] = Stored{CachedImage{image.canonical, image.image_id, image.size_bytes}, ready_at};
+}
+
+void NodeRuntime::KeepImages(const std::vector<std::string>& refs) {
+  for (const std::string& ref : refs) {
+    std::optional<ResolvedImage> image = catalog_->Resolve(ref);
+    if (!image) continue;
+    auto it = images_.find(image->canonical);
+    if (it == images_.end() || it->second.ready_at > SimTime::min()) Store(*image, SimTime::min());
   }
 }
 
 bool NodeRuntime::HasImage(const std::string& canonical, SimTime now) const {
-  auto it = image_ready_at_.find(canonical);
-  return it != image_ready_at_.end() && it->second <= now;
+  auto it = images_.find(canonical);
+  return it != images_.end() && it->second.ready_at <= now;
+}
+
+std::vector<CachedImage> NodeRuntime::Images(SimTime now) const {
+  std::vector<CachedImage> out;
+  for (const auto& [canonical, stored] : images_) {
+    if (stored.ready_at <= now) out.push_back(stored.image);
+  }
+  return out;
 }
 
 PullTicket NodeRuntime::RequestPull(const ResolvedImage& image, SimTime now) {
-  auto it = image_ready_at_.find(image.canonical);
-  if (it != image_ready_at_.end() && it->second > now) {
-    return PullTicket{it->second, it->second - now};  // joined a pull in flight
+  auto it = images_.find(image.canonical);
+  if (it != images_.end() && it->second.ready_at > now) {
+    return PullTicket{it->second.ready_at, it->second.ready_at - now};  // joined a pull in flight
   }
   SimTime start = now;
   if (!puller_free_at_.empty()) {
@@ -42,7 +61,7 @@ PullTicket NodeRuntime::RequestPull(const ResolvedImage& image, SimTime now) {
   }
   const SimTime done = start + image.pull_time;
   // A re-pull (policy Always) of a present image leaves it present meanwhile.
-  if (it == image_ready_at_.end()) image_ready_at_[image.canonical] = done;
+  if (it == images_.end()) Store(image, done);
   return PullTicket{done, image.pull_time};
 }
 

@@ -6,6 +6,7 @@
 // Thread safety: none; a node and its pods are advanced by one thread.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -18,6 +19,13 @@
 #include "stages/runtime/pod_config.h"
 
 namespace podflow::runtime {
+
+// An image in the node's store: what Node.status.images lists.
+struct CachedImage {
+  std::string canonical;  // "docker.io/library/nginx:1.14.2"
+  std::string image_id;   // "docker.io/library/nginx@sha256:<64 hex>"
+  int64_t size_bytes = 0;
+};
 
 struct PullTicket {
   SimTime done;         // when the image is present
@@ -51,6 +59,13 @@ class NodeRuntime {
   // flight; otherwise queues behind the node's previous pull.
   PullTicket RequestPull(const ResolvedImage& image, SimTime now);
 
+  // Images found in the node's store (a runtime restarting finds what it
+  // pulled before): present from now on.
+  void KeepImages(const std::vector<std::string>& refs);
+  // The images present at `now`, pulls finished included, in no order; one
+  // image pulled by its digest and by a tag is there under both.
+  std::vector<CachedImage> Images(SimTime now) const;
+
  private:
   SimNode node_;
   std::string host_ip_;
@@ -59,7 +74,12 @@ class NodeRuntime {
   const ConfigSources* sources_;
   ContainerHost* host_;
   PodIpPool ip_pool_;
-  std::unordered_map<std::string, SimTime> image_ready_at_;  // canonical -> present from
+  struct Stored {
+    CachedImage image;
+    SimTime ready_at;  // present from
+  };
+  void Store(const ResolvedImage& image, SimTime ready_at);
+  std::unordered_map<std::string, Stored> images_;  // by canonical name
   std::vector<SimTime> puller_free_at_;  // per pull slot; empty: no limit
 };
 

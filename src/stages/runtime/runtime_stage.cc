@@ -170,6 +170,7 @@ class RuntimeLoop {
       outbox_.ResendOverdue(now);
       RenewLeases();
       RetryAdoptions();
+      PostNodeImages();
     }
   }
 
@@ -248,6 +249,36 @@ class RuntimeLoop {
       log_->warn("renewing {} node lease(s): {}; retrying", due.size(),
                  written.ok() ? "not written" : written.status().ToString());
       leases_.RetryAfter(due, kLeaseRetry, now);
+    }
+  }
+
+  // kubelet's periodic node status update, for what it changes here: the
+  // images each node's pulls added, in Node.status.images (what the
+  // scheduler's ImageLocality reads). All in one write, each guarded by the
+  // revision it was read at; when a guard fails, node by node, and a node
+  // changed meanwhile waits for the next update.
+  void PostNodeImages() {
+    const SimTime now = WallClockNow();
+    if (now < images_due_) return;
+    images_due_ = now + config_.timing.node_status_update;
+    std::vector<TxnOp> puts;
+    for (const auto& [name, kv] : stored_nodes_) {
+      NodeRuntime* node = agents_.FindNode(name);
+      if (node == nullptr) continue;
+      std::optional<api::NodeT> updated =
+          NodeWithImages(*flatbuffers::GetRoot<api::Node>(kv.value.data()), node->Images(now));
+      if (updated) puts.push_back(PutOp{kv.key, model::Pack(*updated), kv.mod_revision});
+    }
+    if (puts.empty()) return;
+    Result<client::WriteResult> written = client_.Write(puts, std::chrono::seconds(1));
+    if (written.ok() && written->succeeded) return;
+    if (puts.size() == 1 || !written.ok()) {
+      if (!written.ok()) log_->warn("posting the images of {} node(s): {}", puts.size(), written.status().ToString());
+      return;
+    }
+    for (TxnOp& put : puts) {
+      Result<client::WriteResult> one = client_.Write({std::move(put)}, std::chrono::seconds(1));
+      if (!one.ok()) log_->warn("posting a node's images: {}", one.status().ToString());
     }
   }
 
@@ -399,6 +430,10 @@ class RuntimeLoop {
     NodeDef def = NodeDefFromNode(*stored);
     if (def.name.empty()) return;
     if (agents_.HasNode(def.name)) {
+      // What an earlier run pulled is still in the node's store.
+      if (stored_nodes_.insert_or_assign(def.name, kv).second) {
+        agents_.FindNode(def.name)->KeepImages(CachedImages(*stored, catalog_));
+      }
       RepostStatus(kv, *stored);
       NoteReadiness(def.name, *stored);
       return;
@@ -435,6 +470,7 @@ class RuntimeLoop {
     agents_.RemoveNode(it->second);
     leases_.Remove(it->second);
     ready_nodes_.erase(it->second);
+    stored_nodes_.erase(it->second);
     // Its lease goes with it (the garbage collector's part, by its owner
     // reference, until there is one).
     Result<client::WriteResult> deleted = client_.Write({DeleteOp{NodeLeases::Key(it->second)}}, std::chrono::seconds(1));
@@ -510,13 +546,31 @@ class RuntimeLoop {
   std::unordered_set<std::string> ready_nodes_;   // hosted nodes stored Ready
   std::map<std::string, KeyValue> lost_readiness_;  // pods whose Ready was taken, to post again
   std::unordered_map<std::string, KeyValue> adopt_retry_;  // node key -> the Node to adopt again
+  std::unordered_map<std::string, KeyValue> stored_nodes_;  // hosted node name -> as last stored
+  SimTime images_due_{};  // the next node status update (images)
   SimTime adopt_retry_at_{};
 };
 
 namespace {
 
-// The kubelet channel's one request: a container's log. Only the apiserver
-// (admission) asks; it has checked the pod and the container's name.
+// Only the apiserver (admission) asks the kubelet; it has checked the pod,
+// the container's name and the caller's rights.
+Status CheckAsker(std::string_view peer) {
+  if (peer.empty() || peer == "admission") return Status::Ok();
+  return Status::Forbidden("only the apiserver (admission) may ask the kubelet");
+}
+
+// kube-apiserver's status for the kubelet's refusal.
+model::ApiStatusInfo KubeletStatus(const Status& refused) {
+  switch (refused.code()) {
+    case Code::kInvalid: return model::BadRequestStatus(refused.message());
+    case Code::kNotFound: return {"Failure", 404, "NotFound", refused.message(), {}};
+    case Code::kForbidden: return {"Failure", 403, "Forbidden", refused.message(), {}};
+    default: return model::InternalErrorStatus(refused.message());
+  }
+}
+
+// The kubelet channel's first request: a container's log.
 bus::ReplyBody ServeLog(LogMailbox& logs, const msg::Envelope& request, std::string_view peer,
                         flatbuffers::FlatBufferBuilder& fbb) {
   model::ApiStatusInfo status{"Success", 200, "", "", {}};
@@ -524,8 +578,8 @@ bus::ReplyBody ServeLog(LogMailbox& logs, const msg::Envelope& request, std::str
   const msg::ContainerLogRequest* ask = request.body_as_ContainerLogRequest();
   if (ask == nullptr || ask->pod_key() == nullptr) {
     status = model::BadRequestStatus("the kubelet channel takes ContainerLogRequest messages naming a pod");
-  } else if (!peer.empty() && peer != "admission") {
-    status = {"Failure", 403, "Forbidden", "only the apiserver (admission) may ask the kubelet", {}};
+  } else if (Status asker = CheckAsker(peer); !asker.ok()) {
+    status = KubeletStatus(asker);
   } else {
     LogQuery query;
     if (const msg::PodLogOptions* o = ask->options()) {
@@ -542,12 +596,8 @@ bus::ReplyBody ServeLog(LogMailbox& logs, const msg::Envelope& request, std::str
         {ask->pod_key()->str(), ask->uid() ? ask->uid()->str() : "", std::move(query)}, std::chrono::seconds(5));
     if (answer.ok()) {
       log = std::move(*answer);
-    } else if (answer.status().code() == Code::kInvalid) {
-      status = model::BadRequestStatus(answer.status().message());
-    } else if (answer.status().code() == Code::kNotFound) {
-      status = {"Failure", 404, "NotFound", answer.status().message(), {}};
     } else {
-      status = model::InternalErrorStatus(answer.status().message());
+      status = KubeletStatus(answer.status());
     }
   }
   auto written = model::WriteApiStatus(fbb, status);
@@ -567,8 +617,8 @@ bus::ReplyBody ServeExec(ExecMailbox& execs, process::ExecSessions& sessions, co
   const msg::ContainerExecRequest* ask = request.body_as_ContainerExecRequest();
   if (ask == nullptr || ask->pod_key() == nullptr || (ask->options() == nullptr) == (ask->input() == nullptr)) {
     status = model::BadRequestStatus("the kubelet channel's exec takes a pod and either a command or a session's input");
-  } else if (!peer.empty() && peer != "admission") {
-    status = {"Failure", 403, "Forbidden", "only the apiserver (admission) may ask the kubelet", {}};
+  } else if (Status asker = CheckAsker(peer); !asker.ok()) {
+    status = KubeletStatus(asker);
   } else {
     // A session's turns name its pod and come from the user who started it.
     const std::string owner = ask->pod_key()->str() + "\n" + (ask->user() ? ask->user()->str() : "");
@@ -617,13 +667,7 @@ bus::ReplyBody ServeExec(ExecMailbox& execs, process::ExecSessions& sessions, co
     }
     if (!failed.ok()) {
       // The kubelet refused the stream (kubectl: "unable to upgrade connection").
-      if (failed.code() == Code::kInvalid) {
-        status = model::BadRequestStatus(failed.message());
-      } else if (failed.code() == Code::kNotFound) {
-        status = {"Failure", 404, "NotFound", failed.message(), {}};
-      } else {
-        status = model::InternalErrorStatus(failed.message());
-      }
+      status = KubeletStatus(failed);
       error = "unable to upgrade connection: " + failed.message();
     }
   }

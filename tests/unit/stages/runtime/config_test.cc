@@ -112,6 +112,7 @@ TEST_CASE("runtime config: errors name the path") {
       {"nodes: {name: a}", "runtime.nodes: must be a list"},
       {"type: docker", "runtime.type: Unsupported value: \"docker\": supported values: \"simulated\", \"process\""},
       {"nodes: [{name: a, type: vm}]", "runtime.nodes[0].type: Unsupported value: \"vm\""},
+      {"nodeStatusUpdateMillis: 10", "runtime.nodeStatusUpdateMillis: must be 100..3600000"},
   };
   for (const Case& c : cases) {
     INFO(c.yaml);
@@ -127,6 +128,7 @@ TEST_CASE("runtime config: an absent section is the defaults") {
   REQUIRE(config.ok());
   CHECK(config->cluster_cidr == "10.244.0.0/16");
   CHECK(config->timing.backoff_initial == SimDuration(10'000));
+  CHECK(config->timing.node_status_update == SimDuration(10'000));
 }
 
 }  // namespace

@@ -149,6 +149,66 @@ TEST_CASE("a node marked Unknown gets the kubelet's conditions posted again; a R
   CHECK(reposted->spec->pod_cidr == registered.spec->pod_cidr);
 }
 
+TEST_CASE("Node.status.images lists the node's store as kubelet does: pulls added once done, largest first, 50 at most") {
+  Result<RuntimeConfig> config = ParseRuntimeConfig(YAML::Load(R"(
+nodes: [{name: n1, images: ["nginx:1.14.2"]}]
+registry:
+  - {name: nginx, tags: ["1.14.2"], sizeBytes: 44000000, pullMillis: 300}
+  - {name: example/big, sizeBytes: 900000000, pullMillis: 2000}
+)"));
+  REQUIRE(config.ok());
+  const std::vector<SimNode> nodes = *ResolveNodes(*config);
+  const ImageCatalog catalog(config->registry);
+  const RuntimeTiming timing;
+  testing::FakeClock clock;
+  const std::string registered = BuildNodeBytes(nodes[0], catalog, clock.now);
+  const api::Node& stored = *flatbuffers::GetRoot<api::Node>(registered.data());
+  NodeRuntime node(nodes[0], &catalog, &timing);
+
+  // Nothing pulled: the stored list is the store's.
+  CHECK_FALSE(NodeWithImages(stored, node.Images(clock.now)).has_value());
+
+  // A pull in flight is not in the store yet; once done it is, first (larger).
+  const PullTicket pull = node.RequestPull(*catalog.Resolve("example/big:v2"), clock.now);
+  CHECK_FALSE(NodeWithImages(stored, node.Images(pull.done - SimDuration(1))).has_value());
+  std::optional<api::NodeT> posted = NodeWithImages(stored, node.Images(pull.done));
+  REQUIRE(posted.has_value());
+  REQUIRE(posted->status->images.size() == 2);
+  const auto& big = *posted->status->images[0];
+  CHECK(big.names.size() == 2);
+  CHECK(big.names[0].starts_with("docker.io/example/big@sha256:"));
+  CHECK(big.names[1] == "docker.io/example/big:v2");
+  CHECK(big.size_bytes == 900'000'000);
+  CHECK(posted->status->images[1]->names[1] == "docker.io/library/nginx:1.14.2");
+  CHECK(posted->metadata->name == "n1");  // the rest of the stored node kept
+  CHECK(posted->status->conditions.size() == 4);
+  const std::string after = model::Pack(*posted);
+  CHECK_FALSE(NodeWithImages(*flatbuffers::GetRoot<api::Node>(after.data()), node.Images(pull.done)).has_value());
+
+  // An image pulled by its digest and by its tag is one image, named by both;
+  // one known by its digest only has that one name.
+  const ResolvedImage tagged = *catalog.Resolve("example/big:v2");
+  std::vector<CachedImage> store = node.Images(pull.done);
+  store.push_back(CachedImage{tagged.image_id, tagged.image_id, tagged.size_bytes});
+  store.push_back(CachedImage{"docker.io/example/big@sha256:" + std::string(64, 'a'),
+                              "docker.io/example/big@sha256:" + std::string(64, 'a'), 5});
+  std::vector<std::unique_ptr<api::ContainerImageT>> listed = NodeStatusImages(store);
+  REQUIRE(listed.size() == 3);
+  CHECK(listed[0]->names == big.names);
+  CHECK(listed[2]->names == std::vector<std::string>{"docker.io/example/big@sha256:" + std::string(64, 'a')});
+
+  // kubelet's nodeStatusMaxImages: the 50 largest.
+  std::vector<CachedImage> many;
+  for (int i = 0; i < 60; ++i) {
+    const std::string name = "docker.io/library/app:" + std::to_string(i);
+    many.push_back(CachedImage{name, "docker.io/library/app@sha256:" + std::to_string(i), 1000 + i});
+  }
+  listed = NodeStatusImages(many);
+  REQUIRE(listed.size() == kNodeStatusMaxImages);
+  CHECK(listed.front()->size_bytes == 1059);
+  CHECK(listed.back()->size_bytes == 1010);
+}
+
 TEST_CASE("node leases are renewed every quarter of their duration, owned by their node") {
   testing::FakeClock clock;
   NodeLeases leases(40);
