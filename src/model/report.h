@@ -1,9 +1,10 @@
 // A runtime report: what one node observed about one pod at one step (the
-// pod status snapshot) and the kubelet events of that step. The content of a
-// msg::Report frame, runtime -> status.
+// pod status snapshot) and the kubelet events of that step. Several travel
+// in one msg::ReportBatch frame, runtime -> status.
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,11 +42,13 @@ struct Report {
 // it writes a pod's latest status, not every intermediate one.
 void CoalesceReports(std::vector<Report>& reports);
 
-// One Report as an Envelope frame (Body::Report), ready to send.
-std::string EncodeReport(const Report& report, uint64_t envelope_id = 0);
+// Reports as one Envelope frame (Body::ReportBatch), ready to send.
+std::string EncodeReports(std::span<const Report* const> reports, uint64_t envelope_id = 0);
+std::string EncodeReports(std::span<const Report> reports, uint64_t envelope_id = 0);
 
-// Reads a frame back. Corruption when the Verifier rejects it, Invalid when
-// it holds another body.
-Result<Report> DecodeReport(std::string_view frame);
+// Reads a frame back: the reports of a ReportBatch, or a single Report's.
+// Corruption when the Verifier rejects it, Invalid when it holds another
+// body.
+Result<std::vector<Report>> DecodeReports(std::string_view frame);
 
 }  // namespace podflow::model

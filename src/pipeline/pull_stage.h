@@ -32,8 +32,9 @@ class PullStage {
     std::string shard_key;
     Item item;
   };
-  // A frame as an item, or why it is dropped (logged).
-  using Decode = std::function<Result<Decoded>(const bus::Frame& frame)>;
+  // A frame as its items (one frame may carry several), or why it is
+  // dropped (logged).
+  using Decode = std::function<Result<std::vector<Decoded>>(const bus::Frame& frame)>;
   // Handles a batch on `worker`'s thread.
   using Handle = std::function<void(Worker& worker, std::vector<Item>& batch)>;
   using MakeWorker = std::function<std::unique_ptr<Worker>(size_t index)>;
@@ -84,12 +85,12 @@ class PullStage {
       // Timeouts come back as errors; malformed frames were logged by the puller.
       Result<bus::Frame> frame = puller_->Pull(std::chrono::milliseconds(100));
       if (!frame.ok()) continue;
-      Result<Decoded> decoded = spec_.decode(*frame);
+      Result<std::vector<Decoded>> decoded = spec_.decode(*frame);
       if (!decoded.ok()) {
         log->warn("dropped a frame on the {} channel: {}", spec_.channel, decoded.status().message());
         continue;
       }
-      lanes_->Submit(decoded->shard_key, std::move(decoded->item));
+      for (Decoded& d : *decoded) lanes_->Submit(d.shard_key, std::move(d.item));
     }
   }
 

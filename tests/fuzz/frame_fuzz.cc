@@ -27,7 +27,8 @@ using namespace std::chrono_literals;
 void ReadAsStagesDo(const msg::Envelope& envelope, std::string_view bytes) {
   switch (envelope.body_type()) {
     case msg::Body::Report:
-      (void)model::DecodeReport(bytes);
+    case msg::Body::ReportBatch:
+      (void)model::DecodeReports(bytes);
       break;
     case msg::Body::WatchResponse:
       (void)client::FromMsg(*envelope.body_as_WatchResponse());

@@ -61,7 +61,7 @@ BindingStage::~BindingStage() = default;
 Status BindingStage::Start() { return pull_.Start(); }
 void BindingStage::Stop() { pull_.Stop(); }
 
-Result<BindingStage::Pull::Decoded> BindingStage::DecodeDecision(const bus::Frame& frame) {
+Result<std::vector<BindingStage::Pull::Decoded>> BindingStage::DecodeDecision(const bus::Frame& frame) {
   const msg::Decision* decision = frame.envelope().body_as_Decision();
   if (decision == nullptr || decision->pod_key() == nullptr || decision->pod_uid() == nullptr ||
       decision->node_name() == nullptr || decision->node_name()->size() == 0) {
@@ -73,7 +73,9 @@ Result<BindingStage::Pull::Decoded> BindingStage::DecodeDecision(const bus::Fram
   Decision d{decision->pod_key()->str(), decision->pod_uid()->str(), decision->pod_mod_revision(),
              decision->node_name()->str(), bytes(decision->pod()), bytes(decision->explanation())};
   std::string key = d.pod_key;
-  return Pull::Decoded{std::move(key), std::move(d)};
+  std::vector<Pull::Decoded> out;
+  out.push_back(Pull::Decoded{std::move(key), std::move(d)});
+  return out;
 }
 
 void BindingStage::Bind(Worker& w, std::vector<Decision>& decisions) {

@@ -41,7 +41,7 @@ class BindingStage {
   struct Worker;
   using Pull = pipeline::PullStage<Decision, Worker>;
 
-  static Result<Pull::Decoded> DecodeDecision(const bus::Frame& frame);
+  static Result<std::vector<Pull::Decoded>> DecodeDecision(const bus::Frame& frame);
   // Applies a batch of decisions with `worker`'s client: every pod's
   // binding in one transaction, each guarded by its decided revision.
   void Bind(Worker& worker, std::vector<Decision>& decisions);

@@ -28,24 +28,35 @@ std::string StatusFingerprint(const api::PodStatusT& status) {
 
 ReportOutbox::ReportOutbox(Push push) : push_(std::move(push)) {}
 
+size_t ReportOutbox::PushFrames(std::span<const model::Report* const> reports) {
+  size_t taken = 0;
+  size_t per_frame = kMaxPerFrame;
+  while (taken < reports.size()) {
+    const size_t n = std::min(per_frame, reports.size() - taken);
+    std::string frame = model::EncodeReports(reports.subspan(taken, n));
+    if (frame.size() > kFrameBytes && n > 1) {
+      per_frame = n / 2;  // large statuses: fewer to a frame
+      continue;
+    }
+    if (!push_(frame).ok()) break;
+    taken += n;
+    per_frame = kMaxPerFrame;
+  }
+  return taken;
+}
+
 void ReportOutbox::Send(std::vector<model::Report> reports, Clock::time_point now) {
   static auto log = Logger("stage.runtime");
   std::vector<model::Report> due = std::move(unsent_);
   unsent_.clear();
   for (model::Report& r : reports) due.push_back(std::move(r));
   model::CoalesceReports(due);
-  for (size_t i = 0; i < due.size(); ++i) {
-    Status pushed = push_(model::EncodeReport(due[i]));
-    if (!pushed.ok()) {
-      log->warn("status stage not taking reports ({}); keeping {} for later", pushed.ToString(), due.size() - i);
-      unsent_.assign(std::make_move_iterator(due.begin() + static_cast<std::ptrdiff_t>(i)),
-                     std::make_move_iterator(due.end()));
-      if (unsent_.size() > kMaxUnsent) {
-        log->error("dropping {} reports: the status stage has not taken any for too long", unsent_.size());
-        unsent_.clear();
-      }
-      return;
-    }
+  if (due.empty()) return;
+  std::vector<const model::Report*> frames;
+  frames.reserve(due.size());
+  for (const model::Report& r : due) frames.push_back(&r);
+  const size_t taken = PushFrames(frames);
+  for (size_t i = 0; i < taken; ++i) {
     model::Report& sent = due[i];
     Awaiting a;
     a.fingerprint = StatusFingerprint(sent.status);
@@ -57,6 +68,14 @@ void ReportOutbox::Send(std::vector<model::Report> reports, Clock::time_point no
     if (!last_shown_ || awaiting_.empty()) last_shown_ = now;
     std::string key = a.report.pod_key;
     awaiting_[std::move(key)] = std::move(a);
+  }
+  if (taken == due.size()) return;
+  log->warn("status stage not taking reports; keeping {} for later", due.size() - taken);
+  unsent_.assign(std::make_move_iterator(due.begin() + static_cast<std::ptrdiff_t>(taken)),
+                 std::make_move_iterator(due.end()));
+  if (unsent_.size() > kMaxUnsent) {
+    log->error("dropping {} reports: the status stage has not taken any for too long", unsent_.size());
+    unsent_.clear();
   }
 }
 
@@ -91,6 +110,7 @@ void ReportOutbox::ResendOverdue(Clock::time_point now) {
   const uint64_t lost_before =
       shown_at_scan_.front().first <= now - kOrderGrace ? shown_at_scan_.front().second : 0;
   const bool quiet = last_shown_ && now - *last_shown_ >= kQuiet;
+  std::vector<Awaiting*> lost;
   for (auto it = awaiting_.begin(); it != awaiting_.end();) {
     Awaiting& a = it->second;
     if (now < a.due || !(a.seq < lost_before || quiet)) {
@@ -103,11 +123,22 @@ void ReportOutbox::ResendOverdue(Clock::time_point now) {
       it = awaiting_.erase(it);
       continue;
     }
-    if (!push_(model::EncodeReport(a.report)).ok()) return;  // the status stage is not taking any: next round
+    lost.push_back(&a);
+    ++it;
+  }
+  if (lost.empty()) return;
+  // In the order they were first sent (the status stage folds in order).
+  std::ranges::sort(lost, {}, &Awaiting::seq);
+  std::vector<const model::Report*> frames;
+  frames.reserve(lost.size());
+  for (const Awaiting* a : lost) frames.push_back(&a->report);
+  // What the status stage did not take now goes at the next scan.
+  const size_t taken = PushFrames(frames);
+  for (size_t i = 0; i < taken; ++i) {
+    Awaiting& a = *lost[i];
     ++a.resends;
     a.seq = next_seq_++;
     a.due = now + kFirstResend * (1 << a.resends);
-    ++it;
   }
 }
 

@@ -18,6 +18,9 @@
 // After 5 resends it is given up with one log line (a report the status
 // stage refuses, e.g. for a pod deleted meanwhile, must not go forever).
 //
+// Reports travel several pods to a frame (kMaxPerFrame, and no frame much
+// over kFrameBytes unless one report is), in the order they were made.
+//
 // What "shows it" means: the fields the status stage copies from a report
 // verbatim — phase, podIP, and the init and app container statuses — are
 // equal. Thread safety: none; the runtime loop's thread.
@@ -25,9 +28,10 @@
 
 #include <chrono>
 #include <deque>
-#include <optional>
 #include <functional>
+#include <optional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -53,6 +57,8 @@ class ReportOutbox {
   // Reports kept while the status stage does not take them (merged per pod,
   // so this bounds pods, not steps).
   static constexpr size_t kMaxUnsent = 100'000;
+  static constexpr size_t kMaxPerFrame = 64;
+  static constexpr size_t kFrameBytes = 4 << 20;  // the bus takes frames up to 16 MiB
 
   explicit ReportOutbox(Push push);
 
@@ -85,6 +91,10 @@ class ReportOutbox {
     uint64_t seq = 0;  // order of the last send
     int resends = 0;
   };
+
+  // Pushes `reports` in order, in frames; how many were taken (a frame not
+  // taken stops it).
+  size_t PushFrames(std::span<const model::Report* const> reports);
 
   Push push_;
   std::vector<model::Report> unsent_;                 // not taken by the status stage yet

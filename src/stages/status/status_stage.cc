@@ -55,18 +55,23 @@ StatusStage::StatusStage(pipeline::StageContext& context)
                                       client::ApiClient(context.bus, context.Endpoint("api"), std::string(kName)),
                                       model::EventNamer(kEventNamerInstance + static_cast<uint32_t>(i)), ReportLedger(), {}});
                                 },
-                                DecodeReport,
+                                DecodeReports,
                                 [this](Worker& worker, std::vector<model::Report>& batch) { Apply(worker, batch); },
                                 {"runtime"}}) {}
 StatusStage::~StatusStage() = default;
 Status StatusStage::Start() { return pull_.Start(); }
 void StatusStage::Stop() { pull_.Stop(); }
 
-Result<StatusStage::Pull::Decoded> StatusStage::DecodeReport(const bus::Frame& frame) {
-  Result<model::Report> report = model::DecodeReport(frame.bytes());
-  if (!report.ok()) return report.status();
-  std::string key = report->pod_key;
-  return Pull::Decoded{std::move(key), std::move(*report)};
+Result<std::vector<StatusStage::Pull::Decoded>> StatusStage::DecodeReports(const bus::Frame& frame) {
+  Result<std::vector<model::Report>> reports = model::DecodeReports(frame.bytes());
+  if (!reports.ok()) return reports.status();
+  std::vector<Pull::Decoded> out;
+  out.reserve(reports->size());
+  for (model::Report& r : *reports) {
+    std::string key = r.pod_key;
+    out.push_back(Pull::Decoded{std::move(key), std::move(r)});
+  }
+  return out;
 }
 
 void StatusStage::Apply(Worker& w, std::vector<model::Report>& reports) {

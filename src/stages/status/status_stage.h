@@ -30,7 +30,7 @@ class StatusStage {
   using Pull = pipeline::PullStage<model::Report, Worker>;
 
   explicit StatusStage(pipeline::StageContext& context);
-  static Result<Pull::Decoded> DecodeReport(const bus::Frame& frame);
+  static Result<std::vector<Pull::Decoded>> DecodeReports(const bus::Frame& frame);
   // Folds a batch of reports (a pod's merged into one) and writes every
   // pod's new status and events in as few transactions as it can, each pod
   // guarded by its revision; uses `worker`'s client and state.

@@ -3,6 +3,8 @@
 // survives the frame is checked with the runtime's tests.)
 #include "model/report.h"
 
+#include "messages_generated.h"
+
 #include <catch2/catch.hpp>
 
 namespace podflow::model {
@@ -44,21 +46,58 @@ TEST_CASE("the Verifier rejects a garbled report frame") {
   report.pod_key = "/registry/pods/default/a";
   report.events.push_back(
       {"Normal", "Pulling", "Pulling image \"nginx\"", "2024-05-01T12:00:00Z", ""});
-  std::string frame = EncodeReport(report);
+  const std::vector<Report> one = {report};
+  std::string frame = EncodeReports(one);
 
+  SECTION("intact") {
+    Result<std::vector<Report>> r = DecodeReports(frame);
+    REQUIRE(r.ok());
+    REQUIRE(r->size() == 1);
+    CHECK((*r)[0].events == report.events);
+  }
   SECTION("truncated") {
-    Result<Report> r = DecodeReport(std::string_view(frame).substr(0, frame.size() / 2));
+    Result<std::vector<Report>> r = DecodeReports(std::string_view(frame).substr(0, frame.size() / 2));
     REQUIRE_FALSE(r.ok());
     CHECK(r.status().code() == Code::kCorruption);
   }
   SECTION("root offset pointing outside the buffer") {
     frame[0] = '\xff';
     frame[1] = '\xff';
-    Result<Report> r = DecodeReport(frame);
+    Result<std::vector<Report>> r = DecodeReports(frame);
     REQUIRE_FALSE(r.ok());
     CHECK(r.status().code() == Code::kCorruption);
   }
-  SECTION("empty") { CHECK(DecodeReport("").status().code() == Code::kCorruption); }
+  SECTION("empty") { CHECK(DecodeReports("").status().code() == Code::kCorruption); }
+}
+
+TEST_CASE("a frame of several reports reads back in order; a single Report frame reads as one") {
+  std::vector<Report> reports(3);
+  for (size_t i = 0; i < reports.size(); ++i) {
+    reports[i].pod_key = "/registry/pods/default/p" + std::to_string(i);
+    reports[i].pod_uid = "u" + std::to_string(i);
+    reports[i].observed_mod_revision = static_cast<int64_t>(10 + i);
+  }
+  Result<std::vector<Report>> back = DecodeReports(EncodeReports(reports));
+  REQUIRE(back.ok());
+  REQUIRE(back->size() == 3);
+  for (size_t i = 0; i < reports.size(); ++i) {
+    CHECK((*back)[i].pod_key == reports[i].pod_key);
+    CHECK((*back)[i].observed_mod_revision == reports[i].observed_mod_revision);
+  }
+
+  flatbuffers::FlatBufferBuilder fbb;
+  auto single = msg::CreateReportDirect(fbb, "node-1", "/registry/pods/default/a", "ua", 4);
+  fbb.Finish(msg::CreateEnvelope(fbb, msg::Body::Report, single.Union()));
+  back = DecodeReports(std::string_view(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize()));
+  REQUIRE(back.ok());
+  REQUIRE(back->size() == 1);
+  CHECK((*back)[0].pod_uid == "ua");
+
+  flatbuffers::FlatBufferBuilder other;
+  other.Finish(msg::CreateEnvelope(other, msg::Body::StreamCredit, msg::CreateStreamCredit(other).Union()));
+  back = DecodeReports(std::string_view(reinterpret_cast<const char*>(other.GetBufferPointer()), other.GetSize()));
+  REQUIRE_FALSE(back.ok());
+  CHECK(back.status().code() == Code::kInvalid);
 }
 
 }  // namespace

@@ -53,7 +53,8 @@ struct Recorder {
   std::vector<std::pair<size_t, int64_t>>* seen;  // (worker, value)
 };
 
-TEST_CASE("A pull stage decodes frames, keeps one key's items in order on one worker, and drops what it cannot decode") {
+TEST_CASE("A pull stage decodes frames into their items, keeps one key's items in order on one worker, and drops "
+          "what it cannot decode") {
   bus::Context bus;
   ClusterConfig config;
   config.pipeline.channels["decisions"] = "inproc://pull-stage-test";
@@ -64,10 +65,14 @@ TEST_CASE("A pull stage decodes frames, keeps one key's items in order on one wo
   Pull stage(context,
              Pull::Spec{"decisions", "test.pull", 3,
                         [&](size_t i) { return std::make_unique<Recorder>(Recorder{i, &mu, &seen}); },
-                        [](const bus::Frame& frame) -> Result<Pull::Decoded> {
+                        // Each frame carries two items: 2v and 2v+1 under its key.
+                        [](const bus::Frame& frame) -> Result<std::vector<Pull::Decoded>> {
                           const msg::Decision* d = frame.envelope().body_as_Decision();
                           if (d == nullptr || d->pod_key() == nullptr) return Status::Invalid("no decision");
-                          return Pull::Decoded{d->pod_key()->str(), d->pod_mod_revision()};
+                          std::vector<Pull::Decoded> items;
+                          items.push_back(Pull::Decoded{d->pod_key()->str(), 2 * d->pod_mod_revision()});
+                          items.push_back(Pull::Decoded{d->pod_key()->str(), 2 * d->pod_mod_revision() + 1});
+                          return items;
                         },
                         [](Recorder& w, std::vector<int64_t>& batch) {
                           std::lock_guard<std::mutex> lock(*w.mu);
@@ -89,18 +94,18 @@ TEST_CASE("A pull stage decodes frames, keeps one key's items in order on one wo
   for (int i = 0; i < 100; ++i) {
     {
       std::lock_guard<std::mutex> lock(mu);
-      if (seen.size() == 54) break;
+      if (seen.size() == 108) break;
     }
     std::this_thread::sleep_for(10ms);
   }
   stage.Stop();
-  REQUIRE(seen.size() == 54);
+  REQUIRE(seen.size() == 108);
   // Per key: one worker, ascending values.
   for (int k = 0; k < 3; ++k) {
     std::optional<size_t> worker;
     int64_t last = -1;
     for (auto [w, v] : seen) {
-      if (v % 3 != k) continue;
+      if (v / 2 % 3 != k) continue;
       if (worker) CHECK(*worker == w);
       worker = w;
       CHECK(v > last);

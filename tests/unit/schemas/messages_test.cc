@@ -51,6 +51,7 @@ TEST_CASE("Union tags are the frozen values") {
   CHECK(static_cast<int>(Body::WriteRequest) == 3);
   CHECK(static_cast<int>(Body::WatchResponse) == 10);
   CHECK(static_cast<int>(Body::Report) == 12);
+  CHECK(static_cast<int>(Body::ReportBatch) == 22);
 }
 
 }  // namespace

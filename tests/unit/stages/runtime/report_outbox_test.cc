@@ -1,3 +1,5 @@
+#include <optional>
+
 #include <catch2/catch.hpp>
 
 #include "stages/runtime/report_outbox.h"
@@ -43,13 +45,17 @@ std::string StoredPod(const model::Report& r) {
 
 struct Sent {
   std::vector<model::Report> reports;
+  std::vector<size_t> frames;  // reports per frame taken
   bool refuse = false;
+  std::optional<size_t> take_frames;  // refuse once this many more were taken
   ReportOutbox::Push push() {
     return [this](std::string_view frame) {
-      if (refuse) return Status::Unavailable("full");
-      auto r = model::DecodeReport(frame);
+      if (refuse || take_frames == size_t{0}) return Status::Unavailable("full");
+      if (take_frames) --*take_frames;
+      auto r = model::DecodeReports(frame);
       REQUIRE(r.ok());
-      reports.push_back(std::move(*r));
+      frames.push_back(r->size());
+      for (model::Report& one : *r) reports.push_back(std::move(one));
       return Status::Ok();
     };
   }
@@ -157,6 +163,36 @@ TEST_CASE("report outbox: reports not taken are kept, merged, and go first next 
   CHECK(sent.reports[0].events.size() == 2);             // every event kept
   CHECK(sent.reports[1].pod_key == "/registry/pods/default/b");
   CHECK(outbox.unsent() == 0);
+}
+
+TEST_CASE("report outbox: several pods' reports to a frame, in order; a frame not taken keeps its reports and the rest") {
+  Sent sent;
+  ReportOutbox outbox(sent.push());
+  const Clock::time_point t0{};
+  const auto key = [](int i) { return "/registry/pods/default/p" + std::to_string(i); };
+  std::vector<model::Report> batch;
+  for (int i = 0; i < 150; ++i) batch.push_back(RunningReport(key(i), "10.244.0.5"));
+  sent.take_frames = 2;
+  outbox.Send(std::move(batch), t0);
+  const size_t per = ReportOutbox::kMaxPerFrame;
+  CHECK(sent.frames == std::vector<size_t>{per, per});
+  CHECK(outbox.awaiting() == 2 * per);
+  CHECK(outbox.unsent() == 150 - 2 * per);
+  sent.take_frames.reset();
+  outbox.Send({}, t0 + 1s);
+  REQUIRE(sent.reports.size() == 150);
+  CHECK(sent.frames.back() == 150 - 2 * per);
+  for (int i = 0; i < 150; ++i) CHECK(sent.reports[static_cast<size_t>(i)].pod_key == key(i));
+  CHECK(outbox.unsent() == 0);
+
+  // Lost ones (nothing shown for 10 s) go again together, in the order sent.
+  outbox.ResendOverdue(t0 + 11s);
+  REQUIRE(sent.reports.size() == 300);
+  CHECK(sent.frames.size() == 6);
+  for (int i = 0; i < 150; ++i) {
+    CHECK(sent.reports[150 + static_cast<size_t>(i)].pod_key == key(i));
+    CHECK(sent.reports[150 + static_cast<size_t>(i)].events.empty());
+  }
 }
 
 TEST_CASE("report outbox: a forgotten pod is not sent again") {

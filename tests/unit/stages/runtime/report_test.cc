@@ -22,9 +22,12 @@ TEST_CASE("a report survives the frame round trip") {
   const model::Report report = runner.Step();  // pulled, created, started
   REQUIRE(report.events.size() == 3);
 
-  const std::string frame = model::EncodeReport(report, 9);
-  Result<model::Report> back = model::DecodeReport(frame);
-  REQUIRE(back.ok());
+  const std::vector<model::Report> reports = {report};
+  const std::string frame = model::EncodeReports(reports, 9);
+  Result<std::vector<model::Report>> decoded = model::DecodeReports(frame);
+  REQUIRE(decoded.ok());
+  REQUIRE(decoded->size() == 1);
+  const model::Report* back = &decoded->front();
   CHECK(back->node_name == "node-1");
   CHECK(back->pod_key == "/registry/pods/default/nginx-pod");
   CHECK(back->pod_uid == "uid-nginx-pod");
@@ -38,7 +41,7 @@ TEST_CASE("a report survives the frame round trip") {
         report.status.container_statuses[0]->container_id);
   CHECK(back->status.container_statuses[0]->state->running->started_at ==
         report.status.container_statuses[0]->state->running->started_at);
-  CHECK(model::EncodeReport(*back, 9) == frame);
+  CHECK(model::EncodeReports(*decoded, 9) == frame);
 }
 
 }  // namespace
