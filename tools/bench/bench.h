@@ -19,6 +19,7 @@ int RunE2eBench(const std::vector<std::string>& args);
 int RunSchedulerBench(const std::vector<std::string>& args);
 int RunChaosBench(const std::vector<std::string>& args);
 int RunAdmissionBench(const std::vector<std::string>& args);
+int RunRuntimeBench(const std::vector<std::string>& args);
 
 // The p-th percentile (0..100) of `v` (sorted in place); 0 when empty.
 inline double Percentile(std::vector<double>* v, double p) {

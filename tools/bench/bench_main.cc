@@ -24,6 +24,8 @@ constexpr Entry kBenchmarks[] = {
      "the scheduler core: 10,000 pods onto 5,000 nodes, basic and per-plugin variants"},
     {"admission", podflow::bench::RunAdmissionBench,
      "admission on one core: pods decoded, defaulted, validated per second (nginx, 30 containers), patches"},
+    {"runtime", podflow::bench::RunRuntimeBench,
+     "the runtime stage in a process of its own at 5,000 nodes: its resident memory with nodes only and with 20,000 pods"},
     {"chaos", podflow::bench::RunChaosBench,
      "kill -9 of the pipeline and of each stage under load: lost, stuck, bound twice, recovery"},
 };

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "bench.h"
+#include "pipeline_driver.h"
 #include "base/logging.h"
 #include "cli/publish.h"
 #include "cli/stages.h"
@@ -27,12 +28,6 @@
 
 namespace podflow::bench {
 namespace {
-
-std::string WriteTemplate(const std::string& dir, const std::string& name) {
-  std::string path = dir + "/" + name + ".yaml";
-  std::ofstream(path) << cli::LoadTemplate(name);
-  return path;
-}
 
 void EmitLatencies(const std::string& prefix, std::vector<double>* ms) {
   Emit(prefix + "p50_ms", Percentile(ms, 50));
@@ -107,12 +102,7 @@ int RunE2eBench(const std::vector<std::string>& args) {
     return finish(1);
   }
   client::ApiClient api(context, config->Endpoint("api"));
-  size_t nodes = 0;
-  for (int i = 0; i < 600 && nodes < want_nodes && !exited; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    Result<RangeResult> listed = api.List(model::KindPrefix(model::Kind("Node")));
-    if (listed.ok()) nodes = listed->kvs.size();
-  }
+  const size_t nodes = WaitForNodes(api, want_nodes, exited);
   if (exited || nodes < want_nodes) {
     std::fprintf(stderr, "podflow-bench e2e: the pipeline did not come up (%zu of %zu nodes)\n", nodes, want_nodes);
     return finish(1);

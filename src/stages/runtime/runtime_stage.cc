@@ -79,6 +79,8 @@ SimDuration DeletionGrace(const api::Pod& pod) {
 constexpr std::chrono::milliseconds kPushTimeout{200};
 // kubelet's lease controller retries a failed renewal after 200 ms at first.
 constexpr SimDuration kLeaseRetry{200};
+// Node status posts to one write (etcd's default --max-txn-ops).
+constexpr size_t kNodesPerWrite = 128;
 // The kubelet channel's threads: an exec's turn holds one up to kExecTurnWait.
 constexpr int kKubeletThreads = 4;
 constexpr std::chrono::milliseconds kExecTurnWait{100};
@@ -254,32 +256,33 @@ class RuntimeLoop {
 
   // kubelet's periodic node status update, for what it changes here: the
   // images each node's pulls added, in Node.status.images (what the
-  // scheduler's ImageLocality reads). All in one write, each guarded by the
-  // revision it was read at; when a guard fails, node by node, and a node
-  // changed meanwhile waits for the next update.
+  // scheduler's ImageLocality reads). Up to kNodesPerWrite nodes to a
+  // write, each guarded by the revision it was read at; when a guard
+  // fails, that write's nodes one by one, and a node changed meanwhile
+  // waits for the next update.
   void PostNodeImages() {
     const SimTime now = WallClockNow();
     if (now < images_due_) return;
     images_due_ = now + config_.timing.node_status_update;
     std::vector<TxnOp> puts;
+    const auto write = [this](std::vector<TxnOp>& ops) {
+      Result<client::WriteResult> written = client_.Write(ops, std::chrono::seconds(1));
+      if (!written.ok()) log_->warn("posting the images of {} node(s): {}", ops.size(), written.status().ToString());
+      if (written.ok() && !written->succeeded && ops.size() > 1) {
+        for (TxnOp& op : ops) (void)client_.Write({std::move(op)}, std::chrono::seconds(1));
+      }
+      ops.clear();
+    };
     for (const auto& [name, kv] : stored_nodes_) {
       NodeRuntime* node = agents_.FindNode(name);
       if (node == nullptr) continue;
       std::optional<api::NodeT> updated =
           NodeWithImages(*flatbuffers::GetRoot<api::Node>(kv.value.data()), node->Images(now));
-      if (updated) puts.push_back(PutOp{kv.key, model::Pack(*updated), kv.mod_revision});
+      if (!updated) continue;
+      puts.push_back(PutOp{kv.key, model::Pack(*updated), kv.mod_revision});
+      if (puts.size() == kNodesPerWrite) write(puts);
     }
-    if (puts.empty()) return;
-    Result<client::WriteResult> written = client_.Write(puts, std::chrono::seconds(1));
-    if (written.ok() && written->succeeded) return;
-    if (puts.size() == 1 || !written.ok()) {
-      if (!written.ok()) log_->warn("posting the images of {} node(s): {}", puts.size(), written.status().ToString());
-      return;
-    }
-    for (TxnOp& put : puts) {
-      Result<client::WriteResult> one = client_.Write({std::move(put)}, std::chrono::seconds(1));
-      if (!one.ok()) log_->warn("posting a node's images: {}", one.status().ToString());
-    }
+    if (!puts.empty()) write(puts);
   }
 
   // kubelet's answer to a pods/log request.
