@@ -430,7 +430,7 @@ spec:
   terminationGracePeriodSeconds: 1
   initContainers:
   - {name: shipper, image: busybox:1.28, restartPolicy: Always, command: ["sh", "-c", "while true; do echo shipped; sleep 1; done"]}
-  containers: [{name: main, image: busybox:1.28, command: ["sh", "-c", "echo working; sleep 8"]}]
+  containers: [{name: main, image: busybox:1.28, command: ["sh", "-c", "echo working; sleep 12"]}]
 ---
 apiVersion: v1
 kind: Pod

@@ -6,8 +6,10 @@
 // --wait` does (the "fast" template). Prints the runtime process's resident
 // memory (VmRSS) once its nodes are registered and once every pod is
 // Running, its peak (VmHWM), and what that comes to per node and per pod.
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -68,16 +70,23 @@ std::string WriteCluster(const std::string& dir, int64_t nodes) {
 }
 
 // Starts `podflow stage runtime` (the binary beside this one), its output
-// to `log`.
+// to `log`; it ends with this process. Only async-signal-safe calls between
+// fork and exec (the core stages' threads run already).
 pid_t StartRuntime(const std::string& config, const std::string& log) {
   const std::string podflow = (std::filesystem::read_symlink("/proc/self/exe").parent_path() / "podflow").string();
-  pid_t pid = fork();
+  const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (out < 0) return -1;
+  const pid_t parent = ::getpid();
+  const pid_t pid = fork();
   if (pid == 0) {
-    FILE* out = std::freopen(log.c_str(), "w", stdout);
-    if (out != nullptr) dup2(fileno(stdout), STDERR_FILENO);
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != parent) _exit(1);  // the bench ended already
+    ::dup2(out, STDOUT_FILENO);
+    ::dup2(out, STDERR_FILENO);
     execl(podflow.c_str(), podflow.c_str(), "stage", "runtime", "--config", config.c_str(), nullptr);
     _exit(127);
   }
+  ::close(out);
   return pid;
 }
 
@@ -153,7 +162,7 @@ int RunRuntimeBench(const std::vector<std::string>& args) {
   }
   Emit("nodes", static_cast<double>(nodes));
   Emit("register_s", MicrosSince(registering) / 1e6);
-  // Leases written and the first renewals done: the idle footprint.
+  // Leases written and the loop settled: the footprint of the nodes alone.
   std::this_thread::sleep_for(std::chrono::seconds(3));
   const double idle = ProcMiB(runtime, "VmRSS");
   Emit("runtime_rss_nodes_only_mb", idle);

@@ -35,7 +35,10 @@ struct ContainerLaunch {
   EnvList env;
   std::string working_dir;  // empty: "/"
   std::string hostname;     // the pod's (its UTS namespace's, when it has one)
+  // Its resources: limits.memory, limits.cpu and requests.cpu (millicores).
   std::optional<int64_t> memory_limit_bytes;
+  std::optional<int64_t> cpu_limit_milli;
+  std::optional<int64_t> cpu_request_milli;
 };
 
 struct ContainerExit {

@@ -158,15 +158,26 @@ void PodRunner::Create(Box& box, SimTime t) {
 namespace {
 
 // The container's memory limit in bytes, or nullopt.
-std::optional<int64_t> MemoryLimit(const api::ContainerT& c) {
+// The container's resources.limits (or requests) entry for `name`.
+std::optional<model::Quantity> Resource(const api::ContainerT& c, bool limits, std::string_view name) {
   if (c.resources == nullptr) return std::nullopt;
-  for (const auto& e : c.resources->limits) {
-    if (e && e->key == "memory") {
+  for (const auto& e : limits ? c.resources->limits : c.resources->requests) {
+    if (e && e->key == name) {
       Result<model::Quantity> q = model::Quantity::Parse(e->value);
-      if (q.ok()) return q->Value();
+      if (q.ok()) return *q;
     }
   }
   return std::nullopt;
+}
+
+std::optional<int64_t> MemoryLimit(const api::ContainerT& c) {
+  std::optional<model::Quantity> q = Resource(c, true, "memory");
+  return q ? std::optional<int64_t>(q->Value()) : std::nullopt;
+}
+
+std::optional<int64_t> MilliCpu(const api::ContainerT& c, bool limits) {
+  std::optional<model::Quantity> q = Resource(c, limits, "cpu");
+  return q ? std::optional<int64_t>(q->MilliValue()) : std::nullopt;
 }
 
 // A grace period past this (about 30 years) is taken as this: time sums stay
@@ -205,6 +216,8 @@ bool PodRunner::LaunchProcess(Box& box, SimTime t) {
   }
   launch.hostname = std::move(hostname);
   launch.memory_limit_bytes = MemoryLimit(*box.spec);
+  launch.cpu_limit_milli = MilliCpu(*box.spec, true);
+  launch.cpu_request_milli = MilliCpu(*box.spec, false);
   Result<ProcessId> id = node_->host()->Launch(launch);
   if (id.ok()) {
     box.process = *id;

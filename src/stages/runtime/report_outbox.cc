@@ -28,7 +28,7 @@ std::string StatusFingerprint(const api::PodStatusT& status) {
 
 ReportOutbox::ReportOutbox(Push push) : push_(std::move(push)) {}
 
-size_t ReportOutbox::PushFrames(std::span<const model::Report* const> reports) {
+size_t ReportOutbox::PushFrames(std::span<const model::Report* const> reports, Status* refused) {
   size_t taken = 0;
   size_t per_frame = kMaxPerFrame;
   while (taken < reports.size()) {
@@ -38,7 +38,10 @@ size_t ReportOutbox::PushFrames(std::span<const model::Report* const> reports) {
       per_frame = n / 2;  // large statuses: fewer to a frame
       continue;
     }
-    if (!push_(frame).ok()) break;
+    if (Status pushed = push_(frame); !pushed.ok()) {
+      *refused = std::move(pushed);
+      break;
+    }
     taken += n;
     per_frame = kMaxPerFrame;
   }
@@ -55,7 +58,8 @@ void ReportOutbox::Send(std::vector<model::Report> reports, Clock::time_point no
   std::vector<const model::Report*> frames;
   frames.reserve(due.size());
   for (const model::Report& r : due) frames.push_back(&r);
-  const size_t taken = PushFrames(frames);
+  Status refused;
+  const size_t taken = PushFrames(frames, &refused);
   for (size_t i = 0; i < taken; ++i) {
     model::Report& sent = due[i];
     Awaiting a;
@@ -70,7 +74,7 @@ void ReportOutbox::Send(std::vector<model::Report> reports, Clock::time_point no
     awaiting_[std::move(key)] = std::move(a);
   }
   if (taken == due.size()) return;
-  log->warn("status stage not taking reports; keeping {} for later", due.size() - taken);
+  log->warn("status stage not taking reports ({}); keeping {} for later", refused.ToString(), due.size() - taken);
   unsent_.assign(std::make_move_iterator(due.begin() + static_cast<std::ptrdiff_t>(taken)),
                  std::make_move_iterator(due.end()));
   if (unsent_.size() > kMaxUnsent) {
@@ -133,7 +137,8 @@ void ReportOutbox::ResendOverdue(Clock::time_point now) {
   frames.reserve(lost.size());
   for (const Awaiting* a : lost) frames.push_back(&a->report);
   // What the status stage did not take now goes at the next scan.
-  const size_t taken = PushFrames(frames);
+  Status refused;
+  const size_t taken = PushFrames(frames, &refused);
   for (size_t i = 0; i < taken; ++i) {
     Awaiting& a = *lost[i];
     ++a.resends;

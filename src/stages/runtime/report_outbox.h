@@ -93,8 +93,8 @@ class ReportOutbox {
   };
 
   // Pushes `reports` in order, in frames; how many were taken (a frame not
-  // taken stops it).
-  size_t PushFrames(std::span<const model::Report* const> reports);
+  // taken stops it, and `refused` says why).
+  size_t PushFrames(std::span<const model::Report* const> reports, Status* refused);
 
   Push push_;
   std::vector<model::Report> unsent_;                 // not taken by the status stage yet

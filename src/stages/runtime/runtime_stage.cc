@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <queue>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -79,8 +80,10 @@ SimDuration DeletionGrace(const api::Pod& pod) {
 constexpr std::chrono::milliseconds kPushTimeout{200};
 // kubelet's lease controller retries a failed renewal after 200 ms at first.
 constexpr SimDuration kLeaseRetry{200};
-// Node status posts to one write (etcd's default --max-txn-ops).
+// Node status posts to one write (etcd's default --max-txn-ops), and how
+// soon those of a write whose guard failed are tried again.
 constexpr size_t kNodesPerWrite = 128;
+constexpr SimDuration kNodeStatusRetry{1000};
 // The kubelet channel's threads: an exec's turn holds one up to kExecTurnWait.
 constexpr int kKubeletThreads = 4;
 constexpr std::chrono::milliseconds kExecTurnWait{100};
@@ -256,33 +259,53 @@ class RuntimeLoop {
 
   // kubelet's periodic node status update, for what it changes here: the
   // images each node's pulls added, in Node.status.images (what the
-  // scheduler's ImageLocality reads). Up to kNodesPerWrite nodes to a
-  // write, each guarded by the revision it was read at; when a guard
-  // fails, that write's nodes one by one, and a node changed meanwhile
-  // waits for the next update.
+  // scheduler's ImageLocality reads). Each node has its own period, from a
+  // share of it taken by its name, so that nodes registered together do not
+  // all write at once. Up to kNodesPerWrite of the nodes due go in one
+  // write, each guarded by the revision it was read at. A write whose guard
+  // failed (a node changed meanwhile) has its nodes tried again a second
+  // later, once the watch has brought them; one that failed (the API is
+  // away) ends this round, and its nodes wait for their next update.
   void PostNodeImages() {
     const SimTime now = WallClockNow();
-    if (now < images_due_) return;
-    images_due_ = now + config_.timing.node_status_update;
     std::vector<TxnOp> puts;
-    const auto write = [this](std::vector<TxnOp>& ops) {
-      Result<client::WriteResult> written = client_.Write(ops, std::chrono::seconds(1));
-      if (!written.ok()) log_->warn("posting the images of {} node(s): {}", ops.size(), written.status().ToString());
-      if (written.ok() && !written->succeeded && ops.size() > 1) {
-        for (TxnOp& op : ops) (void)client_.Write({std::move(op)}, std::chrono::seconds(1));
+    std::vector<std::string> names;
+    bool failed = false;
+    const auto write = [&] {
+      Result<client::WriteResult> written = client_.Write(puts, std::chrono::seconds(1));
+      if (!written.ok()) {
+        log_->warn("posting the images of {} node(s): {}; at their next update", puts.size(),
+                   written.status().ToString());
+        failed = true;
+      } else if (!written->succeeded) {
+        for (const std::string& name : names) Reschedule(name, now + kNodeStatusRetry);
       }
-      ops.clear();
+      puts.clear();
+      names.clear();
     };
-    for (const auto& [name, kv] : stored_nodes_) {
+    while (!failed && !status_due_.empty() && status_due_.top().first <= now) {
+      const auto [due, name] = status_due_.top();
+      status_due_.pop();
+      auto kv = stored_nodes_.find(name);
       NodeRuntime* node = agents_.FindNode(name);
-      if (node == nullptr) continue;
+      if (kv == stored_nodes_.end() || node == nullptr || kv->second.status_due != due) continue;  // gone, or stale
+      Reschedule(name, now + config_.timing.node_status_update);
       std::optional<api::NodeT> updated =
-          NodeWithImages(*flatbuffers::GetRoot<api::Node>(kv.value.data()), node->Images(now));
+          NodeWithImages(*flatbuffers::GetRoot<api::Node>(kv->second.node.value.data()), node->Images(now));
       if (!updated) continue;
-      puts.push_back(PutOp{kv.key, model::Pack(*updated), kv.mod_revision});
-      if (puts.size() == kNodesPerWrite) write(puts);
+      puts.push_back(PutOp{kv->second.node.key, model::Pack(*updated), kv->second.node.mod_revision});
+      names.push_back(name);
+      if (puts.size() == kNodesPerWrite) write();
     }
-    if (!puts.empty()) write(puts);
+    if (!puts.empty()) write();
+  }
+
+  // The stored node's next status update is at `at`.
+  void Reschedule(const std::string& name, SimTime at) {
+    auto it = stored_nodes_.find(name);
+    if (it == stored_nodes_.end()) return;
+    it->second.status_due = at;
+    status_due_.emplace(at, name);
   }
 
   // kubelet's answer to a pods/log request.
@@ -434,8 +457,14 @@ class RuntimeLoop {
     if (def.name.empty()) return;
     if (agents_.HasNode(def.name)) {
       // What an earlier run pulled is still in the node's store.
-      if (stored_nodes_.insert_or_assign(def.name, kv).second) {
+      auto [seen, first] = stored_nodes_.try_emplace(def.name);
+      seen->second.node = kv;
+      if (first) {
         agents_.FindNode(def.name)->KeepImages(CachedImages(*stored, catalog_));
+        const auto period = static_cast<uint64_t>(config_.timing.node_status_update.count());
+        seen->second.status_due =
+            WallClockNow() + SimDuration(static_cast<int64_t>(std::hash<std::string>{}(def.name) % period));
+        status_due_.emplace(seen->second.status_due, def.name);
       }
       RepostStatus(kv, *stored);
       NoteReadiness(def.name, *stored);
@@ -467,13 +496,13 @@ class RuntimeLoop {
   }
 
   void RemoveNode(const std::string& key) {
+    stored_nodes_.erase(key.substr(key.rfind('/') + 1));  // no status is posted to a node no longer stored
     auto it = node_names_.find(key);
     if (it == node_names_.end()) return;  // configured nodes stay: their kubelet is this process
     std::erase_if(hosted_defs_, [&](const NodeDef& d) { return d.name == it->second; });
     agents_.RemoveNode(it->second);
     leases_.Remove(it->second);
     ready_nodes_.erase(it->second);
-    stored_nodes_.erase(it->second);
     // Its lease goes with it (the garbage collector's part, by its owner
     // reference, until there is one).
     Result<client::WriteResult> deleted = client_.Write({DeleteOp{NodeLeases::Key(it->second)}}, std::chrono::seconds(1));
@@ -549,8 +578,16 @@ class RuntimeLoop {
   std::unordered_set<std::string> ready_nodes_;   // hosted nodes stored Ready
   std::map<std::string, KeyValue> lost_readiness_;  // pods whose Ready was taken, to post again
   std::unordered_map<std::string, KeyValue> adopt_retry_;  // node key -> the Node to adopt again
-  std::unordered_map<std::string, KeyValue> stored_nodes_;  // hosted node name -> as last stored
-  SimTime images_due_{};  // the next node status update (images)
+  struct StoredNode {
+    KeyValue node;       // as last stored
+    SimTime status_due;  // its next status update
+  };
+  std::unordered_map<std::string, StoredNode> stored_nodes_;  // by hosted node name
+  // Each stored node's next status update (an entry that is not its
+  // StoredNode's is dropped when due).
+  std::priority_queue<std::pair<SimTime, std::string>, std::vector<std::pair<SimTime, std::string>>,
+                      std::greater<>>
+      status_due_;
   SimTime adopt_retry_at_{};
 };
 

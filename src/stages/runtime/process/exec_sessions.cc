@@ -20,7 +20,7 @@
 #include <optional>
 #include <random>
 
-#include "stages/runtime/process/memory_cgroup.h"
+#include "stages/runtime/process/cgroups.h"
 #include "stages/runtime/process/spawn.h"
 
 namespace podflow::runtime::process {
@@ -358,7 +358,7 @@ Result<std::string> ExecSessions::Start(ExecTarget target, const ExecCommand& co
   CloseFd(child_err);
   CloseFd(go[0]);
   CloseFd(fail[1]);
-  const Status grouped = target.cgroup.empty() ? Status::Ok() : MemoryCgroups::Add(target.cgroup, pid);
+  const Status grouped = ContainerCgroups::Add(target.cgroups, pid);
   if (grouped.ok()) (void)!::write(go[1], "g", 1);
   CloseFd(go[1]);
   int report[2] = {0, -1};

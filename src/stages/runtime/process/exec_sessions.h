@@ -1,7 +1,7 @@
 // Exec sessions: `podflow exec`'s commands run for real beside a container
 // of the process runtime, as a CRI runtime's Exec runs them: in the
 // container's PID, mount and UTS namespaces (when it has them) and in its
-// memory cgroup, with its env and working dir; stdin, stdout and stderr
+// cgroups, with its env and working dir; stdin, stdout and stderr
 // through pipes, or one terminal of its own (a pty) with tty. The caller
 // drives a session by turns: its input goes in, what the command printed
 // since comes out, until the command has ended and all of its output has
@@ -33,7 +33,7 @@ namespace podflow::runtime::process {
 struct ExecTarget {
   UniqueFd pidfd;        // its main process
   bool join = false;     // it has namespaces of its own to join
-  std::string cgroup;    // its memory cgroup's directory ("": none)
+  std::vector<std::string> cgroups;  // its cgroups' directories (none: it has none)
   EnvList env;           // its process environment
   std::string working_dir;
 };

@@ -102,7 +102,7 @@ struct ProcessEngine::Proc {
   int err_fd = -1;
   std::string pod_key;
   std::string pod_dir;  // of its log
-  std::optional<std::string> cgroup;
+  std::optional<CgroupSet> cgroups;
   std::unique_ptr<CriLogWriter> log;
   ~Proc() {
     CloseFd(pidfd);
@@ -120,15 +120,19 @@ ProcessEngine::ProcessEngine(EngineOptions options) : options_(std::move(options
         "no namespaces may be made here (no CAP_SYS_ADMIN): containers run without their own PID, mount and UTS "
         "namespaces");
   }
-  Result<MemoryCgroups> cgroups = MemoryCgroups::Open(options_.cgroup_mount, options_.owner);
-  if (cgroups.ok()) {
-    cgroups_ = std::move(*cgroups);
-    if (!cgroups_->BoundsSwap()) {
-      limitations_.push_back("memory limits do not bound swap here: a process over its limit may swap instead of being OOM-killed");
-    }
-  } else {
-    limitations_.push_back("memory limits are not enforced: " + cgroups.status().message());
+  std::map<std::string, std::string> missing;
+  Result<ContainerCgroups> cgroups = ContainerCgroups::Open(options_.cgroup_mount, options_.owner, &missing);
+  if (cgroups.ok()) cgroups_ = std::move(*cgroups);
+  const auto why = [&](const std::string& controller) {
+    auto it = missing.find(controller);
+    return it != missing.end() ? it->second : cgroups.ok() ? "no " + controller + " cgroup" : cgroups.status().message();
+  };
+  if (!limits_memory()) {
+    limitations_.push_back("memory limits are not enforced: " + why("memory"));
+  } else if (!cgroups_->BoundsSwap()) {
+    limitations_.push_back("memory limits do not bound swap here: a process over its limit may swap instead of being OOM-killed");
   }
+  if (!limits_cpu()) limitations_.push_back("CPU limits and requests are not enforced: " + why("cpu"));
   wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   collector_ = std::thread([this] { Collect(); });
 }
@@ -145,7 +149,7 @@ ProcessEngine::~ProcessEngine() {
     ::kill(proc->pid, SIGKILL);
     siginfo_t info{};
     ::waitid(P_PIDFD, static_cast<id_t>(proc->pidfd), &info, WEXITED);
-    if (proc->cgroup && cgroups_) cgroups_->Remove(*proc->cgroup);
+    if (proc->cgroups && cgroups_) cgroups_->Remove(*proc->cgroups);
   }
   procs_.clear();
   if (cgroups_) cgroups_->RemoveAll();
@@ -168,11 +172,12 @@ Result<ProcessId> ProcessEngine::Launch(const ContainerLaunch& launch) {
 
   std::lock_guard lock(mu_);
   const ProcessId id = next_id_++;
-  std::optional<std::string> group;
-  if (launch.memory_limit_bytes && cgroups_) {
-    Result<std::string> made = cgroups_->Create(std::to_string(id), *launch.memory_limit_bytes);
+  std::optional<CgroupSet> group;
+  if (cgroups_) {
+    Result<CgroupSet> made = cgroups_->Create(
+        std::to_string(id), {launch.memory_limit_bytes, launch.cpu_limit_milli, launch.cpu_request_milli});
     if (!made.ok()) return made.status();
-    group = *made;
+    if (!made->dirs.empty()) group = std::move(*made);
   }
   int pipes[4][2] = {{-1, -1}, {-1, -1}, {-1, -1}, {-1, -1}};  // out, err, go, fail
   const auto close_all = [&] {
@@ -213,9 +218,9 @@ Result<ProcessId> ProcessEngine::Launch(const ContainerLaunch& launch) {
   proc->pidfd = pidfd;
   proc->pod_key = launch.pod_key;
   proc->pod_dir = launch.log_dir.substr(0, launch.log_dir.find('/'));
-  proc->cgroup = group;
+  proc->cgroups = group;
   proc->log = std::move(log);
-  Status grouped = group ? cgroups_->Add(*group, pid) : Status::Ok();  // before it runs a line of its own
+  Status grouped = group ? ContainerCgroups::Add(group->dirs, pid) : Status::Ok();  // before it runs a line of its own
   if (grouped.ok()) (void)!::write(go[1], "g", 1);
   CloseFd(go[1]);  // without "g" the child ends at once
   int report[3] = {0, 0, 0};
@@ -302,7 +307,7 @@ Result<ExecTarget> ProcessEngine::ExecTargetOf(ProcessId id) const {
   target.pidfd = UniqueFd(::fcntl(it->second->pidfd, F_DUPFD_CLOEXEC, 0));
   if (target.pidfd.get() < 0) return Status::Unavailable("pidfd: " + ErrnoText(errno));
   target.join = isolate_;
-  target.cgroup = it->second->cgroup.value_or("");
+  if (it->second->cgroups) target.cgroups = it->second->cgroups->dirs;
   return target;
 }
 
@@ -342,7 +347,7 @@ bool ProcessEngine::Reap(ProcessId id, Proc& proc) {
   const auto now = std::chrono::system_clock::now();
   Drain(proc, now, /*all=*/false);  // what the pipes still hold (a grandchild may keep them open)
   if (proc.log) proc.log->Flush(now);
-  exit.oom_killed = proc.cgroup && cgroups_ && cgroups_->OomKills(*proc.cgroup) > 0;
+  exit.oom_killed = proc.cgroups && cgroups_ && cgroups_->OomKills(*proc.cgroups) > 0;
   exit.at = std::chrono::floor<SimDuration>(now);
   exits_.push_back(std::move(exit));
   return true;
@@ -391,7 +396,7 @@ void ProcessEngine::Collect() {
     }
     // Outside the lock: removing a cgroup may wait for its last processes.
     for (auto& proc : ended) {
-      if (proc->cgroup && cgroups_) cgroups_->Remove(*proc->cgroup);
+      if (proc->cgroups && cgroups_) cgroups_->Remove(*proc->cgroups);
     }
   }
 }

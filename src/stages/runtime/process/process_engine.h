@@ -6,8 +6,9 @@
 //    mount (with its own /proc) and UTS (the pod's hostname) namespaces, so
 //    that its command is PID 1 and ignores SIGTERM unless it handles it, as
 //    in a container;
-//  - with resources.limits.memory enforced by a memory cgroup of its own
-//    (memory_cgroup.h), which also tells a real OOM kill;
+//  - with resources.limits.memory, limits.cpu and requests.cpu enforced by
+//    cgroups of its own (cgroups.h: a memory limit that also tells a real
+//    OOM kill, a CFS quota, a CPU weight);
 //  - its stdout and stderr collected by one thread into the run's log file
 //    in the CRI format (cri_log.h), rotated by size;
 //  - its exit seen through a pidfd, reaped by that thread, and reported
@@ -35,7 +36,7 @@
 #include "stages/runtime/container_host.h"
 #include "stages/runtime/process/cri_log.h"
 #include "stages/runtime/process/exec_sessions.h"
-#include "stages/runtime/process/memory_cgroup.h"
+#include "stages/runtime/process/cgroups.h"
 #include "stages/runtime/process/probes.h"
 
 namespace podflow::runtime::process {
@@ -72,8 +73,9 @@ class ProcessEngine final : public ContainerHost {
   // What it cannot do on this machine, one sentence each (empty: all of it).
   const std::vector<std::string>& limitations() const { return limitations_; }
   bool isolated() const { return isolate_; }
-  bool limits_memory() const { return cgroups_.has_value(); }
-  bool limits_swap() const { return cgroups_ && cgroups_->BoundsSwap(); }
+  bool limits_memory() const { return cgroups_ && cgroups_->limits_memory(); }
+  bool limits_swap() const { return limits_memory() && cgroups_->BoundsSwap(); }
+  bool limits_cpu() const { return cgroups_ && cgroups_->limits_cpu(); }
 
  private:
   struct Proc;
@@ -87,7 +89,7 @@ class ProcessEngine final : public ContainerHost {
 
   EngineOptions options_;
   bool isolate_ = false;
-  std::optional<MemoryCgroups> cgroups_;
+  std::optional<ContainerCgroups> cgroups_;
   std::vector<std::string> limitations_;
   int wake_fd_ = -1;
   mutable std::mutex mu_;

@@ -1,11 +1,12 @@
 // The process runtime's engine on this machine: real processes, their exit
-// codes, signals, log files (CRI format, rotation) and memory limits.
+// codes, signals, log files (CRI format, rotation), memory and CPU limits.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -181,6 +182,63 @@ TEST_CASE("process engine: a process over its memory limit is OOM-killed") {
   REQUIRE(fine.has_value());
   CHECK(fine->exit_code == 0);
   CHECK_FALSE(fine->oom_killed);
+}
+
+TEST_CASE("process engine: CPU quota and weight as kubelet computes them") {
+  CHECK(CpuQuotaMicros(250) == 25'000);
+  CHECK(CpuQuotaMicros(2000) == 200'000);
+  CHECK(CpuQuotaMicros(5) == 1000);  // the kernel's floor
+  CHECK(CpuQuotaMicros(0) == 0);     // no quota
+  CHECK(CpuQuotaMicros(INT64_MAX) > 0);
+  CHECK(CpuShares(0) == 2);          // BestEffort
+  CHECK(CpuShares(INT64_MAX) == 262'144);
+  CHECK(CpuShares(100) == 102);
+  CHECK(CpuShares(1000) == 1024);
+  CHECK(CpuShares(1) == 2);
+  CHECK(CpuWeight(2) == 1);
+  CHECK(CpuWeight(1024) == 39);
+  CHECK(CpuWeight(262'144) == 10'000);
+}
+
+TEST_CASE("process engine: limits.cpu holds a busy process to its quota; requests.cpu sets its weight") {
+  TempDir dir;
+  ProcessEngine engine({.log_root = dir.path.string(), .owner = "test-" + std::to_string(::getpid())});
+  if (!engine.limits_cpu()) {
+    WARN("skipped: " + engine.limitations().back());
+    return;
+  }
+  // Spins for 1 s of wall time and prints the CPU seconds it got.
+  ContainerLaunch launch = Shell(
+      "exec python3 -c 'import time\nstart = time.monotonic()\nwhile time.monotonic() - start < 1.0: pass\n"
+      "print(round(time.process_time(), 2))'");
+  launch.cpu_limit_milli = 100;
+  launch.cpu_request_milli = 50;
+  Result<ProcessId> id = engine.Launch(launch);
+  REQUIRE(id.ok());
+  const fs::path hierarchy = fs::exists("/sys/fs/cgroup/cgroup.controllers") ? fs::path("/sys/fs/cgroup")
+                                                                               : fs::path("/sys/fs/cgroup/cpu");
+  const fs::path group = hierarchy / "podflow" / ("test-" + std::to_string(::getpid())) / std::to_string(*id);
+  const auto read = [&](const char* file) {
+    std::ifstream in(group / file);
+    std::string text;
+    std::getline(in, text);
+    return text;
+  };
+  if (fs::exists(hierarchy / "cgroup.controllers")) {
+    CHECK(read("cpu.max") == "10000 100000");
+    CHECK(read("cpu.weight") == std::to_string(CpuWeight(51)));
+  } else {
+    CHECK(read("cpu.cfs_quota_us") == "10000");
+    CHECK(read("cpu.cfs_period_us") == "100000");
+    CHECK(read("cpu.shares") == "51");
+  }
+  const std::optional<ContainerExit> exit = AwaitExit(engine, *id);
+  REQUIRE(exit.has_value());
+  CHECK(exit->exit_code == 0);
+  const std::vector<std::string> lines = Texts(engine.ReadLog("default_p_uid/c", 0));
+  REQUIRE(lines.size() == 1);
+  // 10% of one CPU for a second: about 0.1 s (unthrottled it would be ~1 s).
+  CHECK(std::stod(lines[0]) < 0.4);
 }
 
 TEST_CASE("process engine: the destructor kills what still runs and removes its cgroups") {
@@ -436,7 +494,8 @@ TEST_CASE("probes for real: as root an exec probe runs in its container's PID, m
     WARN("skipped: " + engine.limitations().front());
     return;
   }
-  ContainerLaunch launch = Shell("exec sleep 30");
+  ContainerLaunch launch = Shell("");
+  launch.argv = {"sleep", "30"};  // PID 1 from its start (a shell's exec could come after the probe)
   launch.hostname = "web-0";
   Result<ProcessId> id = engine.Launch(launch);
   REQUIRE(id.ok());

@@ -99,7 +99,7 @@ spec:
     command: ["sh", "-c", "echo $(WHO); exit 2"]
     env: [{name: WHO, value: me}]
     workingDir: /tmp
-    resources: {limits: {memory: 64Mi}}
+    resources: {limits: {memory: 64Mi, cpu: 250m}, requests: {cpu: "0.1"}}
 )");
   const SimTime t0 = f.clock.now;
   model::Report r = f.RunUntil(*runner, t0 + SimDuration(1000));
@@ -111,6 +111,8 @@ spec:
   CHECK(launch.log_dir == "default_p_uid-1/app");
   CHECK(launch.restart_count == 0);
   CHECK(launch.memory_limit_bytes == 64 * 1024 * 1024);
+  CHECK(launch.cpu_limit_milli == 250);
+  CHECK(launch.cpu_request_milli == 100);
   CHECK(std::count(launch.env.begin(), launch.env.end(), std::pair<std::string, std::string>{"WHO", "me"}) == 1);
   REQUIRE(Only(r).state->running);
   CHECK_THAT(Only(r).container_id, Catch::StartsWith("podflow-process://"));
