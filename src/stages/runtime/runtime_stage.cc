@@ -188,8 +188,33 @@ class RuntimeLoop {
       if (!added.ok()) log_->error("node {}: {}", node.name, added.ToString());
     }
     stored_leases_ = StoredLeases(stopping);
+    // A first start creates them kNodesPerWrite to a write; one of a write
+    // that exists already (a restart) sends that write's nodes one by one.
     std::vector<const SimNode*> unregistered;
-    for (const SimNode& node : nodes_) unregistered.push_back(&node);
+    for (size_t first = 0; first < nodes_.size() && !stopping;) {
+      const size_t end = std::min(nodes_.size(), first + kNodesPerWrite);
+      std::vector<TxnOp> creates;
+      for (size_t i = first; i < end; ++i) {
+        creates.push_back(PutOp{model::ObjectKey(model::Kind("Node"), "", nodes_[i].name),
+                                BuildNodeBytes(nodes_[i], catalog_, WallClockNow()), Revision(0)});
+      }
+      Result<client::WriteResult> written = client_.Write(creates, std::chrono::seconds(5));
+      if (!written.ok()) {
+        log_->warn("registering {} node(s): {}; retrying", creates.size(), written.status().ToString());
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        continue;
+      }
+      for (size_t i = first; i < end; ++i) {
+        if (!written->succeeded) {
+          unregistered.push_back(&nodes_[i]);
+          continue;
+        }
+        log_->info("node {} registered", nodes_[i].name);
+        HoldLease(nodes_[i].name, DeterministicUid("node/" + nodes_[i].name));
+      }
+      first = end;
+    }
+    std::reverse(unregistered.begin(), unregistered.end());  // taken from the back: in order
     while (!unregistered.empty() && !stopping) {
       const SimNode& node = *unregistered.back();
       const std::string key = model::ObjectKey(model::Kind("Node"), "", node.name);
