@@ -15,7 +15,10 @@ using CommandAction = std::function<int()>;
 // main() calls for the parsed one. `action` is set only when parsed.
 void AddDemoCommand(CLI::App& app, CommandAction& action);
 void AddGetCommands(CLI::App& app, CommandAction& action);     // get, describe
-void AddExecCommand(CLI::App& app, CommandAction& action);     // exec
+// exec; `args_after_dash`: how many of the command line's arguments follow
+// its first "--" (-1: there is none), as kubectl tells the command it runs
+// from its own flags.
+void AddExecCommand(CLI::App& app, CommandAction& action, int args_after_dash);
 void AddLogsCommand(CLI::App& app, CommandAction& action);     // logs
 void AddRunCommands(CLI::App& app, CommandAction& action);     // run, stage
 void AddWriteCommands(CLI::App& app, CommandAction& action);   // apply, create, delete

@@ -122,10 +122,17 @@ void PrintRefusal(const ApiResponse& reply) {
   }
 }
 
-int RunExec(ExecFlags flags) {
+int RunExec(ExecFlags flags, int args_after_dash) {
   const std::string name = PodName(flags.target);
   if (name.empty()) {
     std::fprintf(stderr, "error: pod, type/name or --filename must be specified\n");
+    return 1;
+  }
+  // The command comes after "--" only (kubectl 1.31 dropped the old form).
+  if (!flags.command.empty() && args_after_dash != static_cast<int>(flags.command.size())) {
+    std::fprintf(stderr,
+                 "error: exec [POD] [COMMAND] is not supported anymore. Use exec [POD] -- [COMMAND] instead\n"
+                 "See 'podflow exec -h' for help and examples\n");
     return 1;
   }
   if (flags.command.empty()) {
@@ -223,7 +230,7 @@ int RunExec(ExecFlags flags) {
 
 }  // namespace
 
-void AddExecCommand(CLI::App& app, CommandAction& action) {
+void AddExecCommand(CLI::App& app, CommandAction& action, int args_after_dash) {
   auto flags = std::make_shared<ExecFlags>();
   CLI::App* cmd = app.add_subcommand("exec", "Run a command in a container, as kubectl exec: podflow exec POD -- CMD ...");
   cmd->add_option("pod", flags->target, "POD or pod/POD")->required();
@@ -233,7 +240,9 @@ void AddExecCommand(CLI::App& app, CommandAction& action) {
   cmd->add_flag("-t,--tty", flags->tty, "Give the command a terminal (with -i, when stdin is one)");
   cmd->add_option("-n,--namespace", flags->namespace_, "The pod's namespace");
   AddConnectionFlags(cmd, flags.get());
-  cmd->callback([&action, flags] { action = [flags] { return RunExec(*flags); }; });
+  cmd->callback([&action, flags, args_after_dash] {
+    action = [flags, args_after_dash] { return RunExec(*flags, args_after_dash); };
+  });
 }
 
 }  // namespace podflow::cli

@@ -1,4 +1,6 @@
 // build/podflow: the user's entry point.
+#include <string_view>
+
 #include "cli/commands.h"
 
 int main(int argc, char** argv) {
@@ -7,7 +9,14 @@ int main(int argc, char** argv) {
   podflow::cli::CommandAction action;
   podflow::cli::AddRunCommands(app, action);
   podflow::cli::AddGetCommands(app, action);
-  podflow::cli::AddExecCommand(app, action);
+  int after_dash = -1;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string_view(argv[i]) == "--") {
+      after_dash = argc - i - 1;
+      break;
+    }
+  }
+  podflow::cli::AddExecCommand(app, action, after_dash);
   podflow::cli::AddLogsCommand(app, action);
   podflow::cli::AddWriteCommands(app, action);
   podflow::cli::AddDemoCommand(app, action);

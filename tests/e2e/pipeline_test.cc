@@ -731,6 +731,12 @@ spec:
   };
   CHECK(exec({"logger"}) ==
         std::pair<int, std::string>{1, "error: you must specify at least one command for the container\n"});
+  // The command before "--": the form kubectl 1.31 dropped.
+  const std::pair<int, std::string> old_form{
+      1, "error: exec [POD] [COMMAND] is not supported anymore. Use exec [POD] -- [COMMAND] instead\n"
+         "See 'podflow exec -h' for help and examples\n"};
+  CHECK(exec({"logger", "ls"}) == old_form);
+  CHECK(exec({"-it", "logger", "/bin/bash"}) == old_form);
   CHECK(exec({"nothere", "--", "ls"}) ==
         std::pair<int, std::string>{1, "Error from server (NotFound): pods \"nothere\" not found\n"});
   CHECK(exec({"multi", "-c", "nope", "--", "ls"}) ==
