@@ -125,7 +125,8 @@ void PodRunner::Create(Box& box, SimTime t) {
     return;
   }
   const api::LifecycleT* lifecycle = box.spec->lifecycle.get();
-  if (lifecycle && lifecycle->pre_stop && lifecycle->pre_stop->exec) {
+  if (lifecycle && ((lifecycle->pre_stop && lifecycle->pre_stop->exec) ||
+                    (lifecycle->post_start && lifecycle->post_start->exec))) {
     box.hook_env = ContainerEnv(*assignment_.pod, *env);
   }
   box.env = node_->host() != nullptr ? ContainerEnv(*assignment_.pod, *env) : EnvList{};
@@ -248,11 +249,36 @@ bool PodRunner::LaunchProcess(Box& box, SimTime t) {
 void PodRunner::Start(Box& box, SimTime t) {
   if (node_->host() != nullptr && !LaunchProcess(box, t)) return;
   Event(t, "Normal", text::kStarted, text::StartedContainer(box.spec->name), box.field_path);
+  box.started_at = t;
+  box.stage = Stage::kIdle;
+  std::optional<HookRun> hook = PostStartHook(box.plan, *box.spec, box.hook_env, status_.pod_ip, PodRefText());
+  if (!hook) {
+    Running(box, t);
+    return;
+  }
+  // kubelet runs the hook before anything else of the pod: the container
+  // stays ContainerCreating meanwhile.
+  box.post_start_failure = std::move(hook->failure);
+  box.stage = Stage::kPostStart;
+  if (hook->takes != model::kNever) box.due = t + std::min(hook->takes, SimDuration(kMaxGraceSeconds * 1000));
+}
+
+void PodRunner::PostStartEnded(Box& box, SimTime t) {
+  const std::string failure = std::move(box.post_start_failure);
+  box.post_start_failure.clear();
+  Running(box, t);
+  if (failure.empty()) return;
+  Event(t, "Warning", text::kFailedPostStartHook, failure, box.field_path);
+  Event(t, "Normal", text::kKilling, text::kFailedPostStartHook, box.field_path);
+  Kill(box, t, PolicyOf(box) != api::RestartPolicy::Never, nullptr);
+}
+
+void PodRunner::Running(Box& box, SimTime t) {
+  const SimTime started = box.started_at;
   auto& state = box.status->state = std::make_unique<api::ContainerStateT>();
   state->running = std::make_unique<api::ContainerStateRunningT>();
-  state->running->started_at = FormatRfc3339(t);
+  state->running->started_at = FormatRfc3339(started);
   box.stage = Stage::kIdle;
-  box.started_at = t;
   box.status->ready = false;
   box.status->started = false;
   const model::SimBehavior& b = box.plan.behavior;
@@ -261,14 +287,14 @@ void PodRunner::Start(Box& box, SimTime t) {
   if (node_->host() != nullptr) {
     // A real process: it ends when it ends (ProcessExited).
   } else if (b.exit_after && *b.exit_after != model::kNever) {
-    box.exit_at = t + *b.exit_after;
+    box.exit_at = std::max(t, started + *b.exit_after);
   } else if (!b.exit_after && box.init && !box.sidecar) {
-    box.exit_at = t + node_->timing().init_run;  // an init container does its work and exits
+    box.exit_at = std::max(t, started + node_->timing().init_run);  // an init container does its work and exits
   }
   if (b.memory_bytes && node_->host() == nullptr) {
     const std::optional<int64_t> limit = MemoryLimit(*box.spec);
     if (limit && *b.memory_bytes > *limit) {
-      const SimTime oom_at = t + b.memory_after.value_or(SimDuration(0));
+      const SimTime oom_at = std::max(t, started + b.memory_after.value_or(SimDuration(0)));
       if (!box.exit_at || oom_at <= *box.exit_at) {
         box.exit_at = oom_at;
         box.oom = true;
@@ -280,6 +306,11 @@ void PodRunner::Start(Box& box, SimTime t) {
 }
 
 void PodRunner::Exited(Box& box, SimTime t, int32_t code, std::string reason) {
+  if (box.stage == Stage::kPostStart) {  // it ended within its postStart hook
+    box.stage = Stage::kIdle;
+    box.due.reset();
+    box.post_start_failure.clear();
+  }
   const std::string started_at =
       box.status->state && box.status->state->running ? box.status->state->running->started_at : "";
   auto& state = box.status->state = std::make_unique<api::ContainerStateT>();

@@ -18,6 +18,7 @@ inline constexpr char kStarted[] = "Started";
 inline constexpr char kFailed[] = "Failed";
 inline constexpr char kBackOff[] = "BackOff";
 inline constexpr char kKilling[] = "Killing";
+inline constexpr char kFailedPostStartHook[] = "FailedPostStartHook";
 inline constexpr char kErrImageNeverPull[] = "ErrImageNeverPull";
 inline constexpr char kFailedCreatePodSandBox[] = "FailedCreatePodSandBox";
 inline constexpr char kUnhealthy[] = "Unhealthy";

@@ -326,6 +326,9 @@ void PodRunner::RunStage(Box& box, SimTime t) {
     case Stage::kStart:
       Start(box, t);
       break;
+    case Stage::kPostStart:
+      PostStartEnded(box, t);
+      break;
     case Stage::kRestart:
       box.crash_backoff = std::min(box.crash_backoff * 2, node_->timing().backoff_max);
       box.crash_updated = t;
@@ -420,6 +423,7 @@ void PodRunner::Terminate(SimTime now, SimDuration grace) {
   sandbox_due_.reset();
   kill_deadline_ = now + grace;
   for (Box& box : boxes_) {
+    if (box.stage == Stage::kPostStart) Running(box, now);  // its hook was under way: it runs
     box.stage = Stage::kIdle;  // no pull, start or restart goes on
     box.due.reset();
     box.restarting = false;

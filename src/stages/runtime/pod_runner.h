@@ -33,8 +33,15 @@
 // CreateContainerConfigError, tried again at the pod's next sync
 // (RuntimeTiming::sync_retry).
 //
-// Not simulated (yet): postStart hooks; volume contents (a container does
-// not read the files of its volumes).
+// A container's postStart hook runs right after its start (sleep, an exec
+// command read as a container's, an httpGet): until it ends the container
+// is not shown running nor probed and the next container waits, as in
+// kubelet's sequential start; a failed hook is FailedPostStartHook and the
+// container is killed (Killing "FailedPostStartHook") and restarted as its
+// policy says.
+//
+// Not simulated (yet): volume contents (a container does not read the files
+// of its volumes).
 //
 // On a node with a ContainerHost (the process runtime) a container's run is
 // a real process: Start launches it (one that cannot start ends at once
@@ -45,8 +52,8 @@
 // through ProbeFinished; the period counts from each probe's start), its pod
 // is on the host's network, and its log is the run's log file. Everything else (the order of containers,
 // restarts and back-off, phases, events) is the same as a simulated one's,
-// lifecycle hooks included: a preStop exec hook is not run, its command's
-// reading only delays the SIGTERM.
+// lifecycle hooks included: an exec hook is not run, its command's
+// reading only says how long it takes (and, for postStart, whether it fails).
 //
 // Thread safety: none. The node must outlive the runner.
 #pragma once
@@ -159,6 +166,7 @@ class PodRunner {
     kShowBackOff,  // the pod worker's next sync shows ImagePullBackOff
     kStart,        // Created -> running
     kRestart,      // the restart back-off is over
+    kPostStart,    // its postStart hook ends
   };
   // One probe worker of one container run (kubelet's prober worker).
   struct ProbeRun {
@@ -196,7 +204,8 @@ class PodRunner {
     };
     std::unique_ptr<PastRun> previous;
     int32_t previous_run = -1;  // its restartCount (a process run's log file)
-    EnvList hook_env;    // the process environment, kept for an exec preStop hook
+    EnvList hook_env;    // the process environment, kept for its exec hooks
+    std::string post_start_failure;  // the FailedPostStartHook message of the hook running
     Stage stage = Stage::kIdle;
     std::optional<SimTime> due;  // of `stage`
     SimTime pull_asked{};
@@ -236,6 +245,11 @@ class PodRunner {
   void ShowBackOff(Box& box, SimTime t);
   void Create(Box& box, SimTime t);
   void Start(Box& box, SimTime t);
+  // The container runs (from box.started_at, shown from `t`): its exits and
+  // probes are scheduled and the next container may start.
+  void Running(Box& box, SimTime t);
+  // Its postStart hook ended: a failed one kills it.
+  void PostStartEnded(Box& box, SimTime t);
   void Exited(Box& box, SimTime t, int32_t code, std::string reason);
   void AfterExit(Box& box, SimTime t, int32_t code, bool killed);
   void Restart(Box& box, SimTime t);

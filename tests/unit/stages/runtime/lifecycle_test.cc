@@ -743,6 +743,81 @@ spec:
   }
 }
 
+TEST_CASE("postStart: the container is not shown running until its hook ends; a failed hook kills it") {
+  SECTION("the docs' exec hook, then a slow one: the next container waits for it") {
+    Sim sim(R"(
+apiVersion: v1
+kind: Pod
+metadata: {name: lifecycle-demo}
+spec:
+  containers:
+  - name: lifecycle-demo-container
+    image: nginx:1.14.2
+    lifecycle:
+      postStart: {exec: {command: ["/bin/sh", "-c", "echo Hello from the postStart handler > /usr/share/message"]}}
+  - name: slow
+    image: nginx:1.14.2
+    lifecycle: {postStart: {sleep: {seconds: 3}}}
+  - name: after
+    image: nginx:1.14.2
+)");
+    sim.Until(1);
+    CHECK(sim.app(0).state->running);
+    REQUIRE(sim.app(1).state->waiting);
+    CHECK(sim.app(1).state->waiting->reason == "ContainerCreating");
+    CHECK(sim.app(2).state->waiting);  // not created before the hook ends
+    CHECK(sim.status().phase == api::PodPhase::Pending);
+    sim.Until(3);
+    REQUIRE(sim.app(1).state->running);
+    CHECK(sim.app(1).state->running->started_at == "2024-05-01T12:00:00Z");  // when it started
+    CHECK(sim.app(2).state->running);
+    CHECK(sim.With("FailedPostStartHook").empty());
+  }
+  SECTION("a failing exec hook: FailedPostStartHook, Killing, a restart") {
+    Sim sim(R"(
+apiVersion: v1
+kind: Pod
+metadata: {name: hook-fails, uid: u1}
+spec:
+  terminationGracePeriodSeconds: 2
+  containers:
+  - name: web
+    image: nginx:1.14.2
+    lifecycle: {postStart: {exec: {command: ["sh", "-c", "echo no; sleep 1; exit 3"]}}}
+)");
+    sim.Until(1);
+    CHECK(sim.With("FailedPostStartHook") ==
+          std::vector<std::string>{
+              "1s FailedPostStartHook Exec lifecycle hook ([sh -c echo no; sleep 1; exit 3]) for Container \"web\" in "
+              "Pod \"hook-fails_default(" + sim.runner->uid() + ")\" failed - error: command 'sh -c echo no; sleep 1; "
+              "exit 3' exited with 3: , message: \"no\\n\""});
+    CHECK(sim.With("Killing") == std::vector<std::string>{"1s Killing FailedPostStartHook"});
+    sim.Until(3);
+    CHECK(sim.app().restart_count >= 1);
+  }
+  SECTION("an httpGet hook to a container not listening yet fails") {
+    Sim sim(R"(
+apiVersion: v1
+kind: Pod
+metadata: {name: http-hook, annotations: {podflow.io/behavior: "{readyAfter: 5s}"}}
+spec:
+  restartPolicy: Never
+  containers:
+  - name: web
+    image: nginx:1.14.2
+    lifecycle: {postStart: {httpGet: {path: /hook, port: 80}}}
+)");
+    sim.Until(0);
+    const std::vector<std::string> failed = sim.With("FailedPostStartHook");
+    REQUIRE(failed.size() == 1);
+    CHECK(sim.With("Killing") == std::vector<std::string>{"0s Killing FailedPostStartHook"});
+    CHECK_THAT(failed[0], Catch::Matches("0s FailedPostStartHook HTTP lifecycle hook \\(/hook\\) for Container "
+                                         "\"web\" in Pod \"http-hook_default\\(.*\\)\" failed - error: Get "
+                                         "\"http://10\\.244\\.[0-9.]+:80/hook\": dial tcp 10\\.244\\.[0-9.]+:80: "
+                                         "connect: connection refused"));
+  }
+}
+
 TEST_CASE("activeDeadlineSeconds: DeadlineExceeded, the pod Failed") {
   Sim sim(R"(
 apiVersion: v1
