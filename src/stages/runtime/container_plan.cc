@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "model/field_error.h"
-
 namespace podflow::runtime {
 namespace {
 
@@ -96,40 +94,20 @@ int32_t ProbePort(const api::IntOrStringT* port, const api::ContainerT& c) {
 
 }  // namespace
 
-std::optional<HookRun> PostStartHook(const ContainerPlan& plan, const api::ContainerT& c, const EnvList& env,
-                                     const std::string& pod_ip, const std::string& pod_ref) {
+std::optional<HookRun> PostStartHook(const ContainerPlan& plan, const api::ContainerT& c, const EnvList& env) {
   const api::LifecycleHandlerT* hook = c.lifecycle ? c.lifecycle->post_start.get() : nullptr;
   if (hook == nullptr) return std::nullopt;
   HookRun run;
-  const std::string who = " for Container \"" + c.name + "\" in Pod \"" + pod_ref + "\" failed - error: ";
   if (hook->sleep) {
     run.takes = SimDuration(std::clamp<int64_t>(hook->sleep->seconds, 0, 1'000'000'000) * 1000);
   } else if (hook->exec) {
-    const std::vector<std::string>& argv = hook->exec->command;
-    const ScriptReading r = ReadCommand(argv, env);
+    const ScriptReading r = ReadCommand(hook->exec->command, env);
     run.takes = r.behavior.exit_after.value_or(SimDuration(0));
-    const int32_t code = r.behavior.exit_code.value_or(0);
-    if (code != 0) {
-      std::string joined, output;
-      for (const std::string& a : argv) joined += (joined.empty() ? "" : " ") + a;
-      if (r.behavior.logs) {
-        for (const std::string& line : *r.behavior.logs) output += line + "\n";
-      }
-      run.failure = "Exec lifecycle hook ([" + joined + "])" + who + "command '" + joined + "' exited with " +
-                    std::to_string(code) + ": , message: " + model::GoQuote(output);
-    }
+    run.failed = r.behavior.exit_code.value_or(0) != 0;
   } else if (hook->http_get) {
-    const model::SimBehavior& b = plan.behavior;
-    if (b.ready_after && b.ready_after->count() > 0) {
-      const api::HTTPGetActionT& get = *hook->http_get;
-      const std::string host = get.host.empty() ? pod_ip : get.host;
-      const std::string hostport = host + ":" + std::to_string(ProbePort(get.port.get(), c));
-      const std::string scheme = get.scheme == api::URIScheme::HTTPS ? "https" : "http";
-      std::string path = get.path.empty() ? "/" : get.path;
-      if (path.front() != '/') path.insert(path.begin(), '/');
-      run.failure = "HTTP lifecycle hook (" + get.path + ")" + who + "Get \"" + scheme + "://" + hostport + path +
-                    "\": dial tcp " + hostport + ": connect: connection refused";
-    }
+    // Refused while the container does not listen yet; kubelet takes any
+    // answer, whatever its status code.
+    run.failed = plan.behavior.ready_after && plan.behavior.ready_after->count() > 0;
   }
   return run;
 }

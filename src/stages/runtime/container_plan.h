@@ -60,20 +60,17 @@ std::string ProbeFailureOutput(const api::ProbeT& probe, const api::ContainerT& 
                                const FailSpan& span, const std::string& pod_ip);
 
 // A container's postStart hook as the runtime runs it: how long it takes
-// (kNever: it does not end) and, when it fails, the FailedPostStartHook
-// event's message in kubelet's words.
+// (kNever: it does not end) and whether it fails.
 struct HookRun {
   SimDuration takes{0};
-  std::string failure;  // empty: it succeeded
+  bool failed = false;
 };
 
 // The postStart hook of container `c` (nullopt: it has none), with `env` its
-// environment, on a pod at `pod_ip` whose kubelet name is `pod_ref`
-// ("name_namespace(uid)"): `sleep` takes its seconds; `exec` is its command
-// read as a container's (`sleep 5; exit 1` takes 5 s and fails with 1); an
-// `httpGet` fails while the container does not listen yet (`readyAfter`).
-std::optional<HookRun> PostStartHook(const ContainerPlan& plan, const api::ContainerT& c, const EnvList& env,
-                                     const std::string& pod_ip, const std::string& pod_ref);
+// environment: `sleep` takes its seconds; `exec` is its command read as a
+// container's (`sleep 5; exit 1` takes 5 s and fails); an `httpGet` fails
+// while the container does not listen yet (`readyAfter`).
+std::optional<HookRun> PostStartHook(const ContainerPlan& plan, const api::ContainerT& c, const EnvList& env);
 
 // The probe as the process runtime runs it for real, against a pod at
 // `pod_ip` with the container's `env`; nullopt for what it does not run yet

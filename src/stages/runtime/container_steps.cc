@@ -251,24 +251,24 @@ void PodRunner::Start(Box& box, SimTime t) {
   Event(t, "Normal", text::kStarted, text::StartedContainer(box.spec->name), box.field_path);
   box.started_at = t;
   box.stage = Stage::kIdle;
-  std::optional<HookRun> hook = PostStartHook(box.plan, *box.spec, box.hook_env, status_.pod_ip, PodRefText());
+  const std::optional<HookRun> hook = PostStartHook(box.plan, *box.spec, box.hook_env);
   if (!hook) {
     Running(box, t);
     return;
   }
   // kubelet runs the hook before anything else of the pod: the container
   // stays ContainerCreating meanwhile.
-  box.post_start_failure = std::move(hook->failure);
+  box.post_start_failed = hook->failed;
   box.stage = Stage::kPostStart;
   if (hook->takes != model::kNever) box.due = t + std::min(hook->takes, SimDuration(kMaxGraceSeconds * 1000));
 }
 
 void PodRunner::PostStartEnded(Box& box, SimTime t) {
-  const std::string failure = std::move(box.post_start_failure);
-  box.post_start_failure.clear();
+  const bool failed = box.post_start_failed;
+  box.post_start_failed = false;
   Running(box, t);
-  if (failure.empty()) return;
-  Event(t, "Warning", text::kFailedPostStartHook, failure, box.field_path);
+  if (!failed) return;
+  Event(t, "Warning", text::kFailedPostStartHook, text::kPostStartHookFailed, box.field_path);
   Event(t, "Normal", text::kKilling, text::kFailedPostStartHook, box.field_path);
   Kill(box, t, PolicyOf(box) != api::RestartPolicy::Never, nullptr);
 }
@@ -309,7 +309,7 @@ void PodRunner::Exited(Box& box, SimTime t, int32_t code, std::string reason) {
   if (box.stage == Stage::kPostStart) {  // it ended within its postStart hook
     box.stage = Stage::kIdle;
     box.due.reset();
-    box.post_start_failure.clear();
+    box.post_start_failed = false;
   }
   const std::string started_at =
       box.status->state && box.status->state->running ? box.status->state->running->started_at : "";

@@ -19,6 +19,9 @@ inline constexpr char kFailed[] = "Failed";
 inline constexpr char kBackOff[] = "BackOff";
 inline constexpr char kKilling[] = "Killing";
 inline constexpr char kFailedPostStartHook[] = "FailedPostStartHook";
+// Since Kubernetes 1.26 the event says only this (the hook's own message,
+// which may hold secrets, stays in kubelet's log).
+inline constexpr char kPostStartHookFailed[] = "PostStartHook failed";
 inline constexpr char kErrImageNeverPull[] = "ErrImageNeverPull";
 inline constexpr char kFailedCreatePodSandBox[] = "FailedCreatePodSandBox";
 inline constexpr char kUnhealthy[] = "Unhealthy";

@@ -205,7 +205,7 @@ class PodRunner {
     std::unique_ptr<PastRun> previous;
     int32_t previous_run = -1;  // its restartCount (a process run's log file)
     EnvList hook_env;    // the process environment, kept for its exec hooks
-    std::string post_start_failure;  // the FailedPostStartHook message of the hook running
+    bool post_start_failed = false;  // the hook running fails when it ends
     Stage stage = Stage::kIdle;
     std::optional<SimTime> due;  // of `stage`
     SimTime pull_asked{};
