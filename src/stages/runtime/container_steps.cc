@@ -251,6 +251,8 @@ void PodRunner::Start(Box& box, SimTime t) {
   Event(t, "Normal", text::kStarted, text::StartedContainer(box.spec->name), box.field_path);
   box.started_at = t;
   box.stage = Stage::kIdle;
+  box.exit_at.reset();  // a process's own exit may come from now on (ProcessExited)
+  box.oom = false;
   const std::optional<HookRun> hook = PostStartHook(box.plan, *box.spec, box.hook_env);
   if (!hook) {
     Running(box, t);
@@ -266,11 +268,17 @@ void PodRunner::Start(Box& box, SimTime t) {
 void PodRunner::PostStartEnded(Box& box, SimTime t) {
   const bool failed = box.post_start_failed;
   box.post_start_failed = false;
-  Running(box, t);
-  if (!failed) return;
+  if (!failed) {
+    Running(box, t);
+    return;
+  }
+  // kubelet kills it within the same sync: it is never shown running, and
+  // the sync goes on to the next container (not past a regular init one).
+  box.stage = Stage::kIdle;
   Event(t, "Warning", text::kFailedPostStartHook, text::kPostStartHookFailed, box.field_path);
   Event(t, "Normal", text::kKilling, text::kFailedPostStartHook, box.field_path);
   Kill(box, t, PolicyOf(box) != api::RestartPolicy::Never, nullptr);
+  if (!box.init || box.sidecar) AdvanceCursor(box, t);
 }
 
 void PodRunner::Running(Box& box, SimTime t) {
@@ -282,10 +290,8 @@ void PodRunner::Running(Box& box, SimTime t) {
   box.status->ready = false;
   box.status->started = false;
   const model::SimBehavior& b = box.plan.behavior;
-  box.exit_at.reset();
-  box.oom = false;
   if (node_->host() != nullptr) {
-    // A real process: it ends when it ends (ProcessExited).
+    // A real process: it ends when it ends (ProcessExited, perhaps already).
   } else if (b.exit_after && *b.exit_after != model::kNever) {
     box.exit_at = std::max(t, started + *b.exit_after);
   } else if (!b.exit_after && box.init && !box.sidecar) {
@@ -306,13 +312,18 @@ void PodRunner::Running(Box& box, SimTime t) {
 }
 
 void PodRunner::Exited(Box& box, SimTime t, int32_t code, std::string reason) {
-  if (box.stage == Stage::kPostStart) {  // it ended within its postStart hook
+  // It ended within its postStart hook (which then fails, as kubelet's
+  // against a dead container) or within the kill of a failed one: the sync
+  // goes on to the next container.
+  const bool in_hook = box.stage == Stage::kPostStart || !(box.status->state && box.status->state->running);
+  if (box.stage == Stage::kPostStart) {
     box.stage = Stage::kIdle;
     box.due.reset();
     box.post_start_failed = false;
   }
-  const std::string started_at =
-      box.status->state && box.status->state->running ? box.status->state->running->started_at : "";
+  const std::string started_at = box.status->state && box.status->state->running
+                                     ? box.status->state->running->started_at
+                                     : FormatRfc3339(box.started_at);
   auto& state = box.status->state = std::make_unique<api::ContainerStateT>();
   auto& term = state->terminated = std::make_unique<api::ContainerStateTerminatedT>();
   term->exit_code = code;
@@ -343,6 +354,7 @@ void PodRunner::Exited(Box& box, SimTime t, int32_t code, std::string reason) {
   box.stopping = false;
   box.oom = false;
   box.probes.clear();
+  if (in_hook && (!box.init || box.sidecar)) AdvanceCursor(box, t);
 }
 
 void PodRunner::AfterExit(Box& box, SimTime t, int32_t code, bool killed) {

@@ -70,7 +70,7 @@ void PodRunner::StartProbes(Box& box, SimTime t) {
   const bool has_startup = box.spec->startup_probe != nullptr;
   for (ProbeRun& p : box.probes) {
     if (p.kind == ProbeKind::kStartup) {
-      p.next = t + Seconds(p.spec->initial_delay_seconds, 0);
+      p.next = std::max(t, box.started_at + Seconds(p.spec->initial_delay_seconds, 0));  // from its start
     }
   }
   if (!has_startup) BecameStarted(box, t);

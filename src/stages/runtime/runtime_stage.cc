@@ -189,7 +189,8 @@ class RuntimeLoop {
     }
     stored_leases_ = StoredLeases(stopping);
     // A first start creates them kNodesPerWrite to a write; one of a write
-    // that exists already (a restart) sends that write's nodes one by one.
+    // that exists already (a restart), or a write that failed (too large,
+    // the API away), sends that write's nodes one by one.
     std::vector<const SimNode*> unregistered;
     for (size_t first = 0; first < nodes_.size() && !stopping;) {
       const size_t end = std::min(nodes_.size(), first + kNodesPerWrite);
@@ -200,12 +201,10 @@ class RuntimeLoop {
       }
       Result<client::WriteResult> written = client_.Write(creates, std::chrono::seconds(5));
       if (!written.ok()) {
-        log_->warn("registering {} node(s): {}; retrying", creates.size(), written.status().ToString());
-        std::this_thread::sleep_for(std::chrono::milliseconds(200));
-        continue;
+        log_->warn("registering {} node(s) at once: {}; one by one", creates.size(), written.status().ToString());
       }
       for (size_t i = first; i < end; ++i) {
-        if (!written->succeeded) {
+        if (!written.ok() || !written->succeeded) {
           unregistered.push_back(&nodes_[i]);
           continue;
         }

@@ -189,18 +189,24 @@ Result<CgroupSet> ContainerCgroups::Create(const std::string& name, const Cgroup
   if (limits_cpu()) {
     Result<fs::path> dir = group(cpu_root_);
     if (!dir.ok()) return fail("CPU limit", fs::path(cpu_root_) / name);
+    // A value the kernel refuses (under cgroup v1 a quota above an
+    // ancestor's, when this machine is itself CPU-limited) leaves the
+    // container without it rather than unable to start.
     if (limits.cpu_limit_milli && CpuQuotaMicros(*limits.cpu_limit_milli) > 0) {
       const std::string quota = std::to_string(CpuQuotaMicros(*limits.cpu_limit_milli));
-      const bool ok = v2_ ? WriteFile(*dir / "cpu.max", quota + " " + std::to_string(kCpuPeriodMicros))
-                          : WriteFile(*dir / "cpu.cfs_period_us", std::to_string(kCpuPeriodMicros)) &&
-                                WriteFile(*dir / "cpu.cfs_quota_us", quota);
-      if (!ok) return fail("CPU limit", *dir);
+      if (v2_) {
+        WriteFile(*dir / "cpu.max", quota + " " + std::to_string(kCpuPeriodMicros));
+      } else if (WriteFile(*dir / "cpu.cfs_period_us", std::to_string(kCpuPeriodMicros))) {
+        WriteFile(*dir / "cpu.cfs_quota_us", quota);
+      }
     }
     // Without a request (BestEffort) the least weight, as kubelet gives it.
     const int64_t shares = CpuShares(limits.cpu_request_milli.value_or(0));
-    const bool ok = v2_ ? WriteFile(*dir / "cpu.weight", std::to_string(CpuWeight(shares)))
-                        : WriteFile(*dir / "cpu.shares", std::to_string(shares));
-    if (!ok) return fail("CPU weight", *dir);
+    if (v2_) {
+      WriteFile(*dir / "cpu.weight", std::to_string(CpuWeight(shares)));
+    } else {
+      WriteFile(*dir / "cpu.shares", std::to_string(shares));
+    }
   }
   return set;
 }

@@ -9,7 +9,9 @@
 //    weight (cpu.weight from kubelet's shares, or v1's cpu.shares =
 //    milliCPU * 1024 / 1000, at least 2 — also for a container without a
 //    request), so that with a cpu controller every container has a group.
-// Under v2 one directory holds both; under v1 each controller's hierarchy
+// A CPU value the kernel refuses (a v1 quota above an ancestor's) is left
+// out rather than keeping the container from starting. Under v2 one
+// directory holds both; under v1 each controller's hierarchy
 // has its own. Each runtime's groups live under "podflow/<owner>/" in each
 // hierarchy, so that a crashed run's leftovers are found and removed by the
 // next run of the same owner.

@@ -87,6 +87,78 @@ size_t Count(const model::Report& r, const std::string& reason) {
   return static_cast<size_t>(std::count_if(r.events.begin(), r.events.end(), [&](const auto& e) { return e.reason == reason; }));
 }
 
+TEST_CASE("process node: a container that ends within its postStart hook ends; the next container starts") {
+  Fixture f;
+  auto runner = f.Runner(R"(apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  restartPolicy: Never
+  containers:
+  - name: quick
+    image: busybox:1.28
+    command: ["sh", "-c", "echo hi"]
+    lifecycle: {postStart: {sleep: {seconds: 5}}}
+  - name: next
+    image: busybox:1.28
+    command: ["sleep", "3600"]
+)");
+  const SimTime t0 = f.clock.now;
+  model::Report r = f.RunUntil(*runner, t0 + SimDuration(1000));
+  REQUIRE(f.host.launched.size() == 1);  // the next one waits for the hook
+  REQUIRE(r.status.container_statuses.at(0)->state->waiting);
+  const SimTime t1 = t0 + SimDuration(2000);
+  REQUIRE(runner->ProcessExited(f.Exit(1, 0, t1)));
+  r = f.RunUntil(*runner, t1);
+  const api::ContainerStatusT& quick = *r.status.container_statuses.at(0);
+  REQUIRE(quick.state->terminated);
+  CHECK(quick.state->terminated->exit_code == 0);
+  CHECK_FALSE(quick.state->terminated->started_at.empty());
+  CHECK(f.host.launched.size() == 2);  // the sync went on
+  r = f.RunUntil(*runner, t0 + SimDuration(10'000));
+  CHECK(f.host.launched.size() == 2);  // nothing ran the hook's end on a dead container
+}
+
+TEST_CASE("process node: an exit at the hook's end is kept; a failed hook's kill never shows it running") {
+  Fixture f;
+  auto runner = f.Runner(R"(apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 2
+  containers:
+  - name: app
+    image: busybox:1.28
+    command: ["sleep", "3600"]
+    lifecycle: {postStart: {exec: {command: ["sh", "-c", "sleep 1; exit 1"]}}}
+)");
+  const SimTime t0 = f.clock.now;
+  std::vector<std::string> reasons;
+  model::Report r;
+  // Up to the hook's failure (its 1 s after the start), and what is due with it.
+  SimTime failed_at = t0 + SimDuration(10'000);
+  while (runner->due() && *runner->due() <= failed_at) {
+    const SimTime at = *runner->due();
+    r = runner->Step();
+    for (const auto& e : r.events) reasons.push_back(e.reason);
+    if (std::count(reasons.begin(), reasons.end(), "Killing") == 1 && failed_at > at) failed_at = at;
+    if (r.status.container_statuses.at(0)->state->running) FAIL("shown running");
+  }
+  REQUIRE(failed_at < t0 + SimDuration(10'000));
+  CHECK(failed_at - t0 >= SimDuration(1000));
+  CHECK(std::count(reasons.begin(), reasons.end(), "FailedPostStartHook") == 1);
+  CHECK(std::count(reasons.begin(), reasons.end(), "Killing") == 1);
+  REQUIRE(Only(r).state->waiting);  // killed, not shown running meanwhile
+  CHECK_FALSE(Only(r).ready);
+  CHECK(f.host.signals == std::vector<std::pair<ProcessId, int>>{{1, SIGTERM}});
+  REQUIRE(runner->ProcessExited(f.Exit(1, 143, failed_at + SimDuration(500))));
+  r = f.RunUntil(*runner, failed_at + SimDuration(500));
+  REQUIRE(Only(r).state->terminated);
+  CHECK(Only(r).state->terminated->exit_code == 143);
+  CHECK(r.status.phase == api::PodPhase::Failed);
+}
+
 TEST_CASE("process node: a container is launched with its command, env and limits; its exit code is its status; it is restarted after kubelet's back-off") {
   Fixture f;
   auto runner = f.Runner(R"(apiVersion: v1
