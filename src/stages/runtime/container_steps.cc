@@ -158,7 +158,6 @@ void PodRunner::Create(Box& box, SimTime t) {
 
 namespace {
 
-// The container's memory limit in bytes, or nullopt.
 // The container's resources.limits (or requests) entry for `name`.
 std::optional<model::Quantity> Resource(const api::ContainerT& c, bool limits, std::string_view name) {
   if (c.resources == nullptr) return std::nullopt;
@@ -171,11 +170,13 @@ std::optional<model::Quantity> Resource(const api::ContainerT& c, bool limits, s
   return std::nullopt;
 }
 
+// The container's memory limit in bytes, or nullopt.
 std::optional<int64_t> MemoryLimit(const api::ContainerT& c) {
   std::optional<model::Quantity> q = Resource(c, true, "memory");
   return q ? std::optional<int64_t>(q->Value()) : std::nullopt;
 }
 
+// The container's limits.cpu (or requests.cpu) in millicores, or nullopt.
 std::optional<int64_t> MilliCpu(const api::ContainerT& c, bool limits) {
   std::optional<model::Quantity> q = Resource(c, limits, "cpu");
   return q ? std::optional<int64_t>(q->MilliValue()) : std::nullopt;
