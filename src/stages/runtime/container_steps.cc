@@ -416,7 +416,13 @@ SimDuration PodRunner::GracePeriod(const api::ProbeT* probe) const {
 }
 
 void PodRunner::Kill(Box& box, SimTime t, bool restart, const api::ProbeT* probe) {
-  Stop(box, t, t + GracePeriod(probe), restart);
+  StopWithPreStop(box, t, t + GracePeriod(probe), restart);
+}
+
+void PodRunner::StopWithPreStop(Box& box, SimTime t, SimTime deadline, bool restart) {
+  deadline = std::max(t, deadline);
+  const SimDuration hook = PreStopTime(box);
+  Stop(box, hook >= deadline - t ? deadline : t + hook, deadline, restart);
 }
 
 void PodRunner::Stop(Box& box, SimTime sigterm_at, SimTime sigkill_at, bool restart) {

@@ -387,7 +387,7 @@ void PodRunner::StopNextSidecar(SimTime t) {
     if (!box.sidecar || !(box.status->state && box.status->state->running)) continue;
     Event(t, "Normal", kubelet_text::kKilling, kubelet_text::StoppingContainer(box.spec->name), box.field_path);
     if (terminating_) {
-      Stop(box, t, std::max(t, kill_deadline_), false);  // within what is left of the grace period
+      StopWithPreStop(box, t, kill_deadline_, false);  // within what is left of the grace period
     } else {
       Kill(box, t, false);
     }
@@ -436,8 +436,7 @@ void PodRunner::Terminate(SimTime now, SimDuration grace) {
       if (box.stopping) continue;  // a kill under way goes on
       Event(now, "Normal", kubelet_text::kKilling, kubelet_text::StoppingContainer(box.spec->name),
             box.field_path);
-      const SimDuration hook = PreStopTime(box);
-      Stop(box, hook >= grace ? kill_deadline_ : now + hook, kill_deadline_, false);
+      StopWithPreStop(box, now, kill_deadline_, false);
     } else if (!state.terminated) {
       // Never started (or waiting to start again): it ends where it is.
       box.status->state = std::make_unique<api::ContainerStateT>();

@@ -255,10 +255,14 @@ class PodRunner {
   void Restart(Box& box, SimTime t);
   // The run that ended becomes lastState, its log the previous log.
   static void EndedIsLast(Box& box);
-  // Stops a running container: SIGTERM, then SIGKILL at the grace period
-  // (the probe's terminationGracePeriodSeconds when `probe` failed, else the
-  // pod's) unless it exits first. `restart`: it is started again after.
+  // Stops a running container as kubelet's killContainer does: its preStop
+  // hook, SIGTERM, then SIGKILL at the grace period (the probe's
+  // terminationGracePeriodSeconds when `probe` failed, else the pod's)
+  // unless it exits first. `restart`: it is started again after.
   void Kill(Box& box, SimTime t, bool restart, const api::ProbeT* probe = nullptr);
+  // From `t`: its preStop hook, then SIGTERM, SIGKILL at `deadline` (the
+  // hook cut short there).
+  void StopWithPreStop(Box& box, SimTime t, SimTime deadline, bool restart);
   // SIGTERM at `sigterm_at` (after a preStop hook), SIGKILL at `sigkill_at`.
   void Stop(Box& box, SimTime sigterm_at, SimTime sigkill_at, bool restart);
   // How long the container's preStop hook runs.

@@ -523,6 +523,52 @@ spec:
   }
 }
 
+TEST_CASE("every kill runs the preStop hook first, as kubelet's killContainer: a liveness kill, a sidecar's stop") {
+  SECTION("liveness") {
+    Sim sim(R"(
+apiVersion: v1
+kind: Pod
+metadata:
+  name: once
+  annotations: {podflow.io/behavior: "{livenessFailAfter: 10s}"}
+spec:
+  restartPolicy: Never
+  containers:
+  - name: app
+    image: nginx:1.14.2
+    livenessProbe: {tcpSocket: {port: 80}, periodSeconds: 5, failureThreshold: 1}
+    lifecycle: {preStop: {sleep: {seconds: 3}}}
+)");
+    sim.Until(12);
+    CHECK(sim.With("Killing") == std::vector<std::string>{"10s Killing Container app failed liveness probe"});
+    CHECK(sim.app().state->running);  // its preStop hook runs
+    sim.Until(13);
+    REQUIRE(sim.app().state->terminated);
+    CHECK(sim.app().state->terminated->finished_at == "2024-05-01T12:00:13Z");  // SIGTERM after the hook
+  }
+  SECTION("a sidecar stopped after the app containers of a deleted pod") {
+    Sim sim(R"(
+apiVersion: v1
+kind: Pod
+metadata: {name: side}
+spec:
+  initContainers:
+  - name: proxy
+    image: nginx:1.14.2
+    restartPolicy: Always
+    lifecycle: {preStop: {sleep: {seconds: 2}}}
+  containers: [{name: app, image: nginx:1.14.2}]
+)");
+    sim.Until(1);
+    sim.runner->Terminate(sim.t0 + SimDuration(1000), SimDuration(30'000));
+    sim.Until(10);
+    REQUIRE(sim.app().state->terminated);
+    CHECK(sim.app().state->terminated->finished_at == "2024-05-01T12:00:01Z");
+    REQUIRE(sim.init().state->terminated);
+    CHECK(sim.init().state->terminated->finished_at == "2024-05-01T12:00:03Z");  // its hook's 2 s first
+  }
+}
+
 TEST_CASE("sidecars stop one after the other, the last started first") {
   Sim sim(R"(
 apiVersion: v1
