@@ -161,6 +161,10 @@ struct ExecSessions::Session {
     exit_code_ = info.si_code == CLD_EXITED ? info.si_status : 128 + info.si_status;
     return exit_code_;
   }
+  bool Reaped() const {
+    std::lock_guard lock(reap_mu_);
+    return exit_code_.has_value();
+  }
   bool Exited() const {
     {
       std::lock_guard lock(reap_mu_);
@@ -221,7 +225,8 @@ void ExecSessions::Sweep() {
       for (const auto& [id, session] : sessions_) running.push_back(session);
     }
     fds.assign(1, pollfd{wake_fd_, POLLIN, 0});
-    for (const auto& session : running) fds.push_back({session->Exited() ? -1 : session->pidfd, POLLIN, 0});
+    // Every command not reaped yet, ended ones too (their pidfd is readable at once).
+    for (const auto& session : running) fds.push_back({session->Reaped() ? -1 : session->pidfd, POLLIN, 0});
     ::poll(fds.data(), fds.size(), 1000);
     uint64_t woken = 0;
     (void)!::read(wake_fd_, &woken, sizeof woken);
