@@ -14,29 +14,9 @@
 #include <catch2/catch.hpp>
 
 #include "log/log.h"
+#include "temp_dir.h"
 
 namespace podflow::testing {
-
-// A fresh directory under $TMPDIR, removed with everything in it on exit.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "podflow-log-XXXXXX").string();
-    char* made = mkdtemp(tmpl.data());
-    REQUIRE(made != nullptr);
-    path_ = made;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 // A wall clock tests move by hand.
 struct FakeWallClock {

@@ -52,7 +52,7 @@ Status NodeAgentSet::AddPod(const std::string& node_name, PodAssignment assignme
       existing->second.runner->ObserveRevision(assignment.mod_revision);
       return Status::Ok();
     }
-    existing->second.runner->RemoveLogs();
+    existing->second.runner->RemoveFiles();
     pods_.erase(existing);  // same name, new pod (or moved): start over
   }
   const std::string key = assignment.pod_key;
@@ -93,7 +93,7 @@ void NodeAgentSet::ForgetAdopted(const std::string& pod_key) {
 
 void NodeAgentSet::RemovePod(const std::string& pod_key) {
   if (auto it = pods_.find(pod_key); it != pods_.end()) {
-    it->second.runner->RemoveLogs();
+    it->second.runner->RemoveFiles();
     pods_.erase(it);
   }
   // One taken over after a restart (it had finished) has its logs too:
@@ -104,7 +104,7 @@ void NodeAgentSet::RemovePod(const std::string& pod_key) {
     const size_t ns_at = name_at == 0 || name_at == std::string_view::npos ? std::string_view::npos
                                                                             : key.rfind('/', name_at - 1);
     if (ns_at != std::string_view::npos) {
-      host_->RemovePodLogs(PodLogDir(key.substr(ns_at + 1, name_at - ns_at - 1), key.substr(name_at + 1), it->second.uid));
+      host_->RemovePodFiles(PodLogDir(key.substr(ns_at + 1, name_at - ns_at - 1), key.substr(name_at + 1), it->second.uid));
     }
   }
   ForgetAdopted(pod_key);

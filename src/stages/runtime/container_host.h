@@ -24,6 +24,41 @@ inline std::string PodLogDir(std::string_view ns, std::string_view name, std::st
   return std::string(ns.empty() ? "default" : ns) + "_" + std::string(name) + "_" + std::string(uid);
 }
 
+// A file a volume's plugin writes (configMap, secret, downwardAPI,
+// projected): its path in the volume, its bytes, its mode.
+struct VolumeFile {
+  std::string path;
+  std::string data;
+  int32_t mode = 0644;
+};
+
+// A volume of a pod, as kubelet's volume plugins set it up on the node,
+// with what they read already resolved (the sources' keys, the downward
+// API's values).
+struct VolumeSource {
+  enum class Type { kEmptyDir, kHostPath, kFiles, kClaim };
+  std::string name;
+  Type type = Type::kEmptyDir;
+  bool memory = false;                  // emptyDir medium: Memory
+  std::optional<int64_t> size_limit;    // emptyDir sizeLimit, bytes
+  std::string path;                     // hostPath: the node's path
+  std::string host_path_type;           // hostPath: its type ("" unchecked)
+  std::string claim;                    // persistentVolumeClaim: "<namespace>/<claimName>"
+  std::vector<VolumeFile> files;        // kFiles
+  // kubelet mounts the API's data (kFiles) read-only, whatever the mount says.
+  bool read_only = false;
+};
+
+// One of a container's volumeMounts: the volume's place on the node
+// (SetUpVolume's), the part of it mounted (subPath, or subPathExpr
+// expanded; made a directory when missing, as kubelet does), and where.
+struct ContainerMount {
+  std::string source;
+  std::string sub_path;
+  std::string target;
+  bool read_only = false;
+};
+
 // One container run, as the runtime is asked to start it.
 struct ContainerLaunch {
   std::string pod_key;  // the exit is routed back by it
@@ -39,6 +74,8 @@ struct ContainerLaunch {
   std::optional<int64_t> memory_limit_bytes;
   std::optional<int64_t> cpu_limit_milli;
   std::optional<int64_t> cpu_request_milli;
+  // Its volumes, in the order of its volumeMounts.
+  std::vector<ContainerMount> mounts;
 };
 
 struct ContainerExit {
@@ -99,8 +136,14 @@ class ContainerHost {
   // The lines of one run's log (`restart_count` of `log_dir`), oldest first;
   // empty when it printed nothing or has no log.
   virtual std::vector<ContainerLogLine> ReadLog(const std::string& log_dir, int32_t restart_count) const = 0;
-  // The logs of a pod that is gone ("<namespace>_<pod>_<uid>").
-  virtual void RemovePodLogs(const std::string& pod_dir) = 0;
+  // Sets up one volume of the pod "<namespace>_<pod>_<uid>" on the node and
+  // returns where it is (a directory, or for a hostPath what its path names),
+  // or kubelet's words for why it cannot (after `MountVolume.SetUp failed for
+  // volume "NAME" : `). Setting it up again brings its files up to date.
+  virtual Result<std::string> SetUpVolume(const std::string& pod_dir, const VolumeSource& volume) = 0;
+  // What a pod that is gone left on the node: its logs and its volumes
+  // (a hostPath's and a claim's data stay, as on a node).
+  virtual void RemovePodFiles(const std::string& pod_dir) = 0;
   // Runs one probe in the background; its outcome comes from
   // TakeProbeOutcomes under the returned number.
   virtual uint64_t StartProbe(const std::string& pod_key, const ProbeCheck& check) = 0;

@@ -220,6 +220,13 @@ bool PodRunner::LaunchProcess(Box& box, SimTime t) {
   launch.memory_limit_bytes = MemoryLimit(*box.spec);
   launch.cpu_limit_milli = MilliCpu(*box.spec, true);
   launch.cpu_request_milli = MilliCpu(*box.spec, false);
+  for (const auto& m : box.spec->volume_mounts) {
+    auto volume = m ? volumes_.find(m->name) : volumes_.end();
+    if (volume == volumes_.end()) continue;
+    launch.mounts.push_back({volume->second.path,
+                             m->sub_path_expr.empty() ? m->sub_path : ExpandKubeVars(m->sub_path_expr, box.env),
+                             m->mount_path, m->read_only || volume->second.read_only});
+  }
   Result<ProcessId> id = node_->host()->Launch(launch);
   if (id.ok()) {
     box.process = *id;

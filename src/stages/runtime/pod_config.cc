@@ -290,20 +290,58 @@ Result<EnvList> KubeletEnv(const api::PodT& pod, const api::ContainerT& c, const
 
 namespace {
 
-// One configMap or secret source of a volume (direct or projected).
-std::optional<std::string> CheckSource(SourceKind kind, const std::string& name,
+// One configMap or secret source of a volume (direct or projected): its
+// files added to `files` (the items named, else every key; a missing source
+// or key of an optional one left out), or kubelet's error.
+std::optional<std::string> SourceFiles(SourceKind kind, const std::string& name,
                                        const std::vector<std::unique_ptr<api::KeyToPathT>>& items,
-                                       bool optional, SourceCache& cache) {
+                                       bool optional, int32_t mode, SourceCache& cache,
+                                       std::vector<VolumeFile>& files) {
   const ConfigData* data = cache.Get(kind, name);
   if (data == nullptr) {
     if (optional) return std::nullopt;
     return NotFound(kind, name);
   }
+  const auto value = [&](const std::string& key) -> const std::string* {
+    if (auto it = data->data.find(key); it != data->data.end()) return &it->second;
+    if (auto it = data->binary.find(key); it != data->binary.end()) return &it->second;
+    return nullptr;
+  };
+  if (items.empty()) {
+    for (const auto* keys : {&data->data, &data->binary}) {
+      for (const auto& [key, bytes] : *keys) files.push_back({key, bytes, mode});
+    }
+    return std::nullopt;
+  }
   for (const auto& item : items) {
-    if (item == nullptr || data->data.contains(item->key) || data->binary.contains(item->key)) continue;
-    if (optional) continue;
-    return kind == SourceKind::kSecret ? "references non-existent secret key: " + item->key
-                                       : "configmap references non-existent config key: " + item->key;
+    if (item == nullptr) continue;
+    const std::string* bytes = value(item->key);
+    if (bytes == nullptr) {
+      if (optional) continue;
+      return kind == SourceKind::kSecret ? "references non-existent secret key: " + item->key
+                                         : "configmap references non-existent config key: " + item->key;
+    }
+    files.push_back({item->path.empty() ? item->key : item->path, *bytes, item->mode.value_or(mode)});
+  }
+  return std::nullopt;
+}
+
+// A downwardAPI source's files, or the first error.
+std::optional<std::string> DownwardFiles(const api::PodT& pod,
+                                         const std::vector<std::unique_ptr<api::DownwardAPIVolumeFileT>>& items,
+                                         int32_t mode, const PodFacts& facts, std::vector<VolumeFile>& files) {
+  for (const auto& item : items) {
+    if (item == nullptr) continue;
+    Result<std::string> value = Status::Invalid("no fieldRef or resourceFieldRef");
+    if (item->field_ref) {
+      value = PodFieldValue(pod, item->field_ref->field_path, facts);
+    } else if (item->resource_field_ref) {
+      const api::ContainerT* c = FindContainer(pod, item->resource_field_ref->container_name);
+      value = c != nullptr ? ResourceFieldValue(pod, *c, *item->resource_field_ref, facts)
+                           : Status::Invalid("container " + item->resource_field_ref->container_name + " not found");
+    }
+    if (!value.ok()) return value.status().message();
+    files.push_back({item->path, std::move(*value), item->mode.value_or(mode)});
   }
   return std::nullopt;
 }
@@ -320,52 +358,90 @@ bool Mounted(const api::PodSpecT& spec, const std::string& volume) {
   return false;
 }
 
+// Go's aggregate of errors: each distinct message once, in brackets when
+// more than one.
+std::string Aggregate(std::vector<std::string> errors) {
+  std::vector<std::string> distinct;
+  for (std::string& e : errors) {
+    if (std::find(distinct.begin(), distinct.end(), e) == distinct.end()) distinct.push_back(std::move(e));
+  }
+  if (distinct.size() == 1) return distinct.front();
+  std::string message = "[";
+  for (size_t i = 0; i < distinct.size(); ++i) message += (i ? ", " : "") + distinct[i];
+  return message + "]";
+}
+
 }  // namespace
 
-std::vector<VolumeFailure> CheckVolumes(const api::PodT& pod, const ConfigSources& sources) {
-  std::vector<VolumeFailure> out;
+PodVolumes ResolveVolumes(const api::PodT& pod, const PodFacts& facts, const ConfigSources& sources) {
+  PodVolumes out;
   if (pod.spec == nullptr) return out;
   SourceCache cache(sources, pod.metadata ? pod.metadata->namespace_ : "");
+  constexpr int32_t kDefaultMode = 0644;  // the API's default for each of these
   for (const auto& v : pod.spec->volumes) {
     if (v == nullptr || !Mounted(*pod.spec, v->name)) continue;  // kubelet ignores unused volumes
+    VolumeSource volume;
+    volume.name = v->name;
+    volume.type = VolumeSource::Type::kFiles;
+    volume.read_only = true;
     std::vector<std::string> errors;
+    const auto add = [&](std::optional<std::string> error) {
+      if (error) errors.push_back(std::move(*error));
+    };
     if (v->config_map) {
-      if (auto e = CheckSource(SourceKind::kConfigMap, v->config_map->name, v->config_map->items,
-                               v->config_map->optional.value_or(false), cache))
-        errors.push_back(*e);
+      add(SourceFiles(SourceKind::kConfigMap, v->config_map->name, v->config_map->items,
+                      v->config_map->optional.value_or(false), v->config_map->default_mode.value_or(kDefaultMode),
+                      cache, volume.files));
     } else if (v->secret) {
-      if (auto e = CheckSource(SourceKind::kSecret, v->secret->secret_name, v->secret->items,
-                               v->secret->optional.value_or(false), cache))
-        errors.push_back(*e);
+      add(SourceFiles(SourceKind::kSecret, v->secret->secret_name, v->secret->items,
+                      v->secret->optional.value_or(false), v->secret->default_mode.value_or(kDefaultMode), cache,
+                      volume.files));
+    } else if (v->downward_api) {
+      add(DownwardFiles(pod, v->downward_api->items, v->downward_api->default_mode.value_or(kDefaultMode), facts,
+                        volume.files));
     } else if (v->projected) {
+      const int32_t mode = v->projected->default_mode.value_or(kDefaultMode);
       for (const auto& s : v->projected->sources) {
         if (s == nullptr) continue;
-        std::optional<std::string> e;
         if (s->config_map) {
-          e = CheckSource(SourceKind::kConfigMap, s->config_map->name, s->config_map->items,
-                          s->config_map->optional.value_or(false), cache);
+          add(SourceFiles(SourceKind::kConfigMap, s->config_map->name, s->config_map->items,
+                          s->config_map->optional.value_or(false), mode, cache, volume.files));
         } else if (s->secret) {
-          e = CheckSource(SourceKind::kSecret, s->secret->name, s->secret->items,
-                          s->secret->optional.value_or(false), cache);
+          add(SourceFiles(SourceKind::kSecret, s->secret->name, s->secret->items,
+                          s->secret->optional.value_or(false), mode, cache, volume.files));
+        } else if (s->downward_api) {
+          add(DownwardFiles(pod, s->downward_api->items, mode, facts, volume.files));
         }
-        if (e) errors.push_back(*e);
+        // A serviceAccountToken source needs a token the API issues
+        // (TokenRequest), which podflow's API does not: no file.
+      }
+    } else if (v->host_path) {
+      volume.type = VolumeSource::Type::kHostPath;
+      volume.read_only = false;
+      volume.path = v->host_path->path;
+      volume.host_path_type = v->host_path->type;
+    } else if (v->persistent_volume_claim) {
+      volume.type = VolumeSource::Type::kClaim;
+      volume.read_only = v->persistent_volume_claim->read_only;
+      volume.claim = (pod.metadata ? pod.metadata->namespace_ : "") + "/" + v->persistent_volume_claim->claim_name;
+    } else {
+      // emptyDir, and every other kind (a network disk, an ephemeral
+      // claim): an empty directory of the pod's on this node.
+      volume.type = VolumeSource::Type::kEmptyDir;
+      volume.read_only = false;
+      if (v->empty_dir) {
+        volume.memory = v->empty_dir->medium == "Memory";
+        if (!v->empty_dir->size_limit.empty()) {
+          Result<model::Quantity> limit = model::Quantity::Parse(v->empty_dir->size_limit);
+          if (limit.ok() && limit->Value() > 0) volume.size_limit = limit->Value();
+        }
       }
     }
-    if (errors.empty()) continue;
-    // A projected volume's errors come together, as Go's aggregate prints
-    // them: each distinct message once, in brackets when more than one.
-    std::vector<std::string> distinct;
-    for (std::string& e : errors) {
-      if (std::find(distinct.begin(), distinct.end(), e) == distinct.end()) distinct.push_back(std::move(e));
+    if (errors.empty()) {
+      out.ready.push_back(std::move(volume));
+    } else {
+      out.failed.push_back({v->name, Aggregate(std::move(errors))});
     }
-    errors = std::move(distinct);
-    std::string message = errors.front();
-    if (errors.size() > 1) {
-      message = "[";
-      for (size_t i = 0; i < errors.size(); ++i) message += (i ? ", " : "") + errors[i];
-      message += "]";
-    }
-    out.push_back({v->name, std::move(message)});
   }
   return out;
 }

@@ -4,7 +4,7 @@
 // (the pod's and the node's addresses, the node's allocatable resources).
 //
 // KubeletEnv resolves a container's environment as kubelet does before it
-// creates the container; CheckVolumes finds the volumes that kubelet could
+// creates the container; ResolveVolumes sets out the volumes, or why kubelet could
 // not set up. Their errors are kubelet's words, which the runner shows as
 // CreateContainerConfigError and FailedMount until the source appears.
 //
@@ -21,6 +21,7 @@
 #include "base/result.h"
 #include "configuration_generated.h"
 #include "pod_generated.h"
+#include "stages/runtime/container_host.h"
 #include "stages/runtime/shell_script.h"
 
 namespace podflow::runtime {
@@ -82,11 +83,17 @@ struct VolumeFailure {
   std::string message;
 };
 
-// The pod's volumes that some container mounts, checked as kubelet's
-// volume plugins set them up: configMap, secret and projected sources must
-// exist (unless optional) and have every key their items name. Other
-// volume types always succeed here.
-std::vector<VolumeFailure> CheckVolumes(const api::PodT& pod, const ConfigSources& sources);
+// The pod's volumes that some container mounts, as kubelet's volume plugins
+// set them up: configMap, secret, downwardAPI and projected ones resolved to
+// their files (a configMap's or secret's source must exist, unless optional,
+// with every key its items name; a downward API item must have a value);
+// emptyDir, hostPath and persistentVolumeClaim ones as what they name. A
+// serviceAccountToken source writes no file (podflow's API issues no tokens).
+struct PodVolumes {
+  std::vector<VolumeSource> ready;
+  std::vector<VolumeFailure> failed;
+};
+PodVolumes ResolveVolumes(const api::PodT& pod, const PodFacts& facts, const ConfigSources& sources);
 
 // kubelet's fieldpath: the value of `field_path` for the pod, or an error
 // ("unsupported fieldPath: x").

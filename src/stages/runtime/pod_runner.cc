@@ -75,8 +75,8 @@ PodRunner::~PodRunner() {
   }
 }
 
-void PodRunner::RemoveLogs() const {
-  if (ContainerHost* host = node_->host()) host->RemovePodLogs(PodLogDir());
+void PodRunner::RemoveFiles() const {
+  if (ContainerHost* host = node_->host()) host->RemovePodFiles(PodLogDir());
 }
 
 Result<PodRunner::ExecInto> PodRunner::ExecTarget(const std::string& container) const {
@@ -185,7 +185,20 @@ model::Report PodRunner::Step() {
 void PodRunner::RunSandbox(SimTime t) {
   sandbox_due_.reset();
   // kubelet waits for the pod's volumes before it makes the sandbox.
-  const std::vector<VolumeFailure> failed = CheckVolumes(*assignment_.pod, node_->sources());
+  const PodFacts facts{status_.pod_ip, node_->host_ip(), &node_->node().capacity};
+  PodVolumes volumes = ResolveVolumes(*assignment_.pod, facts, node_->sources());
+  std::vector<VolumeFailure>& failed = volumes.failed;
+  if (ContainerHost* host = node_->host(); host != nullptr && failed.empty()) {
+    // A process node makes them for real.
+    for (const VolumeSource& v : volumes.ready) {
+      Result<std::string> at = host->SetUpVolume(PodLogDir(), v);
+      if (at.ok()) {
+        volumes_[v.name] = {std::move(*at), v.read_only};
+      } else {
+        failed.push_back({v.name, at.status().message()});
+      }
+    }
+  }
   if (!failed.empty()) {
     for (const VolumeFailure& f : failed) {
       Event(t, "Warning", kubelet_text::kFailedMount, kubelet_text::MountSetUpFailed(f.volume, f.message), "");

@@ -25,7 +25,9 @@
 // SIGKILL at the grace period's end, sidecars last); past
 // activeDeadlineSeconds the pod is stopped and Failed (DeadlineExceeded).
 //
-// Before the sandbox, the volumes are set up: a ConfigMap or Secret a
+// Before the sandbox, the volumes are set up (on a process node for real,
+// ContainerHost::SetUpVolume; its containers get them as their
+// volumeMounts say): a ConfigMap or Secret a
 // volume needs that does not exist yet holds the pod in ContainerCreating
 // with FailedMount events, tried again after 0.5 s doubling to 2m2s (the
 // volume manager's back-off). Each container's environment is made when it
@@ -121,10 +123,10 @@ class PodRunner {
   // A probe of one of its processes came back: its outcome is the next
   // step. False when no probe of the pod waits for it (its container ended).
   bool ProbeFinished(const ProbeOutcome& outcome);
-  // The pod was removed: its containers' logs go with it, as kubelet removes
-  // a deleted pod's (a process node's; a runner that is only destroyed, at a
-  // stop, leaves them).
-  void RemoveLogs() const;
+  // The pod was removed: its containers' logs and its volumes go with it,
+  // as kubelet removes a deleted pod's (a process node's; a runner that is
+  // only destroyed, at a stop, leaves them).
+  void RemoveFiles() const;
 
   // The pod was deleted: kubelet's killPod at `now` with `grace` (the
   // deletion's grace period). Each running app container gets a Killing
@@ -297,6 +299,12 @@ class PodRunner {
   size_t cursor_ = 0;       // the box being brought up
   std::optional<SimTime> sandbox_due_;
   SimDuration mount_backoff_{0};  // the volume manager's wait before it tries a failed mount again
+  // A process node's volumes of this pod, set up: name -> where, read-only.
+  struct SetUpVolume {
+    std::string path;
+    bool read_only = false;
+  };
+  std::map<std::string, SetUpVolume> volumes_;
   std::optional<Ipv4> pod_ip_;
   std::vector<model::ReportEvent> events_;  // of the step being run
   bool finishing_ = false;                  // no app container runs again: stopping sidecars

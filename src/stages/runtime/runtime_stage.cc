@@ -127,7 +127,9 @@ class RuntimeLoop {
         std::ranges::any_of(nodes_, [](const SimNode& n) { return n.type == RuntimeType::kProcess; })) {
       const std::string data_dir = std::filesystem::absolute(context.config.data_dir).string();
       engine_ = std::make_unique<process::ProcessEngine>(process::EngineOptions{
-          .log_root = data_dir + "/runtime/pods", .owner = DeterministicHex(data_dir, 16)});
+          .log_root = data_dir + "/runtime/pods",
+          .state_root = data_dir + "/runtime",
+          .owner = DeterministicHex(data_dir, 16)});
       for (const std::string& limit : engine_->limitations()) log_->warn("process runtime: {}", limit);
       agents_.SetContainerHost(engine_.get());
     }

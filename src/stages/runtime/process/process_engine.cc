@@ -18,6 +18,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <algorithm>
 #include <filesystem>
 
 namespace podflow::runtime::process {
@@ -29,10 +30,138 @@ namespace {
 // that writes without pause cannot keep it from the others.
 constexpr size_t kReadPerRound = 4 * 65536;
 
+// Where the old root is kept in a new one while the container's mounts are made.
+constexpr char kHostInRoot[] = "/.podflow-host";
+
+// A container's own root, made in its mount namespace before its command
+// runs: an overlay whose lower layer is this machine's root filesystem and
+// whose upper layer (the container's writable layer) is a tmpfs of its own,
+// so that what it writes is its own and gone with it, as an image's
+// writable layer is; this machine's other mounts (/dev, /sys, ...) and the
+// container's volumes bound into it; then pivot_root into it and a /proc
+// of its own. Made before the clone; the child only reads it.
+struct RootPlan {
+  std::string base;              // a directory of the runtime's: the tmpfs goes over it
+  std::string upper, work, root;  // in the tmpfs
+  std::string overlay_options;
+  std::string host;               // root + kHostInRoot: pivot_root's put_old
+  struct Bind {
+    std::string source;             // under kHostInRoot
+    std::string target;             // in the new root
+    std::vector<std::string> dirs;  // the target's ancestors (and itself for a directory), made first
+    bool file = false;
+    bool read_only = false;
+  };
+  std::vector<Bind> binds;
+};
+
+RootPlan PlanRoot(const std::string& base) {
+  RootPlan plan;
+  plan.base = base;
+  plan.upper = base + "/upper";
+  plan.work = base + "/work";
+  plan.root = base + "/root";
+  plan.overlay_options = "lowerdir=/,upperdir=" + plan.upper + ",workdir=" + plan.work;
+  plan.host = plan.root + kHostInRoot;
+  return plan;
+}
+
+// A bind of `source` (a path of this machine) at `target` (the container's).
+void AddBind(RootPlan& plan, const std::string& source, const std::string& target, bool read_only) {
+  RootPlan::Bind bind;
+  bind.source = std::string(kHostInRoot) + source;
+  bind.target = target;
+  struct stat st {};
+  bind.file = ::stat(source.c_str(), &st) == 0 && !S_ISDIR(st.st_mode);
+  bind.read_only = read_only;
+  for (size_t at = target.find('/', 1); at != std::string::npos; at = target.find('/', at + 1)) {
+    bind.dirs.push_back(target.substr(0, at));
+  }
+  if (!bind.file) bind.dirs.push_back(target);
+  plan.binds.push_back(std::move(bind));
+}
+
+// This machine's mounts a container's root carries (each one not inside
+// another, with what is inside it): all but / itself, /proc (it gets its
+// own) and the runtime's own directory (its volumes are bound one by one).
+std::vector<std::string> HostMounts(const std::string& own) {
+  std::vector<std::string> points = MountPoints();
+  std::sort(points.begin(), points.end());
+  std::vector<std::string> out;
+  const auto under = [](const std::string& path, const std::string& dir) {
+    return path == dir || path.starts_with(dir + "/");
+  };
+  for (const std::string& p : points) {
+    if (p == "/" || under(p, "/proc") || under(p, own)) continue;
+    if (!out.empty() && under(p, out.back())) continue;
+    out.push_back(p);
+  }
+  return out;
+}
+
+// What a volumeMount binds: the volume, or the part its subPath names
+// (kubelet's checks; a missing one made a directory with the volume's mode).
+Result<std::string> MountSource(const ContainerMount& m) {
+  if (m.sub_path.empty()) return m.source;
+  if (m.sub_path.front() == '/') return Status::Invalid("error SubPath `" + m.sub_path + "` must not be an absolute path");
+  for (size_t start = 0; start <= m.sub_path.size();) {
+    size_t end = m.sub_path.find('/', start);
+    if (end == std::string::npos) end = m.sub_path.size();
+    if (m.sub_path.compare(start, end - start, "..") == 0) {
+      return Status::Invalid("error SubPath `" + m.sub_path + "` must not contain '..'");
+    }
+    start = end + 1;
+  }
+  const std::string path = m.source + "/" + m.sub_path;
+  std::error_code ec;
+  if (!fs::exists(path, ec)) {
+    struct stat st {};
+    const mode_t mode = ::stat(m.source.c_str(), &st) == 0 ? st.st_mode & 07777 : 0755;
+    fs::create_directories(path, ec);
+    if (ec) return Status::Invalid("failed to create subPath directory for volumeMount \"" + m.target + "\": " + ec.message());
+    ::chmod(path.c_str(), mode);
+  }
+  return path;
+}
+
+// In the child, after its mounts were made private: the root as planned.
+// Returns 0 or the errno of the step that failed. Async-signal-safe.
+int MakeRoot(const RootPlan& plan) {
+  if (::mount("tmpfs", plan.base.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0) return errno;
+  for (const std::string* dir : {&plan.upper, &plan.work, &plan.root}) {
+    if (::mkdir(dir->c_str(), 0755) != 0) return errno;
+  }
+  if (::mount("overlay", plan.root.c_str(), "overlay", 0, plan.overlay_options.c_str()) != 0) return errno;
+  if (::mkdir(plan.host.c_str(), 0700) != 0 && errno != EEXIST) return errno;
+  if (::syscall(SYS_pivot_root, plan.root.c_str(), plan.host.c_str()) != 0) return errno;
+  if (::chdir("/") != 0) return errno;
+  for (const RootPlan::Bind& bind : plan.binds) {
+    // Made in the new root: a symlink on the way resolves in it.
+    for (const std::string& dir : bind.dirs) {
+      if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return errno;
+    }
+    if (bind.file) {
+      const int fd = ::open(bind.target.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+      if (fd >= 0) ::close(fd);
+    }
+    if (::mount(bind.source.c_str(), bind.target.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0) return errno;
+    if (bind.read_only &&
+        ::mount(nullptr, bind.target.c_str(), nullptr, MS_BIND | MS_REMOUNT | MS_RDONLY, nullptr) != 0) {
+      return errno;
+    }
+  }
+  if (::umount2(kHostInRoot, MNT_DETACH) != 0) return errno;
+  ::rmdir(kHostInRoot);
+  return 0;
+}
+
 // Whether this process may make PID, mount and UTS namespaces (root in a
-// container without CAP_SYS_ADMIN may not).
-bool CanIsolate() {
+// container without CAP_SYS_ADMIN may not), and in them a root of the
+// container's own (an overlay of this machine's root: `own_root`).
+bool CanIsolate(const std::string& rootfs_base, bool* own_root) {
+  *own_root = false;
   if (::geteuid() != 0) return false;
+  const RootPlan plan = PlanRoot(rootfs_base);
   int pidfd = -1;
   const pid_t pid = Clone(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWUTS, &pidfd);
   if (pid == 0) {
@@ -40,32 +169,45 @@ bool CanIsolate() {
     const bool ok = ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0 &&
                     ::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0 &&
                     ::sethostname("podflow", 7) == 0;
-    ::_exit(ok ? 0 : 1);
+    if (!ok) ::_exit(1);
+    ::_exit(MakeRoot(plan) == 0 && ::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0
+                ? 0
+                : 2);
   }
   if (pid < 0) return false;
   siginfo_t info{};
   ::waitid(P_PIDFD, static_cast<id_t>(pidfd), &info, WEXITED);
   ::close(pidfd);
-  return info.si_code == CLD_EXITED && info.si_status == 0;
+  if (info.si_code != CLD_EXITED || (info.si_status != 0 && info.si_status != 2)) return false;
+  *own_root = info.si_status == 0;
+  return true;
 }
+
+// What a child reports when it could not get to its command.
+enum ChildFailure : int { kNone = 0, kWorkingDir = 1, kNamespaces = 2, kRoot = 3, kExec = 4 };
 
 // The child between clone and exec: only async-signal-safe calls. Every
 // signal is blocked on entry (the parent blocked them around the clone).
-[[noreturn]] void RunChild(bool isolate, const char* hostname, size_t hostname_len, int go_fd, int fail_fd,
-                           int out_fd, int err_fd, const char* dir, const char* path, char* const* argv,
-                           char* const* envp) {
+[[noreturn]] void RunChild(bool isolate, const RootPlan* root, const char* hostname, size_t hostname_len, int go_fd,
+                           int fail_fd, int out_fd, int err_fd, const char* dir, const ExecPlan& exec,
+                           char* const* argv, char* const* envp) {
   // Killed if the thread that launched it ends (the runtime's loop), and
   // not run at all if the runtime went before it said go.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   ::setsid();
-  int report[3] = {0, 0, 0};  // errno, and what failed: 1 the working dir, 2 the namespaces
+  int report[3] = {0, kNone, 0};  // errno, and what failed
   if (isolate) {
-    // Its own /proc, for its own PID namespace; mounts stay in its namespace.
-    if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
-        ::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0 ||
-        (hostname_len > 0 && ::sethostname(hostname, hostname_len) != 0)) {
+    // Its own root (or the machine's) and /proc, for its own PID
+    // namespace; mounts stay in its namespace.
+    if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
       report[0] = errno;
-      report[1] = 2;
+      report[1] = kNamespaces;
+    } else if (root != nullptr && (report[0] = MakeRoot(*root)) != 0) {
+      report[1] = kRoot;
+    } else if (::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0 ||
+               (hostname_len > 0 && ::sethostname(hostname, hostname_len) != 0)) {
+      report[0] = errno;
+      report[1] = kNamespaces;
     }
   }
   char go = 0;
@@ -77,17 +219,17 @@ bool CanIsolate() {
   ::dup2(null_fd, 0);
   ::dup2(out_fd, 1);
   ::dup2(err_fd, 2);
-  if (report[1] == 0 && ::chdir(dir) != 0) {
+  if (report[1] == kNone && ::chdir(dir) != 0) {
     report[0] = errno;
-    report[1] = 1;
+    report[1] = kWorkingDir;
   }
-  if (report[1] == 0) {
+  if (report[1] == kNone) {
     // Nothing of this process's descriptors but the report pipe (close on exec).
     if (fail_fd > 3) ::syscall(SYS_close_range, 3u, static_cast<unsigned>(fail_fd - 1), 0u);
     ::syscall(SYS_close_range, static_cast<unsigned>(fail_fd + 1), ~0u, 0u);
     ResetSignals();
-    ::execve(path, argv, envp);
-    report[0] = errno;
+    report[0] = ExecFirst(exec, argv, envp);
+    report[1] = kExec;
   }
   (void)!::write(fail_fd, report, sizeof report);
   ::_exit(127);
@@ -112,13 +254,22 @@ struct ProcessEngine::Proc {
 };
 
 ProcessEngine::ProcessEngine(EngineOptions options) : options_(std::move(options)) {
-  isolate_ = CanIsolate();
+  if (options_.state_root.empty()) options_.state_root = options_.log_root;
+  volumes_ = std::make_unique<PodVolumes>(options_.state_root + "/volumes");
+  std::error_code ec;
+  fs::create_directories(RootfsBase(), ec);
+  isolate_ = !ec && CanIsolate(RootfsBase(), &own_root_);
   if (::geteuid() != 0) {
     limitations_.push_back("not root: containers run without their own PID, mount and UTS namespaces");
   } else if (!isolate_) {
     limitations_.push_back(
         "no namespaces may be made here (no CAP_SYS_ADMIN): containers run without their own PID, mount and UTS "
         "namespaces");
+  }
+  if (!own_root_) {
+    limitations_.push_back(
+        "containers have no root of their own (an overlay of this machine's root needs root and overlayfs): they "
+        "see and write this machine's files, and their volumes are not mounted");
   }
   std::map<std::string, std::string> missing;
   Result<ContainerCgroups> cgroups = ContainerCgroups::Open(options_.cgroup_mount, options_.owner, &missing);
@@ -156,6 +307,12 @@ ProcessEngine::~ProcessEngine() {
   CloseFd(wake_fd_);
 }
 
+std::string ProcessEngine::RootfsBase() const { return options_.state_root + "/rootfs"; }
+
+Result<std::string> ProcessEngine::SetUpVolume(const std::string& pod_dir, const VolumeSource& volume) {
+  return volumes_->SetUp(pod_dir, volume);
+}
+
 std::string ProcessEngine::LogPath(const std::string& log_dir, int32_t restart_count) const {
   return (fs::path(options_.log_root) / log_dir / (std::to_string(restart_count) + ".log")).string();
 }
@@ -163,10 +320,20 @@ std::string ProcessEngine::LogPath(const std::string& log_dir, int32_t restart_c
 Result<ProcessId> ProcessEngine::Launch(const ContainerLaunch& launch) {
   if (launch.argv.empty()) return Status::Invalid("no command specified");
   const std::string dir = launch.working_dir.empty() ? "/" : launch.working_dir;
-  Result<std::string> path = FindExecutable(launch.argv[0], launch.env, dir);
-  if (!path.ok()) return path.status();
+  // Looked up in the container, where its volumes are too.
+  const ExecPlan lookup = PlanExec(launch.argv[0], launch.env);
   auto log = std::make_unique<CriLogWriter>(LogPath(launch.log_dir, launch.restart_count), options_.log_limits);
   if (Status opened = log->Open(); !opened.ok()) return opened;
+  std::optional<RootPlan> root;
+  if (own_root_) {
+    root = PlanRoot(RootfsBase());
+    for (const std::string& mount : HostMounts(options_.state_root)) AddBind(*root, mount, mount, false);
+    for (const ContainerMount& m : launch.mounts) {
+      Result<std::string> source = MountSource(m);
+      if (!source.ok()) return source.status();
+      AddBind(*root, *source, m.target, m.read_only);
+    }
+  }
 
   ExecArgs exec(launch.argv, launch.env);  // made before the child exists
 
@@ -200,8 +367,8 @@ Result<ProcessId> ProcessEngine::Launch(const ContainerLaunch& launch) {
   int pidfd = -1;
   const pid_t pid = Clone(isolate_ ? CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWUTS : 0, &pidfd);
   if (pid == 0) {
-    RunChild(isolate_, launch.hostname.data(), launch.hostname.size(), go[0], fail[1], out[1], err[1], dir.c_str(),
-             path->c_str(), exec.argv.data(), exec.envp.data());
+    RunChild(isolate_, root ? &*root : nullptr, launch.hostname.data(), launch.hostname.size(), go[0], fail[1], out[1],
+             err[1], dir.c_str(), lookup, exec.argv.data(), exec.envp.data());
   }
   const int clone_errno = errno;
   blocked.reset();
@@ -234,9 +401,16 @@ Result<ProcessId> ProcessEngine::Launch(const ContainerLaunch& launch) {
     ::waitid(P_PIDFD, static_cast<id_t>(pidfd), &info, WEXITED);
     close_all();
     if (!grouped.ok()) return grouped;
-    if (report[1] == 1) return Status::Invalid("chdir to cwd (\"" + dir + "\") set in config.json failed: " + ErrnoText(report[0]));
-    if (report[1] == 2) return Status::Invalid("setting up the container's namespaces: " + ErrnoText(report[0]));
-    return Status::Invalid("exec: \"" + launch.argv[0] + "\": " + ErrnoText(report[0]));
+    switch (report[1]) {
+      case kWorkingDir:
+        return Status::Invalid("chdir to cwd (\"" + dir + "\") set in config.json failed: " + ErrnoText(report[0]));
+      case kNamespaces:
+        return Status::Invalid("setting up the container's namespaces: " + ErrnoText(report[0]));
+      case kRoot:
+        return Status::Invalid("error mounting the container's root and volumes: " + ErrnoText(report[0]));
+      default:
+        return Status::Invalid(ExecFailure(lookup, report[0]));
+    }
   }
   proc->out_fd = std::exchange(out[0], -1);
   proc->err_fd = std::exchange(err[0], -1);
@@ -270,7 +444,7 @@ std::vector<ContainerLogLine> ProcessEngine::ReadLog(const std::string& log_dir,
   return out;
 }
 
-void ProcessEngine::RemovePodLogs(const std::string& pod_dir) {
+void ProcessEngine::RemovePodFiles(const std::string& pod_dir) {
   if (pod_dir.empty() || pod_dir.find('/') != std::string::npos || pod_dir == "." || pod_dir == "..") return;
   std::lock_guard lock(mu_);
   // A process of the pod not reaped yet writes no more.
@@ -279,6 +453,7 @@ void ProcessEngine::RemovePodLogs(const std::string& pod_dir) {
   }
   std::error_code ec;
   fs::remove_all(fs::path(options_.log_root) / pod_dir, ec);
+  volumes_->RemovePod(pod_dir);
 }
 
 uint64_t ProcessEngine::StartProbe(const std::string& pod_key, const ProbeCheck& check) {

@@ -1,11 +1,17 @@
 // ProcessEngine: the process runtime's ContainerHost. Each container runs as
 // a real process tree on this machine, started from its command, args, env
-// and working dir (no image is unpacked: the host's filesystem is its root):
+// and working dir (no image is unpacked):
 //  - in its own session and process group; where this process may make
 //    namespaces (root with CAP_SYS_ADMIN, tried once) also in its own PID,
 //    mount (with its own /proc) and UTS (the pod's hostname) namespaces, so
 //    that its command is PID 1 and ignores SIGTERM unless it handles it, as
 //    in a container;
+//  - with a root of its own where overlayfs may be mounted too: this
+//    machine's root filesystem as the lower layer, a tmpfs of its own as
+//    the upper (its writable layer), this machine's other mounts and the
+//    container's volumes bound in, then pivot_root; its command is looked
+//    up there. Without one it sees and writes this machine's files;
+//  - its pod's volumes made on this machine first (pod_volumes.h);
 //  - with resources.limits.memory, limits.cpu and requests.cpu enforced by
 //    cgroups of its own (cgroups.h: a memory limit that also tells a real
 //    OOM kill, a CFS quota, a CPU weight);
@@ -37,12 +43,16 @@
 #include "stages/runtime/process/cri_log.h"
 #include "stages/runtime/process/exec_sessions.h"
 #include "stages/runtime/process/cgroups.h"
+#include "stages/runtime/process/pod_volumes.h"
 #include "stages/runtime/process/probes.h"
 
 namespace podflow::runtime::process {
 
 struct EngineOptions {
   std::string log_root;  // "<log_root>/<namespace>_<pod>_<uid>/<container>/<restart>.log"
+  // Its own files: the pods' volumes ("volumes/", pod_volumes.h) and the
+  // directory a container's root is made over ("rootfs"). Empty: log_root.
+  std::string state_root;
   // Names this runtime's cgroups ("podflow/<owner>/..."): a crashed run's
   // are removed by the next run with the same owner.
   std::string owner = "default";
@@ -61,7 +71,8 @@ class ProcessEngine final : public ContainerHost {
   void Signal(ProcessId id, int signal) override;
   std::vector<ContainerExit> TakeExits() override;
   std::vector<ContainerLogLine> ReadLog(const std::string& log_dir, int32_t restart_count) const override;
-  void RemovePodLogs(const std::string& pod_dir) override;
+  Result<std::string> SetUpVolume(const std::string& pod_dir, const VolumeSource& volume) override;
+  void RemovePodFiles(const std::string& pod_dir) override;
   uint64_t StartProbe(const std::string& pod_key, const ProbeCheck& check) override;
   std::vector<ProbeOutcome> TakeProbeOutcomes() override;
 
@@ -73,6 +84,8 @@ class ProcessEngine final : public ContainerHost {
   // What it cannot do on this machine, one sentence each (empty: all of it).
   const std::vector<std::string>& limitations() const { return limitations_; }
   bool isolated() const { return isolate_; }
+  // Containers get a root of their own and their volumes.
+  bool own_root() const { return own_root_; }
   bool limits_memory() const { return cgroups_ && cgroups_->limits_memory(); }
   bool limits_swap() const { return limits_memory() && cgroups_->BoundsSwap(); }
   bool limits_cpu() const { return cgroups_ && cgroups_->limits_cpu(); }
@@ -86,9 +99,12 @@ class ProcessEngine final : public ContainerHost {
   // Reaps the process once it has ended and queues its exit; false: not yet.
   bool Reap(ProcessId id, Proc& proc);
   std::string LogPath(const std::string& log_dir, int32_t restart_count) const;
+  std::string RootfsBase() const;
 
   EngineOptions options_;
   bool isolate_ = false;
+  bool own_root_ = false;
+  std::unique_ptr<PodVolumes> volumes_;
   std::optional<ContainerCgroups> cgroups_;
   std::vector<std::string> limitations_;
   int wake_fd_ = -1;

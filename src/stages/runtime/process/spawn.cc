@@ -33,31 +33,63 @@ std::string ErrnoText(int err) {
   return text;
 }
 
+ExecPlan PlanExec(const std::string& name, const EnvList& env) {
+  ExecPlan plan;
+  plan.name = name;
+  if (name.find('/') != std::string::npos) {
+    plan.paths.push_back(name);
+  } else {
+    plan.searched = true;
+    std::string search = kDefaultPath;
+    for (const auto& [k, v] : env) {
+      if (k == "PATH") search = v;
+    }
+    for (size_t start = 0; start <= search.size();) {
+      size_t end = search.find(':', start);
+      if (end == std::string::npos) end = search.size();
+      plan.paths.push_back((end > start ? search.substr(start, end - start) : ".") + "/" + name);
+      start = end + 1;
+    }
+  }
+  for (const std::string& p : plan.paths) plan.c_paths.push_back(p.c_str());
+  plan.c_paths.push_back(nullptr);
+  return plan;
+}
+
+int ExecFirst(const ExecPlan& plan, char* const* argv, char* const* envp) {
+  int err = ENOENT;
+  for (const char* const* p = plan.c_paths.data(); *p != nullptr; ++p) {
+    ::execve(*p, argv, envp);
+    // Not there, or not a file it may run: the next entry of the PATH.
+    if (plan.searched && (errno == ENOENT || errno == ENOTDIR || errno == EACCES)) continue;
+    return errno;
+  }
+  return err;
+}
+
+std::string ExecFailure(const ExecPlan& plan, int err) {
+  const std::string quoted = "exec: \"" + plan.name + "\": ";
+  if (plan.searched) return quoted + (err == ENOENT ? "executable file not found in $PATH" : ErrnoText(err));
+  if (err == ENOENT || err == ENOTDIR) return quoted + "stat " + plan.name + ": " + ErrnoText(err);
+  return quoted + ErrnoText(err);
+}
+
 // argv[0] as runc finds it: a name with a '/' as written, any other in the
 // container's PATH (the default one when its env sets none). Relative
 // paths are the container's: from its working dir. The error is runc's.
 Result<std::string> FindExecutable(const std::string& name, const EnvList& env, const std::string& dir) {
+  const ExecPlan plan = PlanExec(name, env);
   const auto in_dir = [&](const std::string& path) { return path.starts_with("/") ? path : dir + "/" + path; };
-  if (name.find('/') != std::string::npos) {
+  if (!plan.searched) {
     const std::string path = in_dir(name);
     struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) {
-      return Status::Invalid("exec: \"" + name + "\": stat " + name + ": " + ErrnoText(errno));
-    }
+    if (::stat(path.c_str(), &st) != 0) return Status::Invalid(ExecFailure(plan, errno));
     return path;
   }
-  std::string search = kDefaultPath;
-  for (const auto& [k, v] : env) {
-    if (k == "PATH") search = v;
+  for (const std::string& candidate : plan.paths) {
+    if (Executable(in_dir(candidate))) return in_dir(candidate);
   }
-  for (size_t start = 0; start <= search.size();) {
-    size_t end = search.find(':', start);
-    if (end == std::string::npos) end = search.size();
-    const std::string candidate = in_dir((end > start ? search.substr(start, end - start) : ".") + "/" + name);
-    if (Executable(candidate)) return candidate;
-    start = end + 1;
-  }
-  return Status::Invalid("exec: \"" + name + "\": executable file not found in $PATH");
+  return Status::Invalid(ExecFailure(plan, ENOENT));
 }
 
 void CloseFd(int& fd) {

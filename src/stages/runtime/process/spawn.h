@@ -17,6 +17,32 @@ namespace podflow::runtime::process {
 // An errno as Go's syscall package words it (lower case), as runc's messages have it.
 std::string ErrnoText(int err);
 
+// Where a command's argv[0] is tried, as runc finds it in the container:
+// a name with a '/' as written (relative to the working dir), any other at
+// each entry of the container's PATH in turn (the default PATH when `env`
+// sets none). Made before the child exists; ExecFirst runs it there.
+struct ExecPlan {
+  std::string name;
+  bool searched = false;  // looked up in the PATH
+  std::vector<std::string> paths;
+  std::vector<const char*> c_paths;  // nullptr-terminated views of `paths`
+  ExecPlan() = default;
+  ExecPlan(const ExecPlan&) = delete;  // c_paths point into paths
+  ExecPlan& operator=(const ExecPlan&) = delete;
+  ExecPlan(ExecPlan&&) = default;      // a vector's move keeps its strings where they are
+};
+ExecPlan PlanExec(const std::string& name, const EnvList& env);
+
+// In the child: execve at each of the plan's paths until one runs; returns
+// the errno that ended the search when none did (ENOENT: none found).
+// Async-signal-safe.
+int ExecFirst(const ExecPlan& plan, char* const* argv, char* const* envp);
+
+// runc's words for a command that could not be run (`exec: "x":
+// executable file not found in $PATH`, `exec: "/x": stat /x: no such file
+// or directory`, `exec: "/x": permission denied`).
+std::string ExecFailure(const ExecPlan& plan, int err);
+
 // argv[0] as runc finds it: a name with a '/' as written, any other in the
 // container's PATH (the default one when `env` sets none). Relative paths
 // are the container's: from its working dir `dir`. The error is runc's

@@ -35,6 +35,8 @@ struct Container {
     launch.argv = {"sleep", "60"};
     launch.env = {{"PATH", "/usr/bin:/bin"}};
     launch.hostname = "web-0";
+    // /tmp as the machine's, where the tests look for what commands write.
+    launch.mounts = {{"/tmp", "", "/tmp", false}};
     Result<ProcessId> started = engine->Launch(launch);
     REQUIRE(started.ok());
     id = *started;

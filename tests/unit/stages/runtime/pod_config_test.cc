@@ -2,6 +2,7 @@
 // the downward API, and the volumes kubelet must set up, with the
 // documentation's manifests and kubelet's words for what is missing.
 #include <catch2/catch.hpp>
+#include <cstdio>
 
 #include "model/objects.h"
 #include "stages/runtime/runtime.h"
@@ -340,7 +341,7 @@ spec:
   ConfigSources sources;
   auto failures = [&] {
     std::vector<std::string> out;
-    for (const VolumeFailure& f : CheckVolumes(*pod, sources)) out.push_back(f.volume + ": " + f.message);
+    for (const VolumeFailure& f : ResolveVolumes(*pod, PodFacts{}, sources).failed) out.push_back(f.volume + ": " + f.message);
     return out;
   };
   CHECK(failures() == std::vector<std::string>{
@@ -360,4 +361,106 @@ spec:
 }
 
 }  // namespace
+}  // namespace podflow::runtime
+
+namespace podflow::runtime {
+namespace {
+
+// "path=bytes (mode)" for each file of a volume.
+std::vector<std::string> Files(const VolumeSource& v) {
+  std::vector<std::string> out;
+  for (const VolumeFile& f : v.files) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(f.mode));
+    out.push_back(f.path + "=" + f.data + " (" + mode + ")");
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("volumes set out as kubelet's plugins make them: the files of configMap, secret, downwardAPI and projected "
+          "volumes, emptyDir, hostPath and claims as what they name") {
+  auto pod = PodFromYaml(R"yaml(
+apiVersion: v1
+kind: Pod
+metadata: {name: kubernetes-downwardapi-volume-example, namespace: team-a, labels: {zone: us-est-coast, cluster: test-cluster1}, annotations: {build: two}}
+spec:
+  containers:
+  - name: client-container
+    image: registry.k8s.io/busybox
+    resources: {limits: {memory: 64Mi}}
+    volumeMounts:
+    - {name: config, mountPath: /etc/config}
+    - {name: secret, mountPath: /etc/secret}
+    - {name: podinfo, mountPath: /etc/podinfo}
+    - {name: all-in-one, mountPath: /projected}
+    - {name: cache, mountPath: /cache}
+    - {name: shm, mountPath: /dev/shm}
+    - {name: logs, mountPath: /var/log/host}
+    - {name: data, mountPath: /data}
+  volumes:
+  - name: config
+    configMap: {name: special-config, items: [{key: SPECIAL_LEVEL, path: keys}, {key: script, path: bin/run.sh, mode: 0755}]}
+  - name: secret
+    secret: {secretName: mysecret, defaultMode: 0400}
+  - name: podinfo
+    downwardAPI:
+      items:
+      - {path: labels, fieldRef: {fieldPath: metadata.labels}}
+      - {path: annotations, fieldRef: {fieldPath: metadata.annotations}}
+      - {path: mem_limit, resourceFieldRef: {containerName: client-container, resource: limits.memory, divisor: 1Mi}}
+  - name: all-in-one
+    projected:
+      defaultMode: 0440
+      sources:
+      - secret: {name: mysecret, items: [{key: username, path: my-group/my-username}]}
+      - downwardAPI: {items: [{path: namespace, fieldRef: {fieldPath: metadata.namespace}}]}
+      - serviceAccountToken: {path: token, expirationSeconds: 3600}
+  - name: cache
+    emptyDir: {sizeLimit: 500Mi}
+  - name: shm
+    emptyDir: {medium: Memory, sizeLimit: 1Gi}
+  - name: logs
+    hostPath: {path: /var/log, type: Directory}
+  - name: data
+    persistentVolumeClaim: {claimName: task-pv-claim, readOnly: true}
+)yaml");
+  ConfigSources sources;
+  sources.Put(Key(SourceKind::kConfigMap, "special-config", "team-a"),
+              ConfigData{{{"SPECIAL_LEVEL", "very"}, {"unlisted", "x"}}, {{"script", "#!/bin/sh"}}});
+  Put(sources, SourceKind::kSecret, "mysecret", {{"username", "admin"}, {"password", "1f2d1e2e67df"}}, "team-a");
+  const PodVolumes volumes = ResolveVolumes(*pod, PodFacts{}, sources);
+  CHECK(volumes.failed.empty());
+  REQUIRE(volumes.ready.size() == 8);
+  const auto& v = volumes.ready;
+  CHECK(v[0].type == VolumeSource::Type::kFiles);
+  CHECK(v[0].read_only);  // kubelet mounts the API's data read-only
+  CHECK(Files(v[0]) == std::vector<std::string>{"keys=very (0644)", "bin/run.sh=#!/bin/sh (0755)"});
+  CHECK(Files(v[1]) == std::vector<std::string>{"password=1f2d1e2e67df (0400)", "username=admin (0400)"});
+  CHECK(Files(v[2]) == std::vector<std::string>{"labels=cluster=\"test-cluster1\"\nzone=\"us-est-coast\" (0644)",
+                                                "annotations=build=\"two\" (0644)", "mem_limit=64 (0644)"});
+  CHECK(Files(v[3]) == std::vector<std::string>{"my-group/my-username=admin (0440)", "namespace=team-a (0440)"});
+  CHECK(v[4].type == VolumeSource::Type::kEmptyDir);
+  CHECK_FALSE(v[4].memory);
+  CHECK(v[4].size_limit == 500 * 1024 * 1024);
+  CHECK_FALSE(v[4].read_only);
+  CHECK(v[5].memory);
+  CHECK(v[5].size_limit == int64_t{1} << 30);
+  CHECK(v[6].type == VolumeSource::Type::kHostPath);
+  CHECK(v[6].path == "/var/log");
+  CHECK(v[6].host_path_type == "Directory");
+  CHECK(v[7].type == VolumeSource::Type::kClaim);
+  CHECK(v[7].claim == "team-a/task-pv-claim");
+  CHECK(v[7].read_only);
+
+  // A missing key of a listed item fails the volume; the others stand.
+  sources.Put(Key(SourceKind::kConfigMap, "special-config", "team-a"), ConfigData{{{"SPECIAL_LEVEL", "very"}}, {}});
+  const PodVolumes partly = ResolveVolumes(*pod, PodFacts{}, sources);
+  REQUIRE(partly.failed.size() == 1);
+  CHECK(partly.failed[0].volume == "config");
+  CHECK(partly.failed[0].message == "configmap references non-existent config key: script");
+  CHECK(partly.ready.size() == 7);
+}
+
 }  // namespace podflow::runtime

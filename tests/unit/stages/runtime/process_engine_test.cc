@@ -1,6 +1,7 @@
 // The process runtime's engine on this machine: real processes, their exit
 // codes, signals, log files (CRI format, rotation), memory and CPU limits.
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include <thread>
 
 #include "stages/runtime/container_plan.h"
+#include "temp_dir.h"
 #include "stages/runtime/process/cri_log.h"
 #include "stages/runtime/process/process_engine.h"
 #include "stages/runtime/process/probes.h"
@@ -20,13 +22,9 @@ namespace podflow::runtime::process {
 namespace {
 namespace fs = std::filesystem;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    char tmpl[] = "/tmp/podflow-engine-XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~TempDir() { fs::remove_all(path); }
+// A scratch directory of the test's.
+struct TempDir : testing::TempDir {
+  TempDir() : testing::TempDir("podflow-engine") {}
 };
 
 ContainerLaunch Shell(const std::string& script, const std::string& log_dir = "default_p_uid/c") {
@@ -60,7 +58,7 @@ std::vector<std::string> Texts(const std::vector<ContainerLogLine>& lines) {
 
 TEST_CASE("process engine: a command runs with its env and working dir, its output is its log, its exit code comes back") {
   TempDir dir;
-  ProcessEngine engine({.log_root = dir.path.string(), .owner = "test-" + std::to_string(::getpid())});
+  ProcessEngine engine({.log_root = dir.dir().string(), .owner = "test-" + std::to_string(::getpid())});
   ContainerLaunch launch = Shell("echo $GREETING from $(pwd); echo oops >&2; exit 3");
   launch.working_dir = "/tmp";
   Result<ProcessId> id = engine.Launch(launch);
@@ -75,7 +73,7 @@ TEST_CASE("process engine: a command runs with its env and working dir, its outp
   CHECK(std::count(lines.begin(), lines.end(), "hello from /tmp") == 1);
   CHECK(std::count(lines.begin(), lines.end(), "oops") == 1);
   // The file is the runtime's format: time, stream, tag, text.
-  std::ifstream file(dir.path / "default_p_uid/c/0.log");
+  std::ifstream file(dir.dir() / "default_p_uid/c/0.log");
   std::string first;
   std::getline(file, first);
   CHECK(first.find(" stdout F hello from /tmp") != std::string::npos);
@@ -85,7 +83,7 @@ TEST_CASE("process engine: a command runs with its env and working dir, its outp
 
 TEST_CASE("process engine: a command that cannot start says why in the runtime's words") {
   TempDir dir;
-  ProcessEngine engine({.log_root = dir.path.string(), .owner = "test-" + std::to_string(::getpid())});
+  ProcessEngine engine({.log_root = dir.dir().string(), .owner = "test-" + std::to_string(::getpid())});
   ContainerLaunch launch = Shell("");
   launch.argv = {"no-such-command-podflow"};
   Result<ProcessId> missing = engine.Launch(launch);
@@ -108,7 +106,7 @@ TEST_CASE("process engine: a command that cannot start says why in the runtime's
 
 TEST_CASE("process engine: SIGTERM is the command's to handle; SIGKILL ends it with 137") {
   TempDir dir;
-  ProcessEngine engine({.log_root = dir.path.string(), .owner = "test-" + std::to_string(::getpid())});
+  ProcessEngine engine({.log_root = dir.dir().string(), .owner = "test-" + std::to_string(::getpid())});
   // A shell that traps TERM exits 0 on it.
   Result<ProcessId> polite = engine.Launch(Shell("trap 'echo bye; exit 0' TERM; echo up; while true; do sleep 0.05; done"));
   REQUIRE(polite.ok());
@@ -140,7 +138,7 @@ TEST_CASE("process engine: SIGTERM is the command's to handle; SIGKILL ends it w
 
 TEST_CASE("process engine: as root a container is PID 1 of its own namespace, with the pod's hostname") {
   TempDir dir;
-  ProcessEngine engine({.log_root = dir.path.string(), .owner = "test-" + std::to_string(::getpid())});
+  ProcessEngine engine({.log_root = dir.dir().string(), .owner = "test-" + std::to_string(::getpid())});
   if (!engine.isolated()) {
     WARN("skipped: " + engine.limitations().front());
     return;
@@ -153,9 +151,96 @@ TEST_CASE("process engine: as root a container is PID 1 of its own namespace, wi
   CHECK(Texts(engine.ReadLog("default_p_uid/c", 0)) == std::vector<std::string>{"1", "web-0"});
 }
 
+TEST_CASE("process engine: as root a container has a root of its own: what it writes is its own, its volumes are "
+          "bound in (read-only ones refuse writes), subPaths are made") {
+  TempDir dir;
+  ProcessEngine engine({.log_root = (dir.dir() / "logs").string(), .owner = "test-" + std::to_string(::getpid())});
+  if (!engine.own_root()) {
+    WARN("skipped: " + engine.limitations().back());
+    return;
+  }
+  fs::create_directories(dir.dir() / "volume");
+  fs::create_directories(dir.dir() / "config");
+  std::ofstream(dir.dir() / "config" / "key") << "value";
+  const std::string outside = (dir.dir() / "written-inside").string();
+  // Writes where the machine has no such directory (/usr/share/podflow-test
+  // exists only in its root), into its volume (through a symlink of the
+  // machine's, /var/run -> /run, resolved in its root), and beside the
+  // test's own directory.
+  ContainerLaunch launch = Shell(
+      "mkdir -p /usr/share/podflow-test && echo layer > /usr/share/podflow-test/f && cat /usr/share/podflow-test/f; "
+      "echo shared > /var/run/podflow-vol/out; cat /etc/podflow-config/key; echo; "
+      "{ echo no > /etc/podflow-config/key; } 2>/dev/null || echo read-only; "
+      "echo sub > /sub/f; touch " + outside + "; ls /proc | grep -c '^[0-9]'");
+  launch.mounts = {{(dir.dir() / "volume").string(), "", "/var/run/podflow-vol", false},
+                   {(dir.dir() / "config").string(), "", "/etc/podflow-config", true},
+                   {(dir.dir() / "volume").string(), "part/one", "/sub", false}};
+  Result<ProcessId> id = engine.Launch(launch);
+  REQUIRE(id.ok());
+  std::optional<ContainerExit> exit = AwaitExit(engine, *id);
+  REQUIRE(exit.has_value());
+  CHECK(exit->exit_code == 0);
+  // Its /proc is its PID namespace's: sh, ls and grep at most.
+  const std::vector<std::string> lines = Texts(engine.ReadLog("default_p_uid/c", 0));
+  INFO(lines.size());
+  for (const auto& l : lines) UNSCOPED_INFO(l);
+  REQUIRE(lines.size() == 4);
+  CHECK(lines[0] == "layer");
+  CHECK(lines[1] == "value");
+  CHECK(lines[2] == "read-only");
+  CHECK(std::stoi(lines[3]) <= 4);
+  CHECK_FALSE(fs::exists("/usr/share/podflow-test"));
+  CHECK_FALSE(fs::exists("/run/podflow-vol"));
+  // The test's directory is the machine's root filesystem's unless a mount
+  // of its own holds it (a mount is carried into the container's root).
+  struct stat root_fs {}, dir_fs {};
+  if (::stat("/", &root_fs) == 0 && ::stat(dir.dir().c_str(), &dir_fs) == 0 && root_fs.st_dev == dir_fs.st_dev) {
+    CHECK_FALSE(fs::exists(outside));
+  }
+  std::ifstream shared(dir.dir() / "volume" / "out");
+  std::string line;
+  CHECK((std::getline(shared, line) && line == "shared"));
+  std::ifstream sub(dir.dir() / "volume" / "part" / "one" / "f");
+  CHECK((std::getline(sub, line) && line == "sub"));
+  std::ifstream config(dir.dir() / "config" / "key");
+  CHECK((std::getline(config, line) && line == "value"));
+
+  // A subPath out of the volume is refused before anything runs.
+  launch.mounts = {{(dir.dir() / "volume").string(), "../escape", "/sub", false}};
+  Result<ProcessId> refused = engine.Launch(launch);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.status().message() == "error SubPath `../escape` must not contain '..'");
+  // A command its volume holds is found there (looked up in the container).
+  {
+    std::ofstream script(dir.dir() / "config" / "run.sh");
+    script << "#!/bin/sh\necho from the volume\n";
+  }
+  fs::permissions(dir.dir() / "config" / "run.sh", fs::perms::owner_all);
+  ContainerLaunch from_volume = Shell("", "default_p_uid/v");
+  from_volume.argv = {"run.sh"};
+  from_volume.env = {{"PATH", "/etc/podflow-config:/usr/bin:/bin"}};
+  from_volume.mounts = {{(dir.dir() / "config").string(), "", "/etc/podflow-config", true}};
+  id = engine.Launch(from_volume);
+  REQUIRE(id.ok());
+  REQUIRE(AwaitExit(engine, *id).has_value());
+  CHECK(Texts(engine.ReadLog("default_p_uid/v", 0)) == std::vector<std::string>{"from the volume"});
+  from_volume.argv = {"not-in-the-volume"};
+  Result<ProcessId> missing = engine.Launch(from_volume);
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.status().message() == "exec: \"not-in-the-volume\": executable file not found in $PATH");
+  from_volume.argv = {"/etc/podflow-config/key"};  // not executable
+  missing = engine.Launch(from_volume);
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.status().message() == "exec: \"/etc/podflow-config/key\": permission denied");
+  from_volume.argv = {"/nowhere/x"};
+  missing = engine.Launch(from_volume);
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.status().message() == "exec: \"/nowhere/x\": stat /nowhere/x: no such file or directory");
+}
+
 TEST_CASE("process engine: a process over its memory limit is OOM-killed") {
   TempDir dir;
-  ProcessEngine engine({.log_root = dir.path.string(), .owner = "test-" + std::to_string(::getpid())});
+  ProcessEngine engine({.log_root = dir.dir().string(), .owner = "test-" + std::to_string(::getpid())});
   if (!engine.limits_memory()) {
     WARN("skipped: " + engine.limitations().back());
     return;
@@ -202,7 +287,7 @@ TEST_CASE("process engine: CPU quota and weight as kubelet computes them") {
 
 TEST_CASE("process engine: limits.cpu holds a busy process to its quota; requests.cpu sets its weight") {
   TempDir dir;
-  ProcessEngine engine({.log_root = dir.path.string(), .owner = "test-" + std::to_string(::getpid())});
+  ProcessEngine engine({.log_root = dir.dir().string(), .owner = "test-" + std::to_string(::getpid())});
   if (!engine.limits_cpu()) {
     WARN("skipped: " + engine.limitations().back());
     return;
@@ -245,13 +330,14 @@ TEST_CASE("process engine: the destructor kills what still runs and removes its 
   TempDir dir;
   std::string group_root;
   {
-    ProcessEngine engine({.log_root = dir.path.string(), .owner = "test-" + std::to_string(::getpid())});
-    ContainerLaunch launch = Shell("echo $$ > " + (dir.path / "pid").string() + "; exec sleep 30");
+    ProcessEngine engine({.log_root = dir.dir().string(), .owner = "test-" + std::to_string(::getpid())});
+    ContainerLaunch launch = Shell("echo $$ > " + (dir.dir() / "pid").string() + "; exec sleep 30");
+    launch.mounts = {{dir.dir().string(), "", dir.dir().string(), false}};  // where the test reads it
     if (engine.limits_memory()) launch.memory_limit_bytes = 64 * 1024 * 1024;
     Result<ProcessId> id = engine.Launch(launch);
     REQUIRE(id.ok());
-    for (int i = 0; i < 200 && !fs::exists(dir.path / "pid"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    REQUIRE(fs::exists(dir.path / "pid"));
+    for (int i = 0; i < 200 && !fs::exists(dir.dir() / "pid"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    REQUIRE(fs::exists(dir.dir() / "pid"));
     if (engine.limits_memory()) {
       group_root = (fs::path("/sys/fs/cgroup") / (fs::exists("/sys/fs/cgroup/cgroup.controllers") ? "" : "memory") /
                     "podflow" / ("test-" + std::to_string(::getpid())))
@@ -268,7 +354,7 @@ TEST_CASE("process engine: the destructor kills what still runs and removes its 
 
 TEST_CASE("CRI log: long lines are split and joined again; files rotate by size and are kept to their number") {
   TempDir dir;
-  const std::string path = (dir.path / "0.log").string();
+  const std::string path = (dir.dir() / "0.log").string();
   CriLogWriter writer(path, {.max_bytes = 4096, .max_files = 3});
   REQUIRE(writer.Open().ok());
   const auto t0 = std::chrono::system_clock::now();
@@ -284,7 +370,7 @@ TEST_CASE("CRI log: long lines are split and joined again; files rotate by size 
   CHECK(records[1].text == "no newline at the end");
   CHECK(records[1].stream == "stderr");
   std::vector<std::string> rotated;
-  for (const auto& entry : fs::directory_iterator(dir.path)) {
+  for (const auto& entry : fs::directory_iterator(dir.dir())) {
     if (entry.path().filename() != "0.log") rotated.push_back(entry.path().string());
   }
   REQUIRE(rotated.size() == 1);
@@ -294,13 +380,13 @@ TEST_CASE("CRI log: long lines are split and joined again; files rotate by size 
   // Many rotations within one second keep the newest files, in order.
   for (int i = 0; i < 400; ++i) writer.Write("stdout", "line " + std::to_string(i) + "\n", t0);
   size_t files = 0;
-  for (const auto& entry : fs::directory_iterator(dir.path)) files += entry.path().filename().string().rfind("0.log", 0) == 0;
+  for (const auto& entry : fs::directory_iterator(dir.dir())) files += entry.path().filename().string().rfind("0.log", 0) == 0;
   CHECK(files == 3);
   records = ReadCriLog(path);
   REQUIRE_FALSE(records.empty());
   CHECK(records.back().text == "line 399");
   std::vector<std::string> kept;
-  for (const auto& entry : fs::directory_iterator(dir.path)) {
+  for (const auto& entry : fs::directory_iterator(dir.dir())) {
     if (entry.path().filename() != "0.log") kept.push_back(entry.path().string());
   }
   std::sort(kept.begin(), kept.end());
@@ -393,7 +479,7 @@ TEST_CASE("probes for real: an exec probe's exit and output, its timeout in kube
 
 TEST_CASE("probes for real: tcpSocket connects; httpGet takes 200-399, with kubelet's User-Agent and the probe's headers") {
   TempDir dir;
-  ProcessEngine engine({.log_root = dir.path.string(), .owner = "test-" + std::to_string(::getpid())});
+  ProcessEngine engine({.log_root = dir.dir().string(), .owner = "test-" + std::to_string(::getpid())});
   // A server on a free port: it answers /ok 200, /moved 302, /bad 500, /agent 200
   // only to kube-probe, /header 200 only with X-Probe: yes.
   ContainerLaunch server = Shell("");
@@ -459,7 +545,7 @@ namespace podflow::runtime::process {
 TEST_CASE("probes for real: a probe of a container that has ended has no result; stopping the engine cuts a long probe short") {
   TempDir dir;
   auto engine = std::make_unique<ProcessEngine>(
-      EngineOptions{.log_root = dir.path.string(), .owner = "test-" + std::to_string(::getpid())});
+      EngineOptions{.log_root = dir.dir().string(), .owner = "test-" + std::to_string(::getpid())});
   ProbeCheck check;
   check.type = ProbeCheck::Type::kExec;
   check.env = {{"PATH", "/usr/bin:/bin"}};
@@ -489,7 +575,7 @@ TEST_CASE("probes for real: a probe of a container that has ended has no result;
 
 TEST_CASE("probes for real: as root an exec probe runs in its container's PID, mount and UTS namespaces") {
   TempDir dir;
-  ProcessEngine engine({.log_root = dir.path.string(), .owner = "test-" + std::to_string(::getpid())});
+  ProcessEngine engine({.log_root = dir.dir().string(), .owner = "test-" + std::to_string(::getpid())});
   if (!engine.isolated()) {
     WARN("skipped: " + engine.limitations().front());
     return;
@@ -520,7 +606,7 @@ TEST_CASE("probes for real: as root an exec probe runs in its container's PID, m
 
 TEST_CASE("CRI log: a run's file is its own — one left by an earlier runtime is started over") {
   TempDir dir;
-  const std::string path = (dir.path / "0.log").string();
+  const std::string path = (dir.dir() / "0.log").string();
   {
     std::ofstream old(path);
     old << "2024-05-01T12:00:00.000000000Z stdout F from an earlier runtime\n";

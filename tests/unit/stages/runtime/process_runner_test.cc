@@ -22,6 +22,7 @@ struct FakeHost : ContainerHost {
   std::vector<ContainerExit> exits;
   std::map<std::string, std::vector<ContainerLogLine>> logs;  // "<log_dir>/<run>"
   std::vector<std::string> removed;
+  std::vector<std::string> volumes;  // "<pod_dir>/<volume>" set up
   std::optional<Status> refuse;  // the next launch fails so
 
   Result<ProcessId> Launch(const ContainerLaunch& launch) override {
@@ -35,7 +36,11 @@ struct FakeHost : ContainerHost {
     auto it = logs.find(log_dir + "/" + std::to_string(run));
     return it == logs.end() ? std::vector<ContainerLogLine>{} : it->second;
   }
-  void RemovePodLogs(const std::string& pod_dir) override { removed.push_back(pod_dir); }
+  void RemovePodFiles(const std::string& pod_dir) override { removed.push_back(pod_dir); }
+  Result<std::string> SetUpVolume(const std::string& pod_dir, const VolumeSource& volume) override {
+    volumes.push_back(pod_dir + "/" + volume.name);
+    return "/node/" + volume.name;
+  }
   uint64_t StartProbe(const std::string& pod_key, const ProbeCheck& check) override {
     probes.emplace_back(pod_key, check);
     return probes.size();
@@ -392,4 +397,44 @@ spec:
 }
 
 }  // namespace
+}  // namespace podflow::runtime
+
+namespace podflow::runtime {
+
+TEST_CASE("process node: the pod's volumes are set up before its containers, which get them as their mounts say") {
+  Fixture f;
+  auto runner = f.Runner(R"(apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers:
+  - name: app
+    image: busybox:1.28
+    command: ["sleep", "3600"]
+    env: [{name: POD_NAME, valueFrom: {fieldRef: {fieldPath: metadata.name}}}]
+    volumeMounts:
+    - {name: workdir, mountPath: /work-dir}
+    - {name: workdir, mountPath: /logs, subPathExpr: $(POD_NAME)}
+    - {name: podinfo, mountPath: /etc/podinfo, readOnly: false}
+    - {name: host, mountPath: /host, subPath: data, readOnly: true}
+  volumes:
+  - {name: workdir, emptyDir: {}}
+  - {name: podinfo, downwardAPI: {items: [{path: name, fieldRef: {fieldPath: metadata.name}}]}}
+  - {name: host, hostPath: {path: /srv}}
+  - {name: unused, emptyDir: {}}
+)");
+  f.RunUntil(*runner, f.clock.now + SimDuration(5000));
+  CHECK(f.host.volumes == std::vector<std::string>{"default_p_uid-1/workdir",
+                                                    "default_p_uid-1/podinfo",
+                                                    "default_p_uid-1/host"});
+  REQUIRE(f.host.launched.size() == 1);
+  const std::vector<ContainerMount>& mounts = f.host.launched[0].mounts;
+  REQUIRE(mounts.size() == 4);
+  CHECK((mounts[0].source == "/node/workdir" && mounts[0].sub_path.empty() && mounts[0].target == "/work-dir" &&
+         !mounts[0].read_only));
+  CHECK((mounts[1].source == "/node/workdir" && mounts[1].sub_path == "p" && mounts[1].target == "/logs"));
+  CHECK((mounts[2].target == "/etc/podinfo" && mounts[2].read_only));  // the API's data: read-only whatever it says
+  CHECK((mounts[3].source == "/node/host" && mounts[3].sub_path == "data" && mounts[3].read_only));
+}
+
 }  // namespace podflow::runtime

@@ -1,0 +1,57 @@
+// PodVolumes: a process node's volumes, as kubelet's volume plugins make
+// them on a node. Each pod's live under "<root>/pods/<namespace>_<pod>_<uid>/<volume>":
+//  - emptyDir: a directory (mode 0777); medium Memory a tmpfs of its own
+//    (size: its sizeLimit), mounted in this machine's mount namespace under
+//    the root only, and unmounted when the pod goes or the runtime stops (a
+//    crashed run's are unmounted by the next start with the same root);
+//  - configMap, secret, downwardAPI, projected: their files, written as
+//    kubelet's atomic writer lays them out — a "..2006_01_02_15_04_05.NNNN"
+//    directory holding them, "..data" linked to it, and each top-level name
+//    linked to "..data/<name>" — so that an update swaps them at once;
+//  - hostPath: the machine's own path, checked against its type (Directory,
+//    File, Socket, CharDevice, BlockDevice; DirectoryOrCreate and
+//    FileOrCreate make it) in kubelet's words;
+//  - persistentVolumeClaim: a directory per claim, "<root>/claims/<namespace>/<claim>",
+//    which outlives its pods (a local volume of this node).
+//
+// Thread safety: not synchronized (the runtime's loop owns it).
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "stages/runtime/container_host.h"
+
+namespace podflow::runtime::process {
+
+class PodVolumes {
+ public:
+  // Unmounts what a crashed run left mounted under `root`.
+  explicit PodVolumes(std::string root);
+  // Unmounts the Memory volumes (their pods' data goes with them).
+  ~PodVolumes();
+  PodVolumes(const PodVolumes&) = delete;
+  PodVolumes& operator=(const PodVolumes&) = delete;
+
+  // Where the volume is on this machine (see ContainerHost::SetUpVolume).
+  Result<std::string> SetUp(const std::string& pod_dir, const VolumeSource& volume);
+  // Removes the pod's volumes (a hostPath's and a claim's data stay).
+  void RemovePod(const std::string& pod_dir);
+
+ private:
+  std::string root_;
+  std::set<std::string> mounted_;  // Memory volumes' directories
+};
+
+// This process's mount points (/proc/self/mountinfo's, unescaped), a mount
+// after the one it is on.
+std::vector<std::string> MountPoints();
+
+// Writes `files` into `dir` as kubelet's atomic writer does (see above); a
+// set that is already there is left as it is. Paths are relative, without
+// "..": others are refused.
+Status WriteAtomically(const std::string& dir, const std::vector<VolumeFile>& files);
+
+}  // namespace podflow::runtime::process
