@@ -70,7 +70,7 @@ enum Failed : int { kExec = 0, kDir = 1, kNamespaces = 2, kTerminal = 3 };
 // The child between clone and exec: only async-signal-safe calls; every
 // signal blocked on entry.
 [[noreturn]] void RunExecChild(int container_pidfd, bool join, bool tty, int in_fd, int out_fd, int err_fd,
-                               int go_fd, int fail_fd, const char* dir, const char* path, char* const* argv,
+                               int go_fd, int fail_fd, const char* dir, const ExecPlan& lookup, char* const* argv,
                                char* const* envp) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   ::setsid();
@@ -90,8 +90,7 @@ enum Failed : int { kExec = 0, kDir = 1, kNamespaces = 2, kTerminal = 3 };
     if (fail_fd > 3) ::syscall(SYS_close_range, 3u, static_cast<unsigned>(fail_fd - 1), 0u);
     ::syscall(SYS_close_range, static_cast<unsigned>(fail_fd + 1), ~0u, 0u);
     ResetSignals();
-    ::execve(path, argv, envp);
-    report[0] = errno;
+    report[0] = ExecFirst(lookup, argv, envp);
     report[1] = kExec;
   }
   (void)!::write(fail_fd, report, sizeof report);
@@ -293,8 +292,8 @@ Result<std::string> ExecSessions::Start(ExecTarget target, const ExecCommand& co
   if (command.tty && std::none_of(env.begin(), env.end(), [](const auto& e) { return e.first == "TERM"; })) {
     env.emplace_back("TERM", "xterm");
   }
-  Result<std::string> path = FindExecutable(command.argv[0], env, dir);
-  if (!path.ok()) return not_started(path.status().message());
+  // Looked up in the container (its root, its volumes).
+  const ExecPlan lookup = PlanExec(command.argv[0], env);
   ExecArgs exec(command.argv, env);
 
   // The child's ends (closed here once it has them) and the session's.
@@ -344,7 +343,7 @@ Result<std::string> ExecSessions::Start(ExecTarget target, const ExecCommand& co
   const pid_t pid = target.join ? CloneInPidNamespaceOf(container, &pidfd) : Clone(0, &pidfd);
   if (pid == 0) {
     RunExecChild(container, target.join, command.tty, child_in, command.tty ? child_in : child_out,
-                 command.tty ? child_in : child_err, go[0], fail[1], dir.c_str(), path->c_str(), exec.argv.data(),
+                 command.tty ? child_in : child_err, go[0], fail[1], dir.c_str(), lookup, exec.argv.data(),
                  exec.envp.data());
   }
   const int clone_errno = errno;
@@ -386,7 +385,7 @@ Result<std::string> ExecSessions::Start(ExecTarget target, const ExecCommand& co
       case kTerminal:
         return Status::Unavailable("the command's terminal: " + ErrnoText(report[0]));
       default:
-        return not_started("exec: \"" + command.argv[0] + "\": " + ErrnoText(report[0]));
+        return not_started(ExecFailure(lookup, report[0]));
     }
   }
   for (int fd : {in, out, err}) {

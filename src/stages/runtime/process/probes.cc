@@ -76,19 +76,15 @@ std::optional<tcp::endpoint> Endpoint(asio::io_context& ioc, const ProbeCheck& c
 ProbeResult RunExecProbe(const ProbeCheck& check, int container_pidfd, bool join, const std::atomic<bool>* cancel) {
   if (check.command.empty()) return {false, "no command specified"};
   const std::string dir = check.working_dir.empty() ? "/" : check.working_dir;
-  Result<std::string> path = FindExecutable(check.command[0], check.env, dir);
-  if (!path.ok()) {
-    return {false, "OCI runtime exec failed: exec failed: unable to start container process: " + path.status().message() +
-                       ": unknown"};
-  }
+  // Looked up in the container (its root, its volumes); a failed exec's
+  // errno comes back through `fail`.
+  const ExecPlan lookup = PlanExec(check.command[0], check.env);
   ExecArgs exec(check.command, check.env);
   // Its stdout and its stderr, each kept (kubelet shows stdout, then stderr).
-  int out[2], err[2] = {-1, -1};
-  if (::pipe2(out, O_CLOEXEC) != 0) return {false, "pipe: " + ErrnoText(errno)};
-  if (::pipe2(err, O_CLOEXEC) != 0) {
+  int out[2] = {-1, -1}, err[2] = {-1, -1}, fail[2] = {-1, -1};
+  if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0 || ::pipe2(fail, O_CLOEXEC) != 0) {
     const int e = errno;
-    ::close(out[0]);
-    ::close(out[1]);
+    for (int* fd : {&out[0], &out[1], &err[0], &err[1], &fail[0], &fail[1]}) CloseFd(*fd);
     return {false, "pipe: " + ErrnoText(e)};
   }
   int pidfd = -1;
@@ -106,19 +102,24 @@ ProbeResult RunExecProbe(const ProbeCheck& check, int container_pidfd, bool join
     ::dup2(null_fd, 0);
     ::dup2(out[1], 1);
     ::dup2(err[1], 2);
-    ::syscall(SYS_close_range, 3u, ~0u, 0u);
+    if (::dup2(fail[1], 3) < 0) ::_exit(127);
+    ::syscall(SYS_close_range, 4u, ~0u, 0u);
     if (::chdir(dir.c_str()) != 0) ::_exit(127);
     ResetSignals();
-    ::execve(path->c_str(), exec.argv.data(), exec.envp.data());
+    ::fcntl(3, F_SETFD, FD_CLOEXEC);
+    const int failed = ExecFirst(lookup, exec.argv.data(), exec.envp.data());
+    (void)!::write(3, &failed, sizeof failed);
     ::_exit(127);
   }
   const int clone_errno = errno;
   blocked.reset();
-  ::close(out[1]);
-  ::close(err[1]);
+  CloseFd(out[1]);
+  CloseFd(err[1]);
+  CloseFd(fail[1]);
   if (pid < 0) {
-    ::close(out[0]);
-    ::close(err[0]);
+    CloseFd(out[0]);
+    CloseFd(err[0]);
+    CloseFd(fail[0]);
     return {false, "starting the probe: " + ErrnoText(clone_errno)};
   }
   // Its output until it has ended and its output is closed, or the timeout.
@@ -167,6 +168,14 @@ ProbeResult RunExecProbe(const ProbeCheck& check, int container_pidfd, bool join
   ::killpg(pid, SIGKILL);
   ::waitid(P_PIDFD, static_cast<id_t>(pidfd), &info, WEXITED);
   ::close(pidfd);
+  // It ended: its end of `fail` is closed, and holds an errno if its exec failed.
+  int exec_errno = 0;
+  const ssize_t told = ::read(fail[0], &exec_errno, sizeof exec_errno);
+  CloseFd(fail[0]);
+  if (told == sizeof exec_errno) {
+    return {false, "OCI runtime exec failed: exec failed: unable to start container process: " +
+                       ExecFailure(lookup, exec_errno) + ": unknown"};
+  }
   if (cancelled) return {false, "probe cancelled: the runtime is stopping"};
   if (timed_out) return {false, "command " + model::GoQuote(Joined(check.command)) + " timed out"};
   const bool ok = info.si_code == CLD_EXITED && info.si_status == 0;

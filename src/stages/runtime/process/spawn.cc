@@ -19,11 +19,6 @@ namespace {
 
 constexpr char kDefaultPath[] = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
-bool Executable(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
-}
-
 }  // namespace
 
 // An errno as Go's syscall package words it (lower case): runc's messages.
@@ -72,24 +67,6 @@ std::string ExecFailure(const ExecPlan& plan, int err) {
   if (plan.searched) return quoted + (err == ENOENT ? "executable file not found in $PATH" : ErrnoText(err));
   if (err == ENOENT || err == ENOTDIR) return quoted + "stat " + plan.name + ": " + ErrnoText(err);
   return quoted + ErrnoText(err);
-}
-
-// argv[0] as runc finds it: a name with a '/' as written, any other in the
-// container's PATH (the default one when its env sets none). Relative
-// paths are the container's: from its working dir. The error is runc's.
-Result<std::string> FindExecutable(const std::string& name, const EnvList& env, const std::string& dir) {
-  const ExecPlan plan = PlanExec(name, env);
-  const auto in_dir = [&](const std::string& path) { return path.starts_with("/") ? path : dir + "/" + path; };
-  if (!plan.searched) {
-    const std::string path = in_dir(name);
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) return Status::Invalid(ExecFailure(plan, errno));
-    return path;
-  }
-  for (const std::string& candidate : plan.paths) {
-    if (Executable(in_dir(candidate))) return in_dir(candidate);
-  }
-  return Status::Invalid(ExecFailure(plan, ENOENT));
 }
 
 void CloseFd(int& fd) {

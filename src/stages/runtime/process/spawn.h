@@ -43,11 +43,6 @@ int ExecFirst(const ExecPlan& plan, char* const* argv, char* const* envp);
 // or directory`, `exec: "/x": permission denied`).
 std::string ExecFailure(const ExecPlan& plan, int err);
 
-// argv[0] as runc finds it: a name with a '/' as written, any other in the
-// container's PATH (the default one when `env` sets none). Relative paths
-// are the container's: from its working dir `dir`. The error is runc's
-// (`exec: "x": executable file not found in $PATH`).
-Result<std::string> FindExecutable(const std::string& name, const EnvList& env, const std::string& dir);
 
 void CloseFd(int& fd);
 

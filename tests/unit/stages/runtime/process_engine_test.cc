@@ -236,6 +236,36 @@ TEST_CASE("process engine: as root a container has a root of its own: what it wr
   missing = engine.Launch(from_volume);
   REQUIRE_FALSE(missing.ok());
   CHECK(missing.status().message() == "exec: \"/nowhere/x\": stat /nowhere/x: no such file or directory");
+
+  // An exec probe runs in the container's root too: the volume's command is found, a missing one is runc's error.
+  ContainerLaunch running = Shell("exec sleep 30", "default_p_uid/r");
+  running.mounts = from_volume.mounts;
+  id = engine.Launch(running);
+  REQUIRE(id.ok());
+  const auto probe = [&](std::vector<std::string> command) {
+    ProbeCheck check;
+    check.container = *id;
+    check.command = std::move(command);
+    check.env = {{"PATH", "/etc/podflow-config:/usr/bin:/bin"}};
+    check.timeout = SimDuration(5000);
+    const uint64_t n = engine.StartProbe("k", check);
+    for (int i = 0; i < 1000; ++i) {
+      for (ProbeOutcome& o : engine.TakeProbeOutcomes()) {
+        if (o.probe == n) return o;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    FAIL("no probe outcome");
+    return ProbeOutcome{};
+  };
+  ProbeOutcome found = probe({"run.sh"});
+  CHECK(found.ok);
+  CHECK(found.output == "from the volume");
+  ProbeOutcome absent = probe({"no-such-probe-command"});
+  CHECK_FALSE(absent.ok);
+  CHECK(absent.output == "OCI runtime exec failed: exec failed: unable to start container process: exec: "
+                         "\"no-such-probe-command\": executable file not found in $PATH: unknown");
+  engine.Signal(*id, SIGKILL);
 }
 
 TEST_CASE("process engine: a process over its memory limit is OOM-killed") {
