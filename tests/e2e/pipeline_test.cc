@@ -1691,8 +1691,7 @@ TEST_CASE("process runtime: an exec liveness probe restarts the container; an ht
   char tmpl[] = "/tmp/podflow-probe-e2e-XXXXXX";
   const std::string scratch = ::mkdtemp(tmpl);
   // A port free now: the kernel's pick for a socket bound to port 0.
-  std::string port;
-  {
+  const auto free_port = [] {
     const int probe_socket = ::socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
@@ -1700,9 +1699,11 @@ TEST_CASE("process runtime: an exec liveness probe restarts the container; an ht
     socklen_t length = sizeof addr;
     REQUIRE(::bind(probe_socket, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
     REQUIRE(::getsockname(probe_socket, reinterpret_cast<sockaddr*>(&addr), &length) == 0);
-    port = std::to_string(ntohs(addr.sin_port));
     ::close(probe_socket);
-  }
+    return std::to_string(ntohs(addr.sin_port));
+  };
+  const std::string port = free_port();
+  const std::string nginx_port = free_port();
   Pipeline pipeline(false, "", "", "  type: process\n  backOffMillis: 1000\n");
   pipeline.StartAll();
   REQUIRE(pipeline.Submit(R"yaml(apiVersion: v1
@@ -1734,6 +1735,30 @@ spec:
     readinessProbe: {httpGet: {path: /, port: )yaml" + port + R"yaml(}, periodSeconds: 1}
 )yaml").size() == 2);
   INFO(pipeline.Logs());
+  // The docs' lifecycle-demo (its port one of the test's): its exec hooks run
+  // in the container, its postStart writing into the container's own root.
+  const bool own_root = !pipeline.LogsContain("containers have no root of their own");
+  if (own_root) {
+    REQUIRE(pipeline.Submit(R"yaml(apiVersion: v1
+kind: Pod
+metadata:
+  name: lifecycle-demo
+spec:
+  containers:
+  - name: lifecycle-demo-container
+    image: nginx
+    ports: [{containerPort: )yaml" + nginx_port + R"yaml(}]
+    lifecycle:
+      postStart:
+        exec:
+          command: ["/bin/sh", "-c", "echo Hello from the postStart handler > /usr/share/message"]
+      preStop:
+        exec:
+          command: ["/bin/sh","-c","nginx -s quit; while killall -C nginx; do sleep 1; done"]
+)yaml").size() == 1);
+  } else {
+    WARN("exec hooks are not checked: containers have no root of their own here (see the runtime's log)");
+  }
   // The file goes after 2 s: the next probe fails, and the container is restarted.
   REQUIRE(pipeline.PodReaches("liveness-exec", [](const api::Pod& p) {
     const auto* s = p.status() && p.status()->container_statuses() ? p.status()->container_statuses()->Get(0) : nullptr;
@@ -1752,6 +1777,17 @@ spec:
   // Ready once the server answers.
   REQUIRE(pipeline.PodReaches("web", [](const api::Pod& p) { return model::ConditionIsTrue(p, "Ready"); },
                               std::chrono::seconds(30)));
+  if (own_root) {
+    REQUIRE(pipeline.PodReaches("lifecycle-demo", Pipeline::Running, std::chrono::seconds(30)));
+    CHECK(pipeline.Podflow({"exec", "lifecycle-demo", "--", "cat", "/usr/share/message"}) ==
+          std::pair<int, std::string>{0, "Hello from the postStart handler\n"});
+    CHECK_FALSE(std::filesystem::exists("/usr/share/message"));
+    CHECK(pipeline.Podflow({"delete", "pod", "lifecycle-demo"}).first == 0);
+    CHECK(pipeline.WaitForGone(PodKey("lifecycle-demo")));
+    for (const std::string& e : pipeline.EventsFor("default", "lifecycle-demo")) {
+      CHECK(e.find("Hook") == std::string::npos);  // neither hook failed
+    }
+  }
   pipeline.StopAll();
   std::filesystem::remove_all(scratch);
 }

@@ -261,6 +261,14 @@ void PodRunner::Start(Box& box, SimTime t) {
   box.stage = Stage::kIdle;
   box.exit_at.reset();  // a process's own exit may come from now on (ProcessExited)
   box.oom = false;
+  const api::LifecycleT* lifecycle = box.spec->lifecycle.get();
+  // An exec hook on a process node runs for real; its end comes back as a
+  // probe's does (HookFinished).
+  if (lifecycle && (box.post_start_pending = StartExecHook(box, lifecycle->post_start.get(), model::kNever))) {
+    box.stage = Stage::kPostStart;
+    box.due.reset();
+    return;
+  }
   const std::optional<HookRun> hook = PostStartHook(box.plan, *box.spec, box.hook_env);
   if (!hook) {
     Running(box, t);
@@ -324,6 +332,9 @@ void PodRunner::Exited(Box& box, SimTime t, int32_t code, std::string reason) {
   // against a dead container) or within the kill of a failed one: the sync
   // goes on to the next container.
   const bool in_hook = box.stage == Stage::kPostStart || !(box.status->state && box.status->state->running);
+  // Its hooks' commands ended with it: what they tell now is of no run.
+  box.post_start_pending.reset();
+  box.pre_stop_pending.reset();
   if (box.stage == Stage::kPostStart) {
     box.stage = Stage::kIdle;
     box.due.reset();
@@ -428,8 +439,49 @@ void PodRunner::Kill(Box& box, SimTime t, bool restart, const api::ProbeT* probe
 
 void PodRunner::StopWithPreStop(Box& box, SimTime t, SimTime deadline, bool restart) {
   deadline = std::max(t, deadline);
+  const api::LifecycleT* lifecycle = box.spec->lifecycle.get();
+  if (node_->host() != nullptr && box.process && lifecycle && lifecycle->pre_stop && lifecycle->pre_stop->exec) {
+    // Run for real (once per run): the SIGTERM when it ends (HookFinished),
+    // at the latest at the deadline.
+    if (!box.pre_stop_pending) box.pre_stop_pending = StartExecHook(box, lifecycle->pre_stop.get(), deadline - t);
+    Stop(box, deadline, deadline, restart);
+    return;
+  }
   const SimDuration hook = PreStopTime(box);
   Stop(box, hook >= deadline - t ? deadline : t + hook, deadline, restart);
+}
+
+std::optional<uint64_t> PodRunner::StartExecHook(const Box& box, const api::LifecycleHandlerT* handler,
+                                                 SimDuration limit) {
+  ContainerHost* host = node_->host();
+  if (host == nullptr || handler == nullptr || handler->exec == nullptr || !box.process) return std::nullopt;
+  ProbeCheck check;
+  check.type = ProbeCheck::Type::kExec;
+  check.container = *box.process;
+  check.command = handler->exec->command;  // kubelet runs a hook's command as written
+  check.env = box.env;
+  check.working_dir = box.spec->working_dir;
+  check.timeout = std::min(limit, SimDuration(kMaxGraceSeconds * 1000));
+  return host->StartProbe(assignment_.pod_key, check);
+}
+
+void PodRunner::HookFinished(Box& box, const ProbeOutcome& outcome) {
+  const bool post_start = box.post_start_pending == outcome.probe;
+  (post_start ? box.post_start_pending : box.pre_stop_pending).reset();
+  if (outcome.errored) return;  // the container ended: its exit says what follows
+  const SimTime at = std::max(outcome.at, box.started_at);
+  if (post_start) {
+    if (box.stage != Stage::kPostStart) return;  // a delete came first: it runs, and is being stopped
+    box.post_start_failed = !outcome.ok;
+    box.due = at;
+    return;
+  }
+  if (box.stopping && box.process) {
+    if (!outcome.ok) {
+      Event(at, "Warning", text::kFailedPreStopHook, text::kPreStopHookFailed, box.field_path);
+    }
+    if (box.sigterm_at) box.sigterm_at = std::min(*box.sigterm_at, at);  // the hook is over: SIGTERM now
+  }
 }
 
 void PodRunner::Stop(Box& box, SimTime sigterm_at, SimTime sigkill_at, bool restart) {

@@ -22,6 +22,8 @@ inline constexpr char kFailedPostStartHook[] = "FailedPostStartHook";
 // Since Kubernetes 1.26 the event says only this (the hook's own message,
 // which may hold secrets, stays in kubelet's log).
 inline constexpr char kPostStartHookFailed[] = "PostStartHook failed";
+inline constexpr char kFailedPreStopHook[] = "FailedPreStopHook";
+inline constexpr char kPreStopHookFailed[] = "PreStopHook failed";
 inline constexpr char kErrImageNeverPull[] = "ErrImageNeverPull";
 inline constexpr char kFailedCreatePodSandBox[] = "FailedCreatePodSandBox";
 inline constexpr char kUnhealthy[] = "Unhealthy";

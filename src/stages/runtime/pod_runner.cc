@@ -301,6 +301,10 @@ bool PodRunner::RunDue(Box& box, SimTime t) {
 
 bool PodRunner::ProbeFinished(const ProbeOutcome& outcome) {
   for (Box& box : boxes_) {
+    if (box.post_start_pending == outcome.probe || box.pre_stop_pending == outcome.probe) {
+      HookFinished(box, outcome);
+      return true;
+    }
     for (ProbeRun& probe : box.probes) {
       if (probe.pending != outcome.probe) continue;
       probe.pending.reset();

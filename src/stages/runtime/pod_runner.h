@@ -208,6 +208,9 @@ class PodRunner {
     int32_t previous_run = -1;  // its restartCount (a process run's log file)
     EnvList hook_env;    // the process environment, kept for its exec hooks
     bool post_start_failed = false;  // the hook running fails when it ends
+    // On a process node: its exec hooks running for real, named as the
+    // host's probes are.
+    std::optional<uint64_t> post_start_pending, pre_stop_pending;
     Stage stage = Stage::kIdle;
     std::optional<SimTime> due;  // of `stage`
     SimTime pull_asked{};
@@ -269,6 +272,12 @@ class PodRunner {
   void Stop(Box& box, SimTime sigterm_at, SimTime sigkill_at, bool restart);
   // How long the container's preStop hook runs.
   SimDuration PreStopTime(const Box& box) const;
+  // A process node's exec hook `handler` of `box`, started for real within
+  // `limit`; nullopt when it is not one (or the container is not running).
+  std::optional<uint64_t> StartExecHook(const Box& box, const api::LifecycleHandlerT* handler, SimDuration limit);
+  // The end of the exec hook under way (a probe's outcome): a postStart
+  // hook's ends its stage, a preStop hook's brings the SIGTERM forward.
+  void HookFinished(Box& box, const ProbeOutcome& outcome);
   void DeadlineExceeded(SimTime t);
   void Probe(Box& box, ProbeRun& probe, SimTime t);
   void KillForProbe(Box& box, const ProbeRun& probe, SimTime t);

@@ -124,7 +124,7 @@ spec:
   CHECK(f.host.launched.size() == 2);  // nothing ran the hook's end on a dead container
 }
 
-TEST_CASE("process node: an exit at the hook's end is kept; a failed hook's kill never shows it running") {
+TEST_CASE("process node: an exec postStart hook runs for real; a failed hook's kill never shows it running") {
   Fixture f;
   auto runner = f.Runner(R"(apiVersion: v1
 kind: Pod
@@ -140,8 +140,24 @@ spec:
 )");
   const SimTime t0 = f.clock.now;
   std::vector<std::string> reasons;
-  model::Report r;
-  // Up to the hook's failure (its 1 s after the start), and what is due with it.
+  model::Report r = f.RunUntil(*runner, t0 + SimDuration(5000));
+  for (const auto& e : r.events) reasons.push_back(e.reason);
+  // The hook runs beside the container, with its env, and holds it until it ends.
+  REQUIRE(f.host.probes.size() == 1);
+  const ProbeCheck& hook = f.host.probes[0].second;
+  CHECK(hook.type == ProbeCheck::Type::kExec);
+  CHECK(hook.container == 1);
+  CHECK(hook.command == std::vector<std::string>{"sh", "-c", "sleep 1; exit 1"});
+  REQUIRE(r.status.container_statuses.at(0)->state->waiting);
+  CHECK_FALSE(runner->due().has_value());
+  // It fails 1 s after the start.
+  ProbeOutcome ended;
+  ended.probe = 1;
+  ended.pod_key = "/registry/pods/default/p";
+  ended.ok = false;
+  ended.output = "";
+  ended.at = t0 + SimDuration(1000);
+  REQUIRE(runner->ProbeFinished(ended));
   SimTime failed_at = t0 + SimDuration(10'000);
   while (runner->due() && *runner->due() <= failed_at) {
     const SimTime at = *runner->due();
@@ -250,6 +266,51 @@ spec:
   REQUIRE(Only(r).state->terminated);
   CHECK(Only(r).state->terminated->exit_code == 137);
   CHECK(f.host.launched.size() == 1);  // a deleted pod is not restarted
+}
+
+TEST_CASE("process node: an exec preStop hook runs for real: the SIGTERM waits for its end (within the grace "
+          "period); a failed one is FailedPreStopHook") {
+  Fixture f;
+  auto runner = f.Runner(R"(apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers:
+  - name: app
+    image: busybox:1.28
+    command: ["sleep", "3600"]
+    lifecycle: {preStop: {exec: {command: ["/usr/sbin/nginx", "-s", "quit"]}}}
+)");
+  const SimTime t0 = f.clock.now;
+  f.RunUntil(*runner, t0 + SimDuration(1000));
+  REQUIRE(f.host.launched.size() == 1);
+  CHECK(f.host.probes.empty());
+  const SimTime t1 = t0 + SimDuration(5000);
+  runner->Terminate(t1, SimDuration(3000));
+  model::Report r = f.RunUntil(*runner, t1 + SimDuration(1000));
+  CHECK(Count(r, "Killing") == 1);
+  REQUIRE(f.host.probes.size() == 1);
+  const ProbeCheck& hook = f.host.probes[0].second;
+  CHECK(hook.command == std::vector<std::string>{"/usr/sbin/nginx", "-s", "quit"});
+  CHECK(hook.timeout == SimDuration(3000));  // what is left of the grace period
+  CHECK(f.host.signals.empty());  // no SIGTERM while the hook runs
+  // It fails 1.5 s in: the event, and the SIGTERM at once.
+  ProbeOutcome ended;
+  ended.probe = 1;
+  ended.pod_key = "/registry/pods/default/p";
+  ended.at = t1 + SimDuration(1500);
+  REQUIRE(runner->ProbeFinished(ended));
+  REQUIRE(runner->due() == t1 + SimDuration(1500));
+  r = runner->Step();
+  CHECK(Count(r, "FailedPreStopHook") == 1);
+  CHECK(f.host.signals == std::vector<std::pair<ProcessId, int>>{{1, SIGTERM}});
+  // SIGKILL still at the grace period's end.
+  REQUIRE(runner->due() == t1 + SimDuration(3000));
+  REQUIRE(runner->ProcessExited(f.Exit(1, 143, t1 + SimDuration(1600))));
+  r = f.RunUntil(*runner, t1 + SimDuration(1600));
+  REQUIRE(Only(r).state->terminated);
+  CHECK(Only(r).state->terminated->exit_code == 143);
+  CHECK(f.host.signals.size() == 1);
 }
 
 TEST_CASE("process node: past activeDeadlineSeconds the pod is Failed, and a process that ignored SIGTERM still reports its end") {
