@@ -15,6 +15,9 @@ namespace podflow::model {
 // /registry/<resource>/<namespace>/<name>, or /registry/<resource>/<name> for
 // cluster-scoped kinds. An empty namespace of a namespaced kind is "default".
 std::string ObjectKey(const KindInfo& kind, std::string_view namespace_, std::string_view name);
+// The namespace and name of a namespaced object's key
+// ("/registry/<resource>/<namespace>/<name>"); false for any other key.
+bool SplitNamespacedKey(std::string_view key, std::string_view* namespace_, std::string_view* name);
 // The prefix of every object of a kind (in one namespace, when given):
 // "/registry/pods/", "/registry/pods/default/".
 std::string KindPrefix(const KindInfo& kind, std::string_view namespace_ = {});

@@ -1532,8 +1532,10 @@ spec:
   - name: server
     image: busybox:1.28
     command: ["sh", "-c", "trap 'echo stopped > )yaml" + scratch + R"yaml(/stopped; exit 0' TERM; echo up; while true; do sleep 0.1; done"]
-    volumeMounts: [{name: scratch, mountPath: )yaml" + scratch + R"yaml(}]
-  volumes: [{name: scratch, hostPath: {path: )yaml" + scratch + R"yaml(, type: Directory}}]
+    volumeMounts: [{name: scratch, mountPath: )yaml" + scratch + R"yaml(}, {name: config, mountPath: /etc/config}]
+  volumes:
+  - {name: scratch, hostPath: {path: )yaml" + scratch + R"yaml(, type: Directory}}
+  - {name: config, configMap: {name: handoff-config}}
 ---
 apiVersion: v1
 kind: ConfigMap
@@ -1675,6 +1677,17 @@ spec:
   CHECK(pipeline.Podflow({"exec", "hello", "--", "ls"}) ==
         std::pair<int, std::string>{
             1, "error: cannot exec into a container in a completed pod; current phase is Failed\n"});
+  // A ConfigMap's change reaches the files of a running container's volume.
+  if (!pipeline.LogsContain("containers have no root of their own")) {
+    const std::vector<std::string> cat_greeting = {"exec", "server", "--", "cat", "/etc/config/greeting"};
+    CHECK(pipeline.Podflow(cat_greeting) == std::pair<int, std::string>{0, "hello from the config"});
+    REQUIRE(pipeline.Podflow({"patch", "configmap", "handoff-config", "-p", R"({"data":{"greeting":"updated"}})"})
+                .first == 0);
+    for (int i = 0; i < 100 && pipeline.Podflow(cat_greeting).second != "updated"; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    CHECK(pipeline.Podflow(cat_greeting) == std::pair<int, std::string>{0, "updated"});
+  }
   CHECK(pipeline.Podflow({"delete", "pod", "server"}).first == 0);
   CHECK(pipeline.WaitForGone(PodKey("server")));
   std::ifstream stopped(scratch + "/stopped");

@@ -1,5 +1,7 @@
 #include "stages/runtime/agent_set.h"
 
+#include "model/objects.h"
+
 namespace podflow::runtime {
 
 NodeAgentSet::NodeAgentSet(const ImageCatalog* catalog, RuntimeTiming timing)
@@ -98,14 +100,10 @@ void NodeAgentSet::RemovePod(const std::string& pod_key) {
   }
   // One taken over after a restart (it had finished) has its logs too:
   // "/registry/pods/<ns>/<name>" -> "<ns>_<name>_<uid>".
-  if (auto it = adopted_.find(pod_key); it != adopted_.end() && RunsProcesses(it->second.node_name)) {
-    const std::string_view key(pod_key);
-    const size_t name_at = key.rfind('/');
-    const size_t ns_at = name_at == 0 || name_at == std::string_view::npos ? std::string_view::npos
-                                                                            : key.rfind('/', name_at - 1);
-    if (ns_at != std::string_view::npos) {
-      host_->RemovePodFiles(PodLogDir(key.substr(ns_at + 1, name_at - ns_at - 1), key.substr(name_at + 1), it->second.uid));
-    }
+  std::string_view ns, name;
+  if (auto it = adopted_.find(pod_key);
+      it != adopted_.end() && RunsProcesses(it->second.node_name) && model::SplitNamespacedKey(pod_key, &ns, &name)) {
+    host_->RemovePodFiles(PodLogDir(ns, name, it->second.uid));
   }
   ForgetAdopted(pod_key);
 }
@@ -174,6 +172,13 @@ std::vector<model::Report> NodeAgentSet::Advance(SimTime now) {
 const PodRunner* NodeAgentSet::FindPod(const std::string& pod_key) const {
   auto it = pods_.find(pod_key);
   return it == pods_.end() ? nullptr : it->second.runner.get();
+}
+
+void NodeAgentSet::SourceChanged(std::string_view namespace_) {
+  if (host_ == nullptr) return;  // no process node: no files to bring up to date
+  for (auto& [key, hosted] : pods_) {
+    if (hosted.runner->pod_namespace() == namespace_) hosted.runner->RefreshVolumes();
+  }
 }
 
 }  // namespace podflow::runtime

@@ -79,6 +79,10 @@ class NodeAgentSet {
   // them current; a change is seen at the next container creation or
   // volume set-up, as kubelet's watch-based managers see it).
   ConfigSources& sources() { return sources_; }
+  // A ConfigMap or Secret of `namespace_` was created or changed: the
+  // volumes process nodes made from them are brought up to date
+  // (PodRunner::RefreshVolumes).
+  void SourceChanged(std::string_view namespace_);
 
   // A hosted node's runtime (its image store), or nullptr.
   NodeRuntime* FindNode(const std::string& name) {

@@ -182,6 +182,15 @@ model::Report PodRunner::Step() {
   return report;
 }
 
+void PodRunner::RefreshVolumes() {
+  ContainerHost* host = node_->host();
+  if (host == nullptr || volumes_.empty()) return;
+  const PodFacts facts{status_.pod_ip, node_->host_ip(), &node_->node().capacity};
+  for (const VolumeSource& v : ResolveVolumes(*assignment_.pod, facts, node_->sources()).ready) {
+    if (v.type == VolumeSource::Type::kFiles && volumes_.contains(v.name)) (void)host->SetUpVolume(PodLogDir(), v);
+  }
+}
+
 void PodRunner::RunSandbox(SimTime t) {
   sandbox_due_.reset();
   // kubelet waits for the pod's volumes before it makes the sandbox.

@@ -158,6 +158,13 @@ class PodRunner {
   const api::PodStatusT& status() const { return status_; }
   const std::string& pod_key() const { return assignment_.pod_key; }
   const std::string& uid() const { return assignment_.pod->metadata->uid; }
+  const std::string& pod_namespace() const { return assignment_.pod->metadata->namespace_; }
+  // A ConfigMap or Secret of its namespace changed: on a process node the
+  // files of its configMap, secret, downwardAPI and projected volumes are
+  // brought up to date (swapped at once, as kubelet's atomic writer does;
+  // a source now missing leaves them as they are, and a subPath mount keeps
+  // what it bound).
+  void RefreshVolumes();
 
  private:
   enum class Stage {

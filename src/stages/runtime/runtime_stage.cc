@@ -142,7 +142,8 @@ class RuntimeLoop {
     const client::Informer::Handlers node_handlers{[this](const KeyValue& kv) { UpsertNode(kv); },
                                                    [this](const std::string& key) { RemoveNode(key); }};
     // ConfigMaps and Secrets, as kubelet's managers keep them: read when a
-    // container is created or a volume set up.
+    // container is created or a volume set up; a change reaches a process
+    // node's volume files.
     const auto erase_source = [this](const std::string& key) { agents_.sources().Erase(key); };
     const client::Informer::Handlers map_handlers{
         [this](const KeyValue& kv) { PutSource<api::ConfigMap>(kv, "ConfigMap", ConfigMapData); }, erase_source};
@@ -367,6 +368,8 @@ class RuntimeLoop {
       return;
     }
     agents_.sources().Put(kv.key, decode(*flatbuffers::GetRoot<T>(kv.value.data())));
+    std::string_view ns, name;
+    if (model::SplitNamespacedKey(kv.key, &ns, &name)) agents_.SourceChanged(ns);
   }
 
   // A pod created or changed: hosted when bound to a node of this process.

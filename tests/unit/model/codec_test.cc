@@ -309,6 +309,16 @@ TEST_CASE("Objects have kube-apiserver's registry keys") {
   CHECK(ObjectKey(Kind("Node"), "ignored", "node-1") == "/registry/nodes/node-1");
   CHECK(KindPrefix(Kind("Service")) == "/registry/services/");
   CHECK(KindPrefix(Kind("Service"), "default") == "/registry/services/default/");
+  // And a namespaced key splits back into its namespace and name.
+  std::string_view ns, name;
+  REQUIRE(SplitNamespacedKey("/registry/configmaps/team-a/game-config", &ns, &name));
+  CHECK(ns == "team-a");
+  CHECK(name == "game-config");
+  CHECK_FALSE(SplitNamespacedKey("/registry/nodes/node-1", &ns, &name));
+  CHECK_FALSE(SplitNamespacedKey("/registry/pods/default/", &ns, &name));
+  CHECK_FALSE(SplitNamespacedKey("/registry/pods//x", &ns, &name));
+  CHECK_FALSE(SplitNamespacedKey("/other/pods/default/x", &ns, &name));
+  CHECK_FALSE(SplitNamespacedKey("/registry/pods/a/b/c", &ns, &name));
 }
 
 TEST_CASE("Objects unpack to their native form and pack back") {
