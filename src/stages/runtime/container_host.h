@@ -39,7 +39,7 @@ struct VolumeSource {
   enum class Type { kEmptyDir, kHostPath, kFiles, kClaim };
   std::string name;
   Type type = Type::kEmptyDir;
-  bool memory = false;                  // emptyDir medium: Memory
+  bool memory = false;                  // on a tmpfs: emptyDir medium Memory; a secret's, a projected volume's
   std::optional<int64_t> size_limit;    // emptyDir sizeLimit, bytes
   std::string path;                     // hostPath: the node's path
   std::string host_path_type;           // hostPath: its type ("" unchecked)

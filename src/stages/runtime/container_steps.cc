@@ -109,6 +109,7 @@ void PodRunner::Create(Box& box, SimTime t) {
   Result<EnvList> env = KubeletEnv(*assignment_.pod, *box.spec, facts, node_->sources());
   ContainerPlan plan;
   if (env.ok()) plan = PlanContainer(*assignment_.pod, *box.spec, box.image ? &*box.image : nullptr, *env);
+  if (env.ok() && plan.config_error.empty()) plan.config_error = SubPathError(*box.spec, *env);
   const std::string& config_error = env.ok() ? plan.config_error : env.status().message();
   if (!env.ok() || !config_error.empty()) {
     // kubelet cannot make the container's config: it is not created. A
@@ -223,9 +224,8 @@ bool PodRunner::LaunchProcess(Box& box, SimTime t) {
   for (const auto& m : box.spec->volume_mounts) {
     auto volume = m ? volumes_.find(m->name) : volumes_.end();
     if (volume == volumes_.end()) continue;
-    launch.mounts.push_back({volume->second.path,
-                             m->sub_path_expr.empty() ? m->sub_path : ExpandKubeVars(m->sub_path_expr, box.env),
-                             m->mount_path, m->read_only || volume->second.read_only});
+    launch.mounts.push_back(
+        {volume->second.path, MountSubPath(*m, box.env), m->mount_path, m->read_only || volume->second.read_only});
   }
   Result<ProcessId> id = node_->host()->Launch(launch);
   if (id.ok()) {

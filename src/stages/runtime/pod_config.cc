@@ -393,6 +393,7 @@ PodVolumes ResolveVolumes(const api::PodT& pod, const PodFacts& facts, const Con
                       v->config_map->optional.value_or(false), v->config_map->default_mode.value_or(kDefaultMode),
                       cache, volume.files));
     } else if (v->secret) {
+      volume.memory = true;
       add(SourceFiles(SourceKind::kSecret, v->secret->secret_name, v->secret->items,
                       v->secret->optional.value_or(false), v->secret->default_mode.value_or(kDefaultMode), cache,
                       volume.files));
@@ -400,6 +401,7 @@ PodVolumes ResolveVolumes(const api::PodT& pod, const PodFacts& facts, const Con
       add(DownwardFiles(pod, v->downward_api->items, v->downward_api->default_mode.value_or(kDefaultMode), facts,
                         volume.files));
     } else if (v->projected) {
+      volume.memory = true;
       const int32_t mode = v->projected->default_mode.value_or(kDefaultMode);
       for (const auto& s : v->projected->sources) {
         if (s == nullptr) continue;
@@ -444,6 +446,26 @@ PodVolumes ResolveVolumes(const api::PodT& pod, const PodFacts& facts, const Con
     }
   }
   return out;
+}
+
+std::string MountSubPath(const api::VolumeMountT& mount, const EnvList& env) {
+  return mount.sub_path_expr.empty() ? mount.sub_path : ExpandKubeVars(mount.sub_path_expr, env);
+}
+
+std::string SubPathError(const api::ContainerT& c, const EnvList& env) {
+  for (const auto& m : c.volume_mounts) {
+    if (m == nullptr) continue;
+    const std::string sub = MountSubPath(*m, env);
+    if (sub.empty()) continue;
+    if (sub.front() == '/') return "error SubPath `" + sub + "` must not be an absolute path";
+    for (size_t start = 0; start <= sub.size();) {
+      size_t end = sub.find('/', start);
+      if (end == std::string::npos) end = sub.size();
+      if (sub.compare(start, end - start, "..") == 0) return "unable to provision SubPath `" + sub + "`: must not contain '..'";
+      start = end + 1;
+    }
+  }
+  return "";
 }
 
 }  // namespace podflow::runtime

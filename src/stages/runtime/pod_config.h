@@ -95,6 +95,15 @@ struct PodVolumes {
 };
 PodVolumes ResolveVolumes(const api::PodT& pod, const PodFacts& facts, const ConfigSources& sources);
 
+// A volumeMount's subPath: as written, or its subPathExpr with the
+// container's $(VAR)s expanded.
+std::string MountSubPath(const api::VolumeMountT& mount, const EnvList& env);
+
+// kubelet's refusal of a container's subPaths (an absolute one, one with
+// ".."), or "" when they are fine: the container is not created
+// (CreateContainerConfigError).
+std::string SubPathError(const api::ContainerT& c, const EnvList& env);
+
 // kubelet's fieldpath: the value of `field_path` for the pod, or an error
 // ("unsupported fieldPath: x").
 Result<std::string> PodFieldValue(const api::PodT& pod, std::string_view field_path,

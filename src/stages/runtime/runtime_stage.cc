@@ -129,6 +129,7 @@ class RuntimeLoop {
       engine_ = std::make_unique<process::ProcessEngine>(process::EngineOptions{
           .log_root = data_dir + "/runtime/pods",
           .state_root = data_dir + "/runtime",
+          .hidden = {data_dir},
           .owner = DeterministicHex(data_dir, 16)});
       for (const std::string& limit : engine_->limitations()) log_->warn("process runtime: {}", limit);
       agents_.SetContainerHost(engine_.get());

@@ -193,7 +193,12 @@ Status WriteAtomically(const std::string& dir, const std::vector<VolumeFile>& fi
     const std::string name = it->path().filename().string();
     if (!name.starts_with("..") && !names.contains(name) && it->is_symlink()) fs::remove(it->path(), ec);
   }
-  if (!old.empty() && old.filename() != fs::path(made).filename()) fs::remove_all(old, ec);
+  // Only a set of ours: a name of this directory's starting with "..".
+  const std::string old_name = old.empty() ? "" : fs::relative(old, dir, ec).string();
+  if (old_name.starts_with("..") && old_name.find('/') == std::string::npos && old_name != ".." &&
+      old_name != fs::path(made).filename().string()) {
+    fs::remove_all(fs::path(dir) / old_name, ec);
+  }
   return Status::Ok();
 }
 
@@ -217,6 +222,7 @@ Result<std::string> PodVolumes::SetUp(const std::string& pod_dir, const VolumeSo
   std::error_code ec;
   switch (volume.type) {
     case VolumeSource::Type::kHostPath: {
+      if (!volume.path.starts_with("/")) return Status::Invalid("hostPath " + volume.path + " is not an absolute path");
       Status checked = CheckHostPath(volume.path, volume.host_path_type);
       if (!checked.ok()) return checked;
       return volume.path;
@@ -233,6 +239,12 @@ Result<std::string> PodVolumes::SetUp(const std::string& pod_dir, const VolumeSo
       return claimed;
     }
     case VolumeSource::Type::kFiles: {
+      // A secret's files never reach the disk: a tmpfs of their own, as kubelet's.
+      if (volume.memory) {
+        fs::create_directories(dir, ec);
+        if (ec) return Status::Invalid("mkdir " + dir + ": " + ec.message());
+        if (Status mounted = MountMemory(dir, volume.size_limit, "0755"); !mounted.ok()) return mounted;
+      }
       Status written = WriteAtomically(dir, volume.files);
       if (!written.ok()) return written;
       return dir;
@@ -243,18 +255,24 @@ Result<std::string> PodVolumes::SetUp(const std::string& pod_dir, const VolumeSo
   fs::create_directories(dir, ec);
   if (ec) return Status::Invalid("mkdir " + dir + ": " + ec.message());
   ::chmod(dir.c_str(), 0777);
-  if (volume.memory && !mounted_.contains(dir)) {
-    std::string options = "mode=0777";
-    if (volume.size_limit) options += ",size=" + std::to_string(*volume.size_limit);
-    if (::mount("tmpfs", dir.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, options.c_str()) == 0) {
-      mounted_.insert(dir);
-    } else if (errno != EPERM) {
-      // Not root: a directory on disk serves (the runtime says at its start
-      // that it cannot mount here).
-      return Status::Invalid("mount failed: tmpfs on " + dir + ": " + ErrnoText(errno));
-    }
+  if (volume.memory) {
+    if (Status mounted = MountMemory(dir, volume.size_limit, "0777"); !mounted.ok()) return mounted;
   }
   return dir;
+}
+
+Status PodVolumes::MountMemory(const std::string& dir, std::optional<int64_t> size, const char* mode) {
+  if (mounted_.contains(dir)) return Status::Ok();
+  std::string options = std::string("mode=") + mode;
+  if (size) options += ",size=" + std::to_string(*size);
+  if (::mount("tmpfs", dir.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, options.c_str()) == 0) {
+    mounted_.insert(dir);
+  } else if (errno != EPERM) {
+    // Not root: a directory on disk serves (the runtime says at its start
+    // that it cannot mount here).
+    return Status::Invalid("mount failed: tmpfs on " + dir + ": " + ErrnoText(errno));
+  }
+  return Status::Ok();
 }
 
 void PodVolumes::RemovePod(const std::string& pod_dir) {

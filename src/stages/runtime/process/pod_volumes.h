@@ -4,7 +4,9 @@
 //    (size: its sizeLimit), mounted in this machine's mount namespace under
 //    the root only, and unmounted when the pod goes or the runtime stops (a
 //    crashed run's are unmounted by the next start with the same root);
-//  - configMap, secret, downwardAPI, projected: their files, written as
+//  - configMap, secret, downwardAPI, projected: their files (a secret's and
+//    a projected volume's on a tmpfs of their own, as kubelet keeps them
+//    off the disk), written as
 //    kubelet's atomic writer lays them out — a "..2006_01_02_15_04_05.NNNN"
 //    directory holding them, "..data" linked to it, and each top-level name
 //    linked to "..data/<name>" — so that an update swaps them at once;
@@ -17,6 +19,7 @@
 // Thread safety: not synchronized (the runtime's loop owns it).
 #pragma once
 
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -41,6 +44,9 @@ class PodVolumes {
   void RemovePod(const std::string& pod_dir);
 
  private:
+  // A tmpfs (of `size`) over `dir`, once.
+  Status MountMemory(const std::string& dir, std::optional<int64_t> size, const char* mode);
+
   std::string root_;
   std::set<std::string> mounted_;  // Memory volumes' directories
 };

@@ -1,5 +1,6 @@
 #include "stages/runtime/process/process_engine.h"
 
+#include "stages/runtime/process/container_root.h"
 #include "stages/runtime/process/spawn.h"
 
 #include <fcntl.h>
@@ -30,149 +31,22 @@ namespace {
 // that writes without pause cannot keep it from the others.
 constexpr size_t kReadPerRound = 4 * 65536;
 
-// Where the old root is kept in a new one while the container's mounts are made.
-constexpr char kHostInRoot[] = "/.podflow-host";
-
-// A container's own root, made in its mount namespace before its command
-// runs: an overlay whose lower layer is this machine's root filesystem and
-// whose upper layer (the container's writable layer) is a tmpfs of its own,
-// so that what it writes is its own and gone with it, as an image's
-// writable layer is; this machine's other mounts (/dev, /sys, ...) and the
-// container's volumes bound into it; then pivot_root into it and a /proc
-// of its own. Made before the clone; the child only reads it.
-struct RootPlan {
-  std::string base;              // a directory of the runtime's: the tmpfs goes over it
-  std::string upper, work, root;  // in the tmpfs
-  std::string overlay_options;
-  std::string host;               // root + kHostInRoot: pivot_root's put_old
-  struct Bind {
-    std::string source;             // under kHostInRoot
-    std::string target;             // in the new root
-    std::vector<std::string> dirs;  // the target's ancestors (and itself for a directory), made first
-    bool file = false;
-    bool read_only = false;
-  };
-  std::vector<Bind> binds;
-};
-
-RootPlan PlanRoot(const std::string& base) {
-  RootPlan plan;
-  plan.base = base;
-  plan.upper = base + "/upper";
-  plan.work = base + "/work";
-  plan.root = base + "/root";
-  plan.overlay_options = "lowerdir=/,upperdir=" + plan.upper + ",workdir=" + plan.work;
-  plan.host = plan.root + kHostInRoot;
-  return plan;
-}
-
-// A bind of `source` (a path of this machine) at `target` (the container's).
-void AddBind(RootPlan& plan, const std::string& source, const std::string& target, bool read_only) {
-  RootPlan::Bind bind;
-  bind.source = std::string(kHostInRoot) + source;
-  bind.target = target;
-  struct stat st {};
-  bind.file = ::stat(source.c_str(), &st) == 0 && !S_ISDIR(st.st_mode);
-  bind.read_only = read_only;
-  for (size_t at = target.find('/', 1); at != std::string::npos; at = target.find('/', at + 1)) {
-    bind.dirs.push_back(target.substr(0, at));
-  }
-  if (!bind.file) bind.dirs.push_back(target);
-  plan.binds.push_back(std::move(bind));
-}
-
-// This machine's mounts a container's root carries (each one not inside
-// another, with what is inside it): all but / itself, /proc (it gets its
-// own) and the runtime's own directory (its volumes are bound one by one).
-std::vector<std::string> HostMounts(const std::string& own) {
-  std::vector<std::string> points = MountPoints();
-  std::sort(points.begin(), points.end());
-  std::vector<std::string> out;
-  const auto under = [](const std::string& path, const std::string& dir) {
-    return path == dir || path.starts_with(dir + "/");
-  };
-  for (const std::string& p : points) {
-    if (p == "/" || under(p, "/proc") || under(p, own)) continue;
-    if (!out.empty() && under(p, out.back())) continue;
-    out.push_back(p);
-  }
-  return out;
-}
-
-// What a volumeMount binds: the volume, or the part its subPath names
-// (kubelet's checks; a missing one made a directory with the volume's mode).
-Result<std::string> MountSource(const ContainerMount& m) {
-  if (m.sub_path.empty()) return m.source;
-  if (m.sub_path.front() == '/') return Status::Invalid("error SubPath `" + m.sub_path + "` must not be an absolute path");
-  for (size_t start = 0; start <= m.sub_path.size();) {
-    size_t end = m.sub_path.find('/', start);
-    if (end == std::string::npos) end = m.sub_path.size();
-    if (m.sub_path.compare(start, end - start, "..") == 0) {
-      return Status::Invalid("error SubPath `" + m.sub_path + "` must not contain '..'");
-    }
-    start = end + 1;
-  }
-  const std::string path = m.source + "/" + m.sub_path;
-  std::error_code ec;
-  if (!fs::exists(path, ec)) {
-    struct stat st {};
-    const mode_t mode = ::stat(m.source.c_str(), &st) == 0 ? st.st_mode & 07777 : 0755;
-    fs::create_directories(path, ec);
-    if (ec) return Status::Invalid("failed to create subPath directory for volumeMount \"" + m.target + "\": " + ec.message());
-    ::chmod(path.c_str(), mode);
-  }
-  return path;
-}
-
-// In the child, after its mounts were made private: the root as planned.
-// Returns 0 or the errno of the step that failed. Async-signal-safe.
-int MakeRoot(const RootPlan& plan) {
-  if (::mount("tmpfs", plan.base.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0) return errno;
-  for (const std::string* dir : {&plan.upper, &plan.work, &plan.root}) {
-    if (::mkdir(dir->c_str(), 0755) != 0) return errno;
-  }
-  if (::mount("overlay", plan.root.c_str(), "overlay", 0, plan.overlay_options.c_str()) != 0) return errno;
-  if (::mkdir(plan.host.c_str(), 0700) != 0 && errno != EEXIST) return errno;
-  if (::syscall(SYS_pivot_root, plan.root.c_str(), plan.host.c_str()) != 0) return errno;
-  if (::chdir("/") != 0) return errno;
-  for (const RootPlan::Bind& bind : plan.binds) {
-    // Made in the new root: a symlink on the way resolves in it.
-    for (const std::string& dir : bind.dirs) {
-      if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return errno;
-    }
-    if (bind.file) {
-      const int fd = ::open(bind.target.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
-      if (fd >= 0) ::close(fd);
-    }
-    if (::mount(bind.source.c_str(), bind.target.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0) return errno;
-    if (bind.read_only &&
-        ::mount(nullptr, bind.target.c_str(), nullptr, MS_BIND | MS_REMOUNT | MS_RDONLY, nullptr) != 0) {
-      return errno;
-    }
-  }
-  if (::umount2(kHostInRoot, MNT_DETACH) != 0) return errno;
-  ::rmdir(kHostInRoot);
-  return 0;
-}
-
 // Whether this process may make PID, mount and UTS namespaces (root in a
 // container without CAP_SYS_ADMIN may not), and in them a root of the
 // container's own (an overlay of this machine's root: `own_root`).
-bool CanIsolate(const std::string& rootfs_base, bool* own_root) {
+bool CanIsolate(const std::string& rootfs_base, const std::string& own, bool* own_root) {
   *own_root = false;
   if (::geteuid() != 0) return false;
-  const RootPlan plan = PlanRoot(rootfs_base);
+  const RootPlan plan = PlanRoot(rootfs_base, own, {});
   int pidfd = -1;
   const pid_t pid = Clone(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWUTS, &pidfd);
   if (pid == 0) {
     // What a container's start does there (some hosts allow the clone but not the mounts).
-    const bool ok = ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0 &&
-                    ::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0 &&
-                    ::sethostname("podflow", 7) == 0;
-    if (!ok) ::_exit(1);
-    ::_exit(MakeRoot(plan) == 0 && ::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0
-                ? 0
-                : 2);
+    if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 || ::sethostname("podflow", 7) != 0) {
+      ::_exit(1);
+    }
+    int step = 0;
+    ::_exit(MakeRoot(plan, &step) == 0 ? 0 : 2);
   }
   if (pid < 0) return false;
   siginfo_t info{};
@@ -202,7 +76,7 @@ enum ChildFailure : int { kNone = 0, kWorkingDir = 1, kNamespaces = 2, kRoot = 3
     if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
       report[0] = errno;
       report[1] = kNamespaces;
-    } else if (root != nullptr && (report[0] = MakeRoot(*root)) != 0) {
+    } else if (root != nullptr && (report[0] = MakeRoot(*root, &report[2])) != 0) {
       report[1] = kRoot;
     } else if (::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0 ||
                (hostname_len > 0 && ::sethostname(hostname, hostname_len) != 0)) {
@@ -255,10 +129,13 @@ struct ProcessEngine::Proc {
 
 ProcessEngine::ProcessEngine(EngineOptions options) : options_(std::move(options)) {
   if (options_.state_root.empty()) options_.state_root = options_.log_root;
+  std::error_code absolute_ec;
+  options_.state_root = fs::absolute(options_.state_root, absolute_ec).lexically_normal().string();
+  for (std::string& hidden : options_.hidden) hidden = fs::absolute(hidden, absolute_ec).lexically_normal().string();
   volumes_ = std::make_unique<PodVolumes>(options_.state_root + "/volumes");
   std::error_code ec;
   fs::create_directories(RootfsBase(), ec);
-  isolate_ = !ec && CanIsolate(RootfsBase(), &own_root_);
+  isolate_ = !ec && CanIsolate(RootfsBase(), options_.state_root, &own_root_);
   if (::geteuid() != 0) {
     limitations_.push_back("not root: containers run without their own PID, mount and UTS namespaces");
   } else if (!isolate_) {
@@ -326,13 +203,8 @@ Result<ProcessId> ProcessEngine::Launch(const ContainerLaunch& launch) {
   if (Status opened = log->Open(); !opened.ok()) return opened;
   std::optional<RootPlan> root;
   if (own_root_) {
-    root = PlanRoot(RootfsBase());
-    for (const std::string& mount : HostMounts(options_.state_root)) AddBind(*root, mount, mount, false);
-    for (const ContainerMount& m : launch.mounts) {
-      Result<std::string> source = MountSource(m);
-      if (!source.ok()) return source.status();
-      AddBind(*root, *source, m.target, m.read_only);
-    }
+    root = PlanRoot(RootfsBase(), options_.state_root, options_.hidden);
+    if (Status mounted = AddVolumeMounts(*root, launch.mounts); !mounted.ok()) return mounted;
   }
 
   ExecArgs exec(launch.argv, launch.env);  // made before the child exists
@@ -407,7 +279,7 @@ Result<ProcessId> ProcessEngine::Launch(const ContainerLaunch& launch) {
       case kNamespaces:
         return Status::Invalid("setting up the container's namespaces: " + ErrnoText(report[0]));
       case kRoot:
-        return Status::Invalid("error mounting the container's root and volumes: " + ErrnoText(report[0]));
+        return Status::Invalid(RootFailure(*root, report[0], report[2]));
       default:
         return Status::Invalid(ExecFailure(lookup, report[0]));
     }

@@ -53,6 +53,9 @@ struct EngineOptions {
   // Its own files: the pods' volumes ("volumes/", pod_volumes.h) and the
   // directory a container's root is made over ("rootfs"). Empty: log_root.
   std::string state_root;
+  // Directories no container may see (podflow's data dir): an empty
+  // read-only tmpfs over each in every container's root.
+  std::vector<std::string> hidden;
   // Names this runtime's cgroups ("podflow/<owner>/..."): a crashed run's
   // are removed by the next run with the same owner.
   std::string owner = "default";

@@ -38,6 +38,7 @@ struct Container {
     // /tmp as the machine's, where the tests look for what commands write.
     launch.mounts = {{"/tmp", "", "/tmp", false}};
     Result<ProcessId> started = engine->Launch(launch);
+    INFO(started.status().message());
     REQUIRE(started.ok());
     id = *started;
   }

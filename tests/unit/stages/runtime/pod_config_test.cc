@@ -438,6 +438,10 @@ spec:
   CHECK(v[0].read_only);  // kubelet mounts the API's data read-only
   CHECK(Files(v[0]) == std::vector<std::string>{"keys=very (0644)", "bin/run.sh=#!/bin/sh (0755)"});
   CHECK(Files(v[1]) == std::vector<std::string>{"password=1f2d1e2e67df (0400)", "username=admin (0400)"});
+  CHECK(v[1].memory);  // a secret's files stay off the disk, as a projected volume's
+  CHECK(v[3].memory);
+  CHECK_FALSE(v[0].memory);
+  CHECK_FALSE(v[2].memory);
   CHECK(Files(v[2]) == std::vector<std::string>{"labels=cluster=\"test-cluster1\"\nzone=\"us-est-coast\" (0644)",
                                                 "annotations=build=\"two\" (0644)", "mem_limit=64 (0644)"});
   CHECK(Files(v[3]) == std::vector<std::string>{"my-group/my-username=admin (0440)", "namespace=team-a (0440)"});

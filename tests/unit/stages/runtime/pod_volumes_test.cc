@@ -72,6 +72,17 @@ TEST_CASE("volume files: written as kubelet's atomic writer lays them out, swapp
   CHECK(Read(v / "game.properties") == "lives=4");
   CHECK_FALSE(WriteAtomically(v.string(), {{"/etc/passwd", "x", 0644}}).ok());
   CHECK_FALSE(WriteAtomically(v.string(), {{"a/../../b", "x", 0644}}).ok());
+
+  // A "..data" pointing out of the volume (someone swapped it) is replaced,
+  // and what it pointed at is left alone.
+  const fs::path elsewhere = dir.dir() / "elsewhere";
+  fs::create_directories(elsewhere);
+  std::ofstream(elsewhere / "keep") << "kept";
+  fs::remove(v / "..data");
+  fs::create_symlink(elsewhere, v / "..data");
+  REQUIRE(WriteAtomically(v.string(), {{"game.properties", "lives=5", 0644}}).ok());
+  CHECK(Read(v / "game.properties") == "lives=5");
+  CHECK(Read(elsewhere / "keep") == "kept");
 }
 
 TEST_CASE("volumes on a process node: hostPath types in kubelet's words, emptyDir, claims that outlive their pods") {

@@ -154,7 +154,11 @@ TEST_CASE("process engine: as root a container is PID 1 of its own namespace, wi
 TEST_CASE("process engine: as root a container has a root of its own: what it writes is its own, its volumes are "
           "bound in (read-only ones refuse writes), subPaths are made") {
   TempDir dir;
-  ProcessEngine engine({.log_root = (dir.dir() / "logs").string(), .owner = "test-" + std::to_string(::getpid())});
+  fs::create_directories(dir.dir() / "private");
+  std::ofstream(dir.dir() / "private" / "admin.token") << "secret";
+  ProcessEngine engine({.log_root = (dir.dir() / "logs").string(),
+                        .hidden = {(dir.dir() / "private").string()},
+                        .owner = "test-" + std::to_string(::getpid())});
   if (!engine.own_root()) {
     WARN("skipped: " + engine.limitations().back());
     return;
@@ -171,7 +175,8 @@ TEST_CASE("process engine: as root a container has a root of its own: what it wr
       "mkdir -p /usr/share/podflow-test && echo layer > /usr/share/podflow-test/f && cat /usr/share/podflow-test/f; "
       "echo shared > /var/run/podflow-vol/out; cat /etc/podflow-config/key; echo; "
       "{ echo no > /etc/podflow-config/key; } 2>/dev/null || echo read-only; "
-      "echo sub > /sub/f; touch " + outside + "; ls /proc | grep -c '^[0-9]'");
+      "echo sub > /sub/f; touch " + outside + "; ls /proc | grep -c '^[0-9]'; ls " +
+      (dir.dir() / "private").string() + " | wc -l");
   launch.mounts = {{(dir.dir() / "volume").string(), "", "/var/run/podflow-vol", false},
                    {(dir.dir() / "config").string(), "", "/etc/podflow-config", true},
                    {(dir.dir() / "volume").string(), "part/one", "/sub", false}};
@@ -184,11 +189,12 @@ TEST_CASE("process engine: as root a container has a root of its own: what it wr
   const std::vector<std::string> lines = Texts(engine.ReadLog("default_p_uid/c", 0));
   INFO(lines.size());
   for (const auto& l : lines) UNSCOPED_INFO(l);
-  REQUIRE(lines.size() == 4);
+  REQUIRE(lines.size() == 5);
   CHECK(lines[0] == "layer");
   CHECK(lines[1] == "value");
   CHECK(lines[2] == "read-only");
   CHECK(std::stoi(lines[3]) <= 4);
+  CHECK(lines[4] == "0");  // podflow's own files are hidden
   CHECK_FALSE(fs::exists("/usr/share/podflow-test"));
   CHECK_FALSE(fs::exists("/run/podflow-vol"));
   // The test's directory is the machine's root filesystem's unless a mount
@@ -205,11 +211,21 @@ TEST_CASE("process engine: as root a container has a root of its own: what it wr
   std::ifstream config(dir.dir() / "config" / "key");
   CHECK((std::getline(config, line) && line == "value"));
 
-  // A subPath out of the volume is refused before anything runs.
+  // A subPath out of the volume is refused before anything runs, by name
+  // or through a symlink a container left in it.
   launch.mounts = {{(dir.dir() / "volume").string(), "../escape", "/sub", false}};
   Result<ProcessId> refused = engine.Launch(launch);
   REQUIRE_FALSE(refused.ok());
-  CHECK(refused.status().message() == "error SubPath `../escape` must not contain '..'");
+  CHECK(refused.status().message() == "subPath ../escape reaches out of its volume");
+  fs::create_symlink("/etc", dir.dir() / "volume" / "to-etc");
+  fs::create_symlink("../../..", dir.dir() / "volume" / "up");
+  for (const std::string sub : {"to-etc", "up/etc", "to-etc/new"}) {
+    launch.mounts = {{(dir.dir() / "volume").string(), sub, "/sub", false}};
+    refused = engine.Launch(launch);
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.status().message() == "subPath " + sub + " reaches out of its volume");
+  }
+  CHECK_FALSE(fs::exists("/etc/new"));
   // A command its volume holds is found there (looked up in the container).
   {
     std::ofstream script(dir.dir() / "config" / "run.sh");
