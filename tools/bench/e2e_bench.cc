@@ -70,29 +70,13 @@ int RunE2eBench(const std::vector<std::string>& args) {
   }
   const size_t want_nodes = runtime::ResolveNodes(*runtime_config)->size();
 
-  Result<pipeline::StageRegistry> registry = cli::AllStages();
-  if (!registry.ok()) return 1;
-  // The tools' keys exist before the pipeline's thread starts.
-  if (Status made = pipeline::EnsureCredentials(config->data_dir); !made.ok()) {
-    std::fprintf(stderr, "podflow-bench e2e: %s\n", made.ToString().c_str());
+  Result<std::unique_ptr<PipelineThread>> run =
+      PipelineThread::Start(*config, config->pipeline.processes.at(0).name, scratch);
+  if (!run.ok()) {
+    std::fprintf(stderr, "podflow-bench e2e: %s\n", run.status().ToString().c_str());
     return 1;
   }
-  std::atomic<bool> stop{false};
-  std::atomic<bool> exited{false};
-  Status run_status;
-  const std::string process = config->pipeline.processes.at(0).name;
-  std::thread pipeline([&] {
-    run_status = pipeline::RunProcess(*config, *registry, process, stop);
-    exited = true;
-  });
-  auto finish = [&](int code) {
-    stop = true;
-    pipeline.join();
-    std::error_code ec;
-    std::filesystem::remove_all(scratch, ec);
-    if (!run_status.ok()) std::fprintf(stderr, "pipeline: %s\n", run_status.ToString().c_str());
-    return code;
-  };
+  auto finish = [&](int code) { return (*run)->Finish(code); };
 
   // Up when every node has registered; a pipeline that could not start
   // (e.g. its ports are taken by another podflow) ends the run.
@@ -102,8 +86,8 @@ int RunE2eBench(const std::vector<std::string>& args) {
     return finish(1);
   }
   client::ApiClient api(context, config->Endpoint("api"));
-  const size_t nodes = WaitForNodes(api, want_nodes, exited);
-  if (exited || nodes < want_nodes) {
+  const size_t nodes = WaitForNodes(api, want_nodes, (*run)->exited());
+  if ((*run)->exited() || nodes < want_nodes) {
     std::fprintf(stderr, "podflow-bench e2e: the pipeline did not come up (%zu of %zu nodes)\n", nodes, want_nodes);
     return finish(1);
   }

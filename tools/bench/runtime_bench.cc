@@ -116,31 +116,18 @@ int RunRuntimeBench(const std::vector<std::string>& args) {
     return 1;
   }
   spdlog::set_level(spdlog::level::warn);
-  Result<pipeline::StageRegistry> registry = cli::AllStages();
-  if (!registry.ok()) return 1;
-  if (Status made = pipeline::EnsureCredentials(config->data_dir); !made.ok()) {
-    std::fprintf(stderr, "podflow-bench runtime: %s\n", made.ToString().c_str());
+  Result<std::unique_ptr<PipelineThread>> run = PipelineThread::Start(*config, "core", scratch);
+  if (!run.ok()) {
+    std::fprintf(stderr, "podflow-bench runtime: %s\n", run.status().ToString().c_str());
     return 1;
   }
-  std::atomic<bool> stop{false};
-  std::atomic<bool> exited{false};
-  Status run_status;
-  std::thread core([&] {
-    run_status = pipeline::RunProcess(*config, *registry, "core", stop);
-    exited = true;
-  });
   const pid_t runtime = StartRuntime(config_file, scratch + "/runtime.log");
   auto finish = [&](int code) {
     if (runtime > 0) {
       kill(runtime, SIGTERM);
       waitpid(runtime, nullptr, 0);
     }
-    stop = true;
-    core.join();
-    std::error_code ec;
-    std::filesystem::remove_all(scratch, ec);
-    if (!run_status.ok()) std::fprintf(stderr, "pipeline: %s\n", run_status.ToString().c_str());
-    return code;
+    return (*run)->Finish(code);
   };
   if (runtime < 0) {
     std::fprintf(stderr, "podflow-bench runtime: cannot start the runtime process\n");
@@ -154,8 +141,8 @@ int RunRuntimeBench(const std::vector<std::string>& args) {
   }
   client::ApiClient api(context, config->Endpoint("api"));
   const auto registering = std::chrono::steady_clock::now();
-  const size_t nodes = WaitForNodes(api, static_cast<size_t>(node_count), exited);
-  if (exited || nodes < static_cast<size_t>(node_count) || waitpid(runtime, nullptr, WNOHANG) != 0) {
+  const size_t nodes = WaitForNodes(api, static_cast<size_t>(node_count), (*run)->exited());
+  if ((*run)->exited() || nodes < static_cast<size_t>(node_count) || waitpid(runtime, nullptr, WNOHANG) != 0) {
     std::fprintf(stderr, "podflow-bench runtime: the pipeline did not come up (%zu of %lld nodes; see %s)\n", nodes,
                  static_cast<long long>(node_count), (scratch + "/runtime.log").c_str());
     return finish(1);

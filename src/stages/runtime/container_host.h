@@ -106,6 +106,9 @@ struct ProbeCheck {
   std::string path = "/";             // http
   std::vector<std::pair<std::string, std::string>> headers;  // http
   SimDuration timeout{1000};
+  // A lifecycle hook's command (exec): run by workers of their own, so that
+  // a long hook holds no probe up.
+  bool hook = false;
 };
 
 // What a probe found: success, or kubelet's words for the failure (the

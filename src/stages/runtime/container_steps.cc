@@ -462,22 +462,26 @@ std::optional<uint64_t> PodRunner::StartExecHook(const Box& box, const api::Life
   check.env = box.env;
   check.working_dir = box.spec->working_dir;
   check.timeout = std::min(limit, SimDuration(kMaxGraceSeconds * 1000));
+  check.hook = true;
   return host->StartProbe(assignment_.pod_key, check);
 }
 
 void PodRunner::HookFinished(Box& box, const ProbeOutcome& outcome) {
   const bool post_start = box.post_start_pending == outcome.probe;
   (post_start ? box.post_start_pending : box.pre_stop_pending).reset();
-  if (outcome.errored) return;  // the container ended: its exit says what follows
+  // No result because the container ended: its exit says what follows.
+  // Without one while it runs (the hook could not be started), it failed.
+  if (outcome.errored && !box.process) return;
+  const bool ok = outcome.ok && !outcome.errored;
   const SimTime at = std::max(outcome.at, box.started_at);
   if (post_start) {
     if (box.stage != Stage::kPostStart) return;  // a delete came first: it runs, and is being stopped
-    box.post_start_failed = !outcome.ok;
+    box.post_start_failed = !ok;
     box.due = at;
     return;
   }
   if (box.stopping && box.process) {
-    if (!outcome.ok) {
+    if (!ok) {
       Event(at, "Warning", text::kFailedPreStopHook, text::kPreStopHookFailed, box.field_path);
     }
     if (box.sigterm_at) box.sigterm_at = std::min(*box.sigterm_at, at);  // the hook is over: SIGTERM now

@@ -32,6 +32,7 @@ enum class SourceKind { kConfigMap, kSecret };
 struct ConfigData {
   std::map<std::string, std::string> data;    // ConfigMap data; Secret data, decoded
   std::map<std::string, std::string> binary;  // ConfigMap binaryData, decoded
+  bool operator==(const ConfigData&) const = default;
 };
 
 // ConfigMap `data` and `binaryData` (a value that is not base64 is left out:
@@ -43,7 +44,14 @@ ConfigData SecretData(const api::Secret& secret);
 class ConfigSources {
  public:
   // `key` is the object's key in the log ("/registry/configmaps/ns/name").
-  void Put(const std::string& key, ConfigData data) { objects_[key] = std::move(data); }
+  // Whether it changed what the key held.
+  bool Put(const std::string& key, ConfigData data) {
+    auto [it, added] = objects_.try_emplace(key, std::move(data));
+    if (added) return true;
+    if (it->second == data) return false;
+    it->second = std::move(data);
+    return true;
+  }
   void Erase(const std::string& key) { objects_.erase(key); }
   // nullptr when the namespace has no such object.
   const ConfigData* Find(SourceKind kind, std::string_view namespace_, std::string_view name) const;

@@ -368,7 +368,7 @@ class RuntimeLoop {
       agents_.sources().Erase(kv.key);
       return;
     }
-    agents_.sources().Put(kv.key, decode(*flatbuffers::GetRoot<T>(kv.value.data())));
+    if (!agents_.sources().Put(kv.key, decode(*flatbuffers::GetRoot<T>(kv.value.data())))) return;  // same data
     std::string_view ns, name;
     if (model::SplitNamespacedKey(kv.key, &ns, &name)) agents_.SourceChanged(ns);
   }

@@ -62,22 +62,28 @@ Result<UniqueFd> OpenSubPath(int volume, const std::string& sub_path) {
   if (errno != ENOENT) return refused(errno);
   struct stat st {};
   const mode_t mode = ::fstat(volume, &st) == 0 ? st.st_mode & 07777 : 0755;
-  UniqueFd dir(::fcntl(volume, F_DUPFD_CLOEXEC, 0));
-  for (size_t start = 0; start < sub_path.size();) {
-    size_t end = sub_path.find('/', start);
-    if (end == std::string::npos) end = sub_path.size();
-    const std::string part = sub_path.substr(start, end - start);
-    start = end + 1;
+  // Each missing directory made in its parent, both opened beneath the
+  // volume (a symlink swapped in meanwhile cannot lead out of it), and its
+  // mode set through its own descriptor.
+  UniqueFd dir;
+  for (size_t end = 0; end != std::string::npos;) {
+    end = sub_path.find('/', end + 1);
+    const std::string prefix = sub_path.substr(0, end);
+    const size_t slash = prefix.rfind('/');
+    const std::string part = slash == std::string::npos ? prefix : prefix.substr(slash + 1);
     if (part.empty() || part == ".") continue;
-    if (::mkdirat(dir.get(), part.c_str(), mode) == 0) {
-      ::fchmodat(dir.get(), part.c_str(), mode, 0);
-    } else if (errno != EEXIST) {
+    UniqueFd parent(slash == std::string::npos ? ::fcntl(volume, F_DUPFD_CLOEXEC, 0)
+                                               : OpenBeneath(volume, prefix.substr(0, slash), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (parent.get() < 0) return refused(errno);
+    const bool made = ::mkdirat(parent.get(), part.c_str(), mode) == 0;
+    if (!made && errno != EEXIST) {
       return Status::Invalid("failed to create subPath directory " + sub_path + ": " + ErrnoText(errno));
     }
-    UniqueFd next(OpenBeneath(dir.get(), part, O_PATH | O_DIRECTORY | O_CLOEXEC));
-    if (next.get() < 0) return refused(errno);
-    dir = std::move(next);
+    dir = UniqueFd(OpenBeneath(volume, prefix, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (dir.get() < 0) return refused(errno);
+    if (made) ::fchmod(dir.get(), mode);
   }
+  if (dir.get() < 0) return refused(ENOENT);
   return dir;
 }
 
@@ -86,6 +92,37 @@ int MakeDirs(const std::vector<std::string>& dirs, mode_t mode) {
   for (const std::string& dir : dirs) {
     if (::mkdir(dir.c_str(), mode) != 0 && errno != EEXIST) return errno;
   }
+  return 0;
+}
+
+// The container's /dev, as runc makes one: a tmpfs with the usual device
+// nodes bound from this machine's (under the old root), a devpts instance
+// of its own, a /dev/shm of its own and the usual links. Async-signal-safe.
+int MakeDev() {
+  if (::mount("tmpfs", "/dev", "tmpfs", MS_NOSUID | MS_STRICTATIME, "mode=755,size=65536k") != 0) return errno;
+  static constexpr const char* kDevices[][2] = {
+      {"/.podflow-host/dev/null", "/dev/null"},       {"/.podflow-host/dev/zero", "/dev/zero"},
+      {"/.podflow-host/dev/full", "/dev/full"},       {"/.podflow-host/dev/random", "/dev/random"},
+      {"/.podflow-host/dev/urandom", "/dev/urandom"}, {"/.podflow-host/dev/tty", "/dev/tty"}};
+  for (const auto& [source, target] : kDevices) {
+    const int fd = ::open(target, O_CREAT | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0666);
+    if (fd < 0) return errno;
+    ::close(fd);
+    if (::mount(source, target, nullptr, MS_BIND, nullptr) != 0) return errno;
+  }
+  if (::mkdir("/dev/pts", 0755) != 0) return errno;
+  // Without a devpts of its own it still runs (a terminal comes from outside).
+  if (::mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620") == 0) {
+    ::symlink("pts/ptmx", "/dev/ptmx");
+  }
+  if (::mkdir("/dev/shm", 01777) != 0) return errno;
+  if (::mount("shm", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=1777,size=65536k") != 0) {
+    return errno;
+  }
+  ::symlink("/proc/self/fd", "/dev/fd");
+  ::symlink("/proc/self/fd/0", "/dev/stdin");
+  ::symlink("/proc/self/fd/1", "/dev/stdout");
+  ::symlink("/proc/self/fd/2", "/dev/stderr");
   return 0;
 }
 
@@ -115,7 +152,7 @@ RootPlan PlanRoot(const std::string& base, const std::string& own, const std::ve
     // overlayfs takes ':' and ',' as separators in its options.
     const bool plain = p.find_first_of(":,\\") == std::string::npos;
     if (p == "/dev") {
-      m.how = RootPlan::HostMount::How::kBind;
+      m.how = RootPlan::HostMount::How::kDev;
       whole.push_back(p);
     } else if (p == "/sys") {
       m.how = RootPlan::HostMount::How::kBindReadOnly;
@@ -187,27 +224,27 @@ int MakeRoot(const RootPlan& plan, int* step) {
     *step = kHostMount * kStepKind + static_cast<int>(i);
     const RootPlan::HostMount& m = plan.host_mounts[i];
     const char* target = m.target.c_str();
-    if (m.how == How::kOverlay &&
-        ::mount("overlay", target, "overlay", 0, m.overlay_options.c_str()) == 0) {
-      continue;
+    switch (m.how) {
+      case How::kDev:
+        if (int err = MakeDev()) return err;
+        continue;
+      case How::kOverlay:
+        if (::mount("overlay", target, "overlay", 0, m.overlay_options.c_str()) == 0) continue;
+        break;  // a filesystem overlayfs does not take: read-only
+      case How::kBindReadOnly:
+        break;
     }
-    // A bind (or an overlay this filesystem does not take: read-only). One
-    // that cannot be carried (gone since it was listed, say) is left out,
-    // but /dev.
-    if (::mount(m.source.c_str(), target, nullptr, MS_BIND | MS_REC, nullptr) != 0) {
-      if (m.target != "/dev") continue;
+    // /sys with what is inside it; any other one alone (what is inside it
+    // is listed on its own). One that cannot be carried (gone since it was
+    // listed, say) is left out, but /sys.
+    const bool whole = m.target == "/sys";
+    if (::mount(m.source.c_str(), target, nullptr, MS_BIND | (whole ? MS_REC : 0), nullptr) != 0) {
+      if (!whole) continue;
       return errno;
     }
-    if (m.how != How::kBind) {
-      ::mount(nullptr, target, nullptr, MS_BIND | MS_REMOUNT | MS_RDONLY, nullptr);
-    }
-    if (m.target == "/dev") {
-      // A /dev/shm of its own.
-      ::mkdir("/dev/shm", 01777);
-      if (::mount("shm", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=1777,size=65536k") != 0) {
-        return errno;
-      }
-    }
+    mount_attr attr{};
+    attr.attr_set = MOUNT_ATTR_RDONLY;
+    if (::mount_setattr(AT_FDCWD, target, whole ? AT_RECURSIVE : 0, &attr, sizeof attr) != 0) return errno;
   }
   for (size_t i = 0; i < plan.hidden.size(); ++i) {
     *step = kHide * kStepKind + static_cast<int>(i);

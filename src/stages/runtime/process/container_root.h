@@ -6,9 +6,10 @@
 //    image's writable layer is, and this machine's files are never changed;
 //  - this machine's other mounts carried in the same way (an overlay each,
 //    its writes the container's own; one that cannot be overlaid, or is a
-//    file, read-only), but /dev (bound as it is, with a /dev/shm of the
-//    container's own), /sys (read-only) and /proc (a new one, for its PID
-//    namespace);
+//    file, read-only), but /dev (a tmpfs of its own with the usual device
+//    nodes bound in, a devpts and a /dev/shm of its own, as runc makes it),
+//    /sys (read-only, with everything inside it) and /proc (a new one, for
+//    its PID namespace);
 //  - the directories it must not see (podflow's data dir) covered by an
 //    empty read-only tmpfs;
 //  - pivot_root into it, the machine's root detached, and only then its
@@ -37,7 +38,7 @@ struct RootPlan {
   std::string put_old;             // root + the old root's place, for pivot_root
   // This machine's mounts, carried in (after pivot_root: sources under the old root).
   struct HostMount {
-    enum class How { kOverlay, kBind, kBindReadOnly };
+    enum class How { kOverlay, kBindReadOnly, kDev };
     How how = How::kOverlay;
     std::string source, target, overlay_options;
   };

@@ -85,6 +85,7 @@ enum Failed : int { kExec = 0, kDir = 1, kNamespaces = 2, kTerminal = 3 };
   ::dup2(in_fd, 0);
   ::dup2(out_fd, 1);
   ::dup2(err_fd, 2);
+  DropToContainerCapabilities();
   if (report[1] < 0 && ::chdir(dir) != 0) report[0] = errno, report[1] = kDir;
   if (report[1] < 0) {
     if (fail_fd > 3) ::syscall(SYS_close_range, 3u, static_cast<unsigned>(fail_fd - 1), 0u);
@@ -311,13 +312,26 @@ Result<std::string> ExecSessions::Start(ExecTarget target, const ExecCommand& co
   };
   if (::pipe2(go, O_CLOEXEC) != 0 || ::pipe2(fail, O_CLOEXEC) != 0) return failed("pipe");
   if (command.tty) {
-    out = ::posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
-    char name[128];
-    if (out < 0 || ::grantpt(out) != 0 || ::unlockpt(out) != 0 || ::ptsname_r(out, name, sizeof name) != 0) {
-      return failed("a terminal for the command");
+    // In the container's own devpts when it has one (reached through its
+    // root), as a container runtime allocates it; else this machine's.
+    const pid_t container_pid = target.join ? PidOf(container) : -1;
+    if (container_pid > 0) {
+      out = ::open(("/proc/" + std::to_string(container_pid) + "/root/dev/pts/ptmx").c_str(),
+                   O_RDWR | O_NOCTTY | O_CLOEXEC);
     }
-    // Its stdin, stdout and stderr alike.
-    child_in = ::open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (out >= 0) {
+      if (::unlockpt(out) == 0) child_in = ::ioctl(out, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC);
+      if (child_in < 0) CloseFd(out);
+    }
+    if (out < 0) {
+      out = ::posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+      char name[128];
+      if (out < 0 || ::grantpt(out) != 0 || ::unlockpt(out) != 0 || ::ptsname_r(out, name, sizeof name) != 0) {
+        return failed("a terminal for the command");
+      }
+      // Its stdin, stdout and stderr alike.
+      child_in = ::open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+    }
     if (child_in < 0) return failed("a terminal for the command");
     if (command.rows > 0 && command.cols > 0) {
       winsize size{command.rows, command.cols, 0, 0};

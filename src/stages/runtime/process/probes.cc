@@ -102,6 +102,7 @@ ProbeResult RunExecProbe(const ProbeCheck& check, int container_pidfd, bool join
     ::dup2(null_fd, 0);
     ::dup2(out[1], 1);
     ::dup2(err[1], 2);
+    DropToContainerCapabilities();
     if (::dup2(fail[1], 3) < 0) ::_exit(127);
     ::syscall(SYS_close_range, 4u, ~0u, 0u);
     if (::chdir(dir.c_str()) != 0) ::_exit(127);
@@ -169,7 +170,10 @@ ProbeResult RunExecProbe(const ProbeCheck& check, int container_pidfd, bool join
   ::waitid(P_PIDFD, static_cast<id_t>(pidfd), &info, WEXITED);
   ::close(pidfd);
   // It ended: its end of `fail` is closed, and holds an errno if its exec failed.
+  // Non-blocking: a child another thread cloned meanwhile may hold its end
+  // open until that child's own exec.
   int exec_errno = 0;
+  ::fcntl(fail[0], F_SETFL, O_NONBLOCK);
   const ssize_t told = ::read(fail[0], &exec_errno, sizeof exec_errno);
   CloseFd(fail[0]);
   if (told == sizeof exec_errno) {
@@ -258,7 +262,7 @@ ProbeResult RunHttpProbe(const ProbeCheck& check, const std::atomic<bool>* cance
   return {false, "HTTP probe failed with statuscode: " + std::to_string(status)};
 }
 
-ProbeWorkers::ProbeWorkers(int threads) {
+ProbeWorkers::ProbeWorkers(int threads, uint64_t first_id) : next_id_(first_id) {
   for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { Work(); });
 }
 

@@ -36,7 +36,9 @@ ProbeResult RunHttpProbe(const ProbeCheck& check, const std::atomic<bool>* cance
 
 class ProbeWorkers {
  public:
-  explicit ProbeWorkers(int threads = 16);
+  // Its probes are numbered from `first_id` (two sets of workers keep their
+  // numbers apart).
+  explicit ProbeWorkers(int threads = 16, uint64_t first_id = 1);
   ~ProbeWorkers();  // drops the queued ones and cuts those under way short
   ProbeWorkers(const ProbeWorkers&) = delete;
   ProbeWorkers& operator=(const ProbeWorkers&) = delete;

@@ -93,6 +93,7 @@ enum ChildFailure : int { kNone = 0, kWorkingDir = 1, kNamespaces = 2, kRoot = 3
   ::dup2(null_fd, 0);
   ::dup2(out_fd, 1);
   ::dup2(err_fd, 2);
+  DropToContainerCapabilities();
   if (report[1] == kNone && ::chdir(dir) != 0) {
     report[0] = errno;
     report[1] = kWorkingDir;
@@ -167,6 +168,7 @@ ProcessEngine::ProcessEngine(EngineOptions options) : options_(std::move(options
 
 ProcessEngine::~ProcessEngine() {
   probes_.reset();
+  hooks_.reset();
   stopping_ = true;
   const uint64_t one = 1;
   (void)!::write(wake_fd_, &one, sizeof one);
@@ -338,11 +340,16 @@ uint64_t ProcessEngine::StartProbe(const std::string& pod_key, const ProbeCheck&
     auto it = procs_.find(check.container);
     if (it != procs_.end()) pidfd = ::fcntl(it->second->pidfd, F_DUPFD_CLOEXEC, 0);
   }
-  if (pidfd < 0) return probes_->Start(pod_key, check, -1, false, /*errored=*/true);
-  return probes_->Start(pod_key, check, pidfd, isolate_);
+  ProbeWorkers& workers = check.hook ? *hooks_ : *probes_;
+  if (pidfd < 0) return workers.Start(pod_key, check, -1, false, /*errored=*/true);
+  return workers.Start(pod_key, check, pidfd, isolate_);
 }
 
-std::vector<ProbeOutcome> ProcessEngine::TakeProbeOutcomes() { return probes_->Take(); }
+std::vector<ProbeOutcome> ProcessEngine::TakeProbeOutcomes() {
+  std::vector<ProbeOutcome> out = probes_->Take();
+  for (ProbeOutcome& o : hooks_->Take()) out.push_back(std::move(o));
+  return out;
+}
 
 Result<ExecTarget> ProcessEngine::ExecTargetOf(ProcessId id) const {
   std::lock_guard lock(mu_);

@@ -119,6 +119,7 @@ class ProcessEngine final : public ContainerHost {
   std::thread collector_;
   // Stopped first thing in the destructor: no probe outlives the containers.
   std::optional<ProbeWorkers> probes_{std::in_place};
+  std::optional<ProbeWorkers> hooks_{std::in_place, 16, uint64_t{1} << 62};  // exec lifecycle hooks
 };
 
 }  // namespace podflow::runtime::process

@@ -284,6 +284,32 @@ TEST_CASE("process engine: as root a container has a root of its own: what it wr
   engine.Signal(*id, SIGKILL);
 }
 
+TEST_CASE("process engine: a container has a container runtime's default capabilities, a /dev of its own and a "
+          "read-only /sys") {
+  TempDir dir;
+  ProcessEngine engine({.log_root = dir.dir().string(), .owner = "test-" + std::to_string(::getpid())});
+  if (!engine.own_root()) {
+    WARN("skipped: " + engine.limitations().back());
+    return;
+  }
+  ContainerLaunch launch = Shell(
+      "grep CapBnd /proc/self/status; ls /dev | tr '\\n' ' '; echo; "
+      "{ echo x > /sys/kernel/podflow-test; } 2>/dev/null || echo sys read-only; "
+      "{ echo 1 > /sys/fs/cgroup/podflow-test; } 2>/dev/null || echo cgroups read-only; "
+      "umount /proc 2>/dev/null || echo no umount");
+  Result<ProcessId> id = engine.Launch(launch);
+  REQUIRE(id.ok());
+  REQUIRE(AwaitExit(engine, *id).has_value());
+  const std::vector<std::string> lines = Texts(engine.ReadLog("default_p_uid/c", 0));
+  REQUIRE(lines.size() == 5);
+  // runc's and containerd's default set, as Docker shows it.
+  CHECK(lines[0] == "CapBnd:\t00000000a80425fb");
+  CHECK(lines[1] == "fd full null ptmx pts random shm stderr stdin stdout tty urandom zero ");
+  CHECK(lines[2] == "sys read-only");
+  CHECK(lines[3] == "cgroups read-only");
+  CHECK(lines[4] == "no umount");
+}
+
 TEST_CASE("process engine: a process over its memory limit is OOM-killed") {
   TempDir dir;
   ProcessEngine engine({.log_root = dir.dir().string(), .owner = "test-" + std::to_string(::getpid())});
