@@ -1800,6 +1800,46 @@ spec:
     for (const std::string& e : pipeline.EventsFor("default", "lifecycle-demo")) {
       CHECK(e.find("Hook") == std::string::npos);  // neither hook failed
     }
+
+    // The docs' security-context-demo, unchanged: its processes are user
+    // 1000, group 3000 with 2000 and 4000 beside, its emptyDir the fsGroup's.
+    REQUIRE(pipeline.Submit(R"yaml(apiVersion: v1
+kind: Pod
+metadata:
+  name: security-context-demo
+spec:
+  securityContext:
+    runAsUser: 1000
+    runAsGroup: 3000
+    fsGroup: 2000
+    supplementalGroups: [4000]
+  volumes:
+  - name: sec-ctx-vol
+    emptyDir: {}
+  containers:
+  - name: sec-ctx-demo
+    image: busybox:1.28
+    command: [ "sh", "-c", "sleep 1h" ]
+    volumeMounts:
+    - name: sec-ctx-vol
+      mountPath: /data/demo
+    securityContext:
+      allowPrivilegeEscalation: false
+)yaml").size() == 1);
+    REQUIRE(pipeline.PodReaches("security-context-demo", Pipeline::Running, std::chrono::seconds(30)));
+    const auto in_demo = [&](const std::string& script) {
+      return pipeline.Podflow({"exec", "security-context-demo", "--", "sh", "-c", script});
+    };
+    CHECK(in_demo("id -u; id -g") == std::pair<int, std::string>{0, "1000\n3000\n"});
+    const std::string groups = in_demo("grep Groups /proc/self/status").second;
+    for (const char* g : {"2000", "3000", "4000"}) CHECK_THAT(groups, Catch::Contains(std::string(" ") + g) ||
+                                                                      Catch::Contains(std::string("\t") + g));
+    CHECK(in_demo("grep NoNewPrivs /proc/1/status") == std::pair<int, std::string>{0, "NoNewPrivs:\t1\n"});
+    CHECK(in_demo("stat -c '%A %u %g' /data/demo") == std::pair<int, std::string>{0, "drwxrwsrwx 0 2000\n"});
+    CHECK(in_demo("cd /data/demo && echo hello > testfile && stat -c '%A %u %g' testfile") ==
+          std::pair<int, std::string>{0, "-rw-r--r-- 1000 2000\n"});
+    // Its sleep is PID 1, the user's.
+    CHECK(in_demo("stat -c %u /proc/1") == std::pair<int, std::string>{0, "1000\n"});
   }
   pipeline.StopAll();
   std::filesystem::remove_all(scratch);

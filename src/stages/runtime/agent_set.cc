@@ -113,10 +113,9 @@ Status NodeAgentSet::TerminatePod(const std::string& pod_key, SimDuration grace,
   auto it = pods_.find(pod_key);
   if (it == pods_.end()) return Status::NotFound("pod " + pod_key + " has no runner here");
   it->second.runner->ObserveRevision(mod_revision);
-  if (!it->second.runner->terminating()) {
-    it->second.runner->Terminate(now, grace);
-    Schedule(pod_key, it->second);
-  }
+  // Again for a pod being stopped: a shorter grace period shortens it.
+  it->second.runner->Terminate(now, grace);
+  Schedule(pod_key, it->second);
   return Status::Ok();
 }
 

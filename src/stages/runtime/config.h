@@ -16,6 +16,7 @@
 #include "base/result.h"
 #include "model/image_catalog.h"
 #include "stages/runtime/cidr.h"
+#include "stages/runtime/container_host.h"
 
 namespace podflow::runtime {
 
@@ -95,6 +96,10 @@ struct RuntimeConfig {
   std::optional<NodeTemplate> node_template;
   RegistryConfig registry;
   RuntimeTiming timing;
+  // The resource limits of a process node's containers (`ulimits:`), as
+  // CRI-O's default_ulimits; none: they inherit podflow's own, as a CRI
+  // runtime's containers inherit the runtime's.
+  std::vector<ResourceLimit> ulimits;
 };
 
 // Capacity a node reports for resources its definition leaves out.
@@ -121,6 +126,12 @@ struct SimNode {
 // order, skipping explicitly claimed ones) and InternalIPs (nodeIPRange .2,
 // .3, ...). Invalid, naming the `runtime.` path, on bad or duplicate values.
 Result<std::vector<SimNode>> ResolveNodes(const RuntimeConfig& config);
+
+// Reads "name=soft:hard" (or "name=both") as CRI-O's default_ulimits and
+// Docker's --ulimit write it: name one of core, cpu, data, fsize, locks,
+// memlock, msgqueue, nice, nofile, nproc, rss, rtprio, rttime, sigpending,
+// stack; -1 or "unlimited" for no limit; soft at most hard.
+Result<ResourceLimit> ParseUlimit(const std::string& text);
 
 // Reads the `runtime:` section. Unknown keys are errors (typos should not
 // pass silently). Errors name the path: "runtime.nodes[1].capacity.cpu: ...".

@@ -1,5 +1,8 @@
 // ParseRuntimeConfig: the `runtime:` section read through base/yaml_reader.h,
 // every error a Status naming the path.
+#include <sys/resource.h>
+
+#include <algorithm>
 #include <charconv>
 #include <functional>
 
@@ -8,6 +11,29 @@
 
 namespace podflow::runtime {
 namespace {
+
+constexpr struct {
+  const char* name;
+  int resource;
+} kLimitNames[] = {
+    {"core", RLIMIT_CORE},       {"cpu", RLIMIT_CPU},         {"data", RLIMIT_DATA},
+    {"fsize", RLIMIT_FSIZE},     {"locks", RLIMIT_LOCKS},     {"memlock", RLIMIT_MEMLOCK},
+    {"msgqueue", RLIMIT_MSGQUEUE}, {"nice", RLIMIT_NICE},     {"nofile", RLIMIT_NOFILE},
+    {"nproc", RLIMIT_NPROC},     {"rss", RLIMIT_RSS},         {"rtprio", RLIMIT_RTPRIO},
+    {"rttime", RLIMIT_RTTIME},   {"sigpending", RLIMIT_SIGPENDING}, {"stack", RLIMIT_STACK},
+};
+
+Result<uint64_t> LimitValue(const std::string& text, const std::string& whole) {
+  if (text == "-1" || text == "unlimited") return RLIM_INFINITY;
+  uint64_t v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v == RLIM_INFINITY) {
+    return Status::Invalid("ulimit \"" + whole + "\": \"" + text +
+                           "\" is not a limit (a number, or -1 / unlimited for none)");
+  }
+  return v;
+}
+
 
 using KeyHandlers =
     std::map<std::string, std::function<Status(const YAML::Node&, const std::string&)>>;
@@ -165,6 +191,17 @@ Status ParseInto(const YAML::Node& runtime, RuntimeConfig* c) {
        {"maxBackOffMillis", [&](auto& n, auto& p) { return ReadMillis(n, p, &t.backoff_max); }},
        {"syncRetryMillis", [&](auto& n, auto& p) { return ReadMillis(n, p, &t.sync_retry); }},
        {"nodeLeaseDurationSeconds", [&](auto& n, auto& p) { return ReadInt(n, p, &lease_seconds); }},
+       {"ulimits",
+        [&](auto& n, auto& p) {
+          std::vector<std::string> texts;
+          PODFLOW_RETURN_IF_ERROR(ReadStringList(n, p, &texts));
+          for (size_t i = 0; i < texts.size(); ++i) {
+            Result<ResourceLimit> limit = ParseUlimit(texts[i]);
+            if (!limit.ok()) return Status::Invalid(p + "[" + std::to_string(i) + "]: " + limit.status().message());
+            c->ulimits.push_back(*limit);
+          }
+          return Status::Ok();
+        }},
        {"nodeStatusUpdateMillis",
         [&](auto& n, auto& p) { return ReadMillis(n, p, &t.node_status_update); }}}));
   // kubelet's validation of the pair.
@@ -201,6 +238,29 @@ Status ParseInto(const YAML::Node& runtime, RuntimeConfig* c) {
 }
 
 }  // namespace
+
+Result<ResourceLimit> ParseUlimit(const std::string& text) {
+  const size_t eq = text.find('=');
+  const std::string name = text.substr(0, eq);
+  const auto* known = std::find_if(std::begin(kLimitNames), std::end(kLimitNames),
+                                   [&](const auto& n) { return name == n.name; });
+  if (eq == std::string::npos || known == std::end(kLimitNames)) {
+    std::string names;
+    for (const auto& n : kLimitNames) names += std::string(names.empty() ? "" : ", ") + n.name;
+    return Status::Invalid("ulimit \"" + text + "\": expected NAME=SOFT:HARD or NAME=LIMIT with NAME one of " +
+                           names);
+  }
+  const std::string values = text.substr(eq + 1);
+  const size_t colon = values.find(':');
+  Result<uint64_t> soft = LimitValue(values.substr(0, colon), text);
+  if (!soft.ok()) return soft.status();
+  Result<uint64_t> hard = colon == std::string::npos ? soft : LimitValue(values.substr(colon + 1), text);
+  if (!hard.ok()) return hard.status();
+  if (*hard != RLIM_INFINITY && (*soft == RLIM_INFINITY || *soft > *hard)) {
+    return Status::Invalid("ulimit \"" + text + "\": the soft limit is above the hard one");
+  }
+  return ResourceLimit{known->resource, *soft, *hard};
+}
 
 Result<RuntimeConfig> ParseRuntimeConfig(const YAML::Node& runtime) {
   RuntimeConfig config;

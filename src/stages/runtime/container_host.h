@@ -44,9 +44,39 @@ struct VolumeSource {
   std::string path;                     // hostPath: the node's path
   std::string host_path_type;           // hostPath: its type ("" unchecked)
   std::string claim;                    // persistentVolumeClaim: "<namespace>/<claimName>"
+  // The pod's fsGroup, for the kinds whose ownership kubelet manages
+  // (emptyDir and the API's data): the volume's files are given that group.
+  std::optional<int64_t> fs_group;
   std::vector<VolumeFile> files;        // kFiles
   // kubelet mounts the API's data (kFiles) read-only, whatever the mount says.
   bool read_only = false;
+};
+
+// One resource limit a container's processes get (setrlimit), as a CRI
+// runtime's default ulimits set it (Kubernetes has no per-container ones).
+struct ResourceLimit {
+  int resource = 0;                    // RLIMIT_*
+  uint64_t soft = 0, hard = 0;         // RLIM_INFINITY: none
+};
+
+// Who a container runs as and with what privileges: its pod's and its own
+// securityContext, as kubelet hands them to the container runtime
+// (security_context.h makes it).
+struct ContainerSecurity {
+  std::optional<int64_t> run_as_user;   // unset: the image's user (root on a process node)
+  std::optional<int64_t> run_as_group;  // unset: the user's primary group
+  // Groups the process gets beside its own: the pod's supplementalGroups,
+  // then its fsGroup.
+  std::vector<int64_t> supplemental_groups;
+  // supplementalGroupsPolicy Merge (the default): the groups /etc/group
+  // gives the user in the container are added too; Strict: only the above.
+  bool merge_user_groups = true;
+  // capabilities.add and .drop as written ("ALL" for every one; names
+  // without "CAP_", as Kubernetes asks).
+  std::vector<std::string> add_capabilities, drop_capabilities;
+  bool privileged = false;
+  bool no_new_privileges = false;  // allowPrivilegeEscalation: false
+  bool read_only_root = false;     // readOnlyRootFilesystem
 };
 
 // One of a container's volumeMounts: the volume's place on the node
@@ -76,6 +106,8 @@ struct ContainerLaunch {
   std::optional<int64_t> cpu_request_milli;
   // Its volumes, in the order of its volumeMounts.
   std::vector<ContainerMount> mounts;
+  // Who it runs as and with what privileges.
+  ContainerSecurity security;
 };
 
 struct ContainerExit {

@@ -6,6 +6,7 @@
 #include "model/quantity.h"
 #include "stages/runtime/kubelet_text.h"
 #include "stages/runtime/pod_runner.h"
+#include "stages/runtime/security_context.h"
 
 namespace podflow::runtime {
 namespace {
@@ -110,6 +111,12 @@ void PodRunner::Create(Box& box, SimTime t) {
   ContainerPlan plan;
   if (env.ok()) plan = PlanContainer(*assignment_.pod, *box.spec, box.image ? &*box.image : nullptr, *env);
   if (env.ok() && plan.config_error.empty()) plan.config_error = SubPathError(*box.spec, *env);
+  if (env.ok() && plan.config_error.empty()) {
+    // A process node's "image" runs as root (its command runs as the
+    // machine's files are, no image user); a simulated one's user is not known.
+    plan.config_error = RunAsNonRootError(*assignment_.pod, *box.spec, PodRefText(),
+                                          node_->host() != nullptr ? std::optional<int64_t>(0) : std::nullopt);
+  }
   const std::string& config_error = env.ok() ? plan.config_error : env.status().message();
   if (!env.ok() || !config_error.empty()) {
     // kubelet cannot make the container's config: it is not created. A
@@ -221,6 +228,7 @@ bool PodRunner::LaunchProcess(Box& box, SimTime t) {
   launch.memory_limit_bytes = MemoryLimit(*box.spec);
   launch.cpu_limit_milli = MilliCpu(*box.spec, true);
   launch.cpu_request_milli = MilliCpu(*box.spec, false);
+  launch.security = SecurityOf(*assignment_.pod, *box.spec);
   for (const auto& m : box.spec->volume_mounts) {
     auto volume = m ? volumes_.find(m->name) : volumes_.end();
     if (volume == volumes_.end()) continue;
@@ -484,11 +492,18 @@ void PodRunner::HookFinished(Box& box, const ProbeOutcome& outcome) {
     if (!ok) {
       Event(at, "Warning", text::kFailedPreStopHook, text::kPreStopHookFailed, box.field_path);
     }
-    if (box.sigterm_at) box.sigterm_at = std::min(*box.sigterm_at, at);  // the hook is over: SIGTERM now
+    if (box.sigterm_at) {
+      // The hook is over: SIGTERM now (it was due at the grace period's
+      // end), SIGKILL then or the minimum after it.
+      const SimTime deadline = *box.sigterm_at;
+      box.sigterm_at = std::min(deadline, at);
+      box.sigkill_at = std::max(deadline, *box.sigterm_at + MinimumGrace());
+    }
   }
 }
 
 void PodRunner::Stop(Box& box, SimTime sigterm_at, SimTime sigkill_at, bool restart) {
+  sigkill_at = std::max(sigkill_at, sigterm_at + MinimumGrace());
   box.probes.clear();
   box.restart_after_stop = restart;
   box.stopping = true;

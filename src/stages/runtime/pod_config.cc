@@ -439,6 +439,11 @@ PodVolumes ResolveVolumes(const api::PodT& pod, const PodFacts& facts, const Con
         }
       }
     }
+    // kubelet hands the pod's fsGroup to the volume kinds that manage
+    // their ownership: not to a hostPath, nor to this claim's directory.
+    if (volume.type == VolumeSource::Type::kFiles || volume.type == VolumeSource::Type::kEmptyDir) {
+      volume.fs_group = pod.spec->security_context ? pod.spec->security_context->fs_group : std::nullopt;
+    }
     if (errors.empty()) {
       out.ready.push_back(std::move(volume));
     } else {

@@ -402,6 +402,23 @@ void PodRunner::StopSidecarsIfDone() {
   }
 }
 
+void PodRunner::Shorten(SimTime now, SimTime deadline) {
+  // A later delete with a shorter grace period is kubelet's kill again
+  // within it: what is being stopped is killed by then (and never sooner
+  // than the minimum after now); a longer one changes nothing.
+  if (deadline >= kill_deadline_) return;
+  kill_deadline_ = deadline;
+  const SimTime kill = std::max(deadline, now + MinimumGrace());
+  for (Box& box : boxes_) {
+    if (box.sigkill_at && *box.sigkill_at > kill) box.sigkill_at = kill;
+    if (box.sigterm_at && *box.sigterm_at > kill) box.sigterm_at = kill;  // a preStop hook holds it no longer
+    if (box.stop_at && *box.stop_at > kill) {
+      box.stop_at = kill;  // a simulated kill: SIGKILL's
+      box.stop_code = 137;
+    }
+  }
+}
+
 void PodRunner::StopNextSidecar(SimTime t) {
   for (const Box& box : boxes_) {
     if (box.sidecar && box.stopping) return;  // one is stopping: the next waits for it
@@ -441,7 +458,10 @@ void PodRunner::AdvanceCursor(const Box& from, SimTime t) {
 }
 
 void PodRunner::Terminate(SimTime now, SimDuration grace) {
-  if (terminating_) return;
+  if (terminating_) {
+    Shorten(now, now + grace);
+    return;
+  }
   terminating_ = true;
   report_due_ = now;  // what changes now is reported even if nothing else happens
   finishing_ = true;

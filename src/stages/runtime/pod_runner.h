@@ -131,9 +131,12 @@ class PodRunner {
   // The pod was deleted: kubelet's killPod at `now` with `grace` (the
   // deletion's grace period). Each running app container gets a Killing
   // event, runs its preStop hook, then SIGTERM, and SIGKILL (137) when the
-  // grace period is over if it has not exited; sidecars follow once the app
-  // containers have stopped, the last started first; nothing starts or
-  // restarts any more. A second call is a no-op.
+  // grace period is over (at least 2 s after the SIGTERM, kubelet's
+  // minimum) if it has not exited; sidecars follow once the app containers
+  // have stopped, the last started first; nothing starts or restarts any
+  // more. A second call whose grace period ends sooner brings every SIGKILL
+  // still to come forward to its end (not sooner than 2 s from `now`), as a
+  // second, shorter delete does; a later one changes nothing.
   void Terminate(SimTime now, SimDuration grace);
   bool terminating() const { return terminating_; }
 
@@ -277,6 +280,12 @@ class PodRunner {
   void StopWithPreStop(Box& box, SimTime t, SimTime deadline, bool restart);
   // SIGTERM at `sigterm_at` (after a preStop hook), SIGKILL at `sigkill_at`.
   void Stop(Box& box, SimTime sigterm_at, SimTime sigkill_at, bool restart);
+  // kubelet's minimumGracePeriodInSeconds: whatever the grace period and
+  // however long the preStop hook took, a container has this long between
+  // its SIGTERM and its SIGKILL.
+  static constexpr SimDuration MinimumGrace() { return SimDuration(2000); }
+  // A delete of a terminating pod with a grace period ending at `deadline`.
+  void Shorten(SimTime now, SimTime deadline);
   // How long the container's preStop hook runs.
   SimDuration PreStopTime(const Box& box) const;
   // A process node's exec hook `handler` of `box`, started for real within

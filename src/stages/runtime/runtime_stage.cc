@@ -130,7 +130,8 @@ class RuntimeLoop {
           .log_root = data_dir + "/runtime/pods",
           .state_root = data_dir + "/runtime",
           .hidden = {data_dir},
-          .owner = DeterministicHex(data_dir, 16)});
+          .owner = DeterministicHex(data_dir, 16),
+          .limits = config_.ulimits});
       for (const std::string& limit : engine_->limitations()) log_->warn("process runtime: {}", limit);
       agents_.SetContainerHost(engine_.get());
     }

@@ -23,7 +23,7 @@ constexpr char kOldRoot[] = "/.podflow-host";
 
 // What MakeRoot's step tells (step / kStepKind is the kind, the rest an index).
 constexpr int kStepKind = 1'000'000;
-enum StepKind : int { kSetUp = 0, kHostMount = 1, kHide = 2, kProc = 3, kBind = 4 };
+enum StepKind : int { kSetUp = 0, kHostMount = 1, kHide = 2, kProc = 3, kBind = 4, kReadOnly = 5 };
 
 bool Under(const std::string& path, const std::string& dir) {
   return path == dir || (path.starts_with(dir) && (dir.ends_with('/') || path[dir.size()] == '/'));
@@ -270,6 +270,16 @@ int MakeRoot(const RootPlan& plan, int* step) {
     }
     if (::move_mount(bind.tree, "", AT_FDCWD, bind.target.c_str(), MOVE_MOUNT_F_EMPTY_PATH) != 0) return errno;
   }
+  if (plan.read_only) {
+    *step = kReadOnly * kStepKind;
+    mount_attr attr{};
+    attr.attr_set = MOUNT_ATTR_RDONLY;
+    if (::mount_setattr(AT_FDCWD, "/", 0, &attr, sizeof attr) != 0) return errno;
+    for (const RootPlan::HostMount& m : plan.host_mounts) {
+      // One left out (gone since it was listed) is no mount of its own here.
+      if (m.how == How::kOverlay) ::mount_setattr(AT_FDCWD, m.target.c_str(), 0, &attr, sizeof attr);
+    }
+  }
   return 0;
 }
 
@@ -288,6 +298,9 @@ std::string RootFailure(const RootPlan& plan, int err, int step) {
       break;
     case kBind:
       if (i < plan.binds.size()) what = "mounting a volume at " + plan.binds[i].target;
+      break;
+    case kReadOnly:
+      what = "making the container's root read-only";
       break;
     default:
       break;

@@ -52,6 +52,9 @@ struct RootPlan {
     bool file = false;
   };
   std::vector<Bind> binds;
+  // readOnlyRootFilesystem: the root and the machine's mounts carried into
+  // it made read-only last (its volumes, /dev and /proc stay as they are).
+  bool read_only = false;
   std::vector<UniqueFd> fds;  // the binds' trees, open until the child has attached them
 };
 

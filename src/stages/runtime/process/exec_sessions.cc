@@ -65,16 +65,16 @@ ssize_t WriteQuietly(int fd, const char* data, size_t n) {
 }
 
 // What the child's start failed at, told through the report pipe.
-enum Failed : int { kExec = 0, kDir = 1, kNamespaces = 2, kTerminal = 3 };
+enum Failed : int { kExec = 0, kDir = 1, kNamespaces = 2, kTerminal = 3, kIdentity = 4 };
 
 // The child between clone and exec: only async-signal-safe calls; every
 // signal blocked on entry.
 [[noreturn]] void RunExecChild(int container_pidfd, bool join, bool tty, int in_fd, int out_fd, int err_fd,
-                               int go_fd, int fail_fd, const char* dir, const ExecPlan& lookup, char* const* argv,
-                               char* const* envp) {
+                               int go_fd, int fail_fd, const char* dir, const ProcessIdentity& identity,
+                               const ExecPlan& lookup, char* const* argv, char* const* envp) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   ::setsid();
-  int report[2] = {0, -1};  // errno, and what failed
+  int report[3] = {0, -1, 0};  // errno, what failed, and its step
   if (join && ::setns(container_pidfd, CLONE_NEWNS | CLONE_NEWUTS) != 0) report[0] = errno, report[1] = kNamespaces;
   char go = 0;
   ssize_t n;
@@ -85,8 +85,8 @@ enum Failed : int { kExec = 0, kDir = 1, kNamespaces = 2, kTerminal = 3 };
   ::dup2(in_fd, 0);
   ::dup2(out_fd, 1);
   ::dup2(err_fd, 2);
-  DropToContainerCapabilities();
   if (report[1] < 0 && ::chdir(dir) != 0) report[0] = errno, report[1] = kDir;
+  if (report[1] < 0 && (report[0] = EnterIdentity(identity, &report[2])) != 0) report[1] = kIdentity;
   if (report[1] < 0) {
     if (fail_fd > 3) ::syscall(SYS_close_range, 3u, static_cast<unsigned>(fail_fd - 1), 0u);
     ::syscall(SYS_close_range, static_cast<unsigned>(fail_fd + 1), ~0u, 0u);
@@ -357,8 +357,8 @@ Result<std::string> ExecSessions::Start(ExecTarget target, const ExecCommand& co
   const pid_t pid = target.join ? CloneInPidNamespaceOf(container, &pidfd) : Clone(0, &pidfd);
   if (pid == 0) {
     RunExecChild(container, target.join, command.tty, child_in, command.tty ? child_in : child_out,
-                 command.tty ? child_in : child_err, go[0], fail[1], dir.c_str(), lookup, exec.argv.data(),
-                 exec.envp.data());
+                 command.tty ? child_in : child_err, go[0], fail[1], dir.c_str(), target.identity, lookup,
+                 exec.argv.data(), exec.envp.data());
   }
   const int clone_errno = errno;
   blocked.reset();
@@ -379,7 +379,7 @@ Result<std::string> ExecSessions::Start(ExecTarget target, const ExecCommand& co
   const Status grouped = ContainerCgroups::Add(target.cgroups, pid);
   if (grouped.ok()) (void)!::write(go[1], "g", 1);
   CloseFd(go[1]);
-  int report[2] = {0, -1};
+  int report[3] = {0, -1, 0};
   ssize_t n;
   while ((n = ::read(fail[0], report, sizeof report)) < 0 && errno == EINTR) {
   }
@@ -398,6 +398,8 @@ Result<std::string> ExecSessions::Start(ExecTarget target, const ExecCommand& co
         return not_started("chdir to cwd (\"" + dir + "\") set in config.json failed: " + ErrnoText(report[0]));
       case kTerminal:
         return Status::Unavailable("the command's terminal: " + ErrnoText(report[0]));
+      case kIdentity:
+        return not_started(IdentityFailure(report[0], report[2]));
       default:
         return not_started(ExecFailure(lookup, report[0]));
     }

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "stages/runtime/process/identity.h"
 #include "stages/runtime/process/spawn.h"
 #include "stages/runtime/shell_script.h"
 
@@ -36,6 +37,7 @@ struct ExecTarget {
   std::vector<std::string> cgroups;  // its cgroups' directories (none: it has none)
   EnvList env;           // its process environment
   std::string working_dir;
+  ProcessIdentity identity;  // who it runs as: the command runs so too
 };
 
 struct ExecCommand {

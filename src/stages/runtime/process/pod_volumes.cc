@@ -247,18 +247,38 @@ Result<std::string> PodVolumes::SetUp(const std::string& pod_dir, const VolumeSo
       }
       Status written = WriteAtomically(dir, volume.files);
       if (!written.ok()) return written;
+      if (volume.fs_group) SetOwnership(dir, *volume.fs_group, /*read_only=*/true);
       return dir;
     }
     case VolumeSource::Type::kEmptyDir:
       break;
   }
+  // Made once for its pod, as kubelet mounts it once: what its containers
+  // change of it later (its mode) is theirs.
+  if (fs::exists(dir, ec) && (!volume.memory || mounted_.contains(dir))) return dir;
   fs::create_directories(dir, ec);
   if (ec) return Status::Invalid("mkdir " + dir + ": " + ec.message());
   ::chmod(dir.c_str(), 0777);
   if (volume.memory) {
     if (Status mounted = MountMemory(dir, volume.size_limit, "0777"); !mounted.ok()) return mounted;
   }
+  if (volume.fs_group) SetOwnership(dir, *volume.fs_group, /*read_only=*/false);
   return dir;
+}
+
+void SetOwnership(const std::string& dir, int64_t fs_group, bool read_only) {
+  const gid_t gid = static_cast<gid_t>(fs_group);
+  const auto own = [&](const fs::path& path) {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0 || ::lchown(path.c_str(), static_cast<uid_t>(-1), gid) != 0) return;
+    if (S_ISLNK(st.st_mode)) return;  // a link has no mode of its own
+    mode_t add = read_only ? 0440 : 0660;
+    if (S_ISDIR(st.st_mode)) add |= S_ISGID | 0110;
+    ::chmod(path.c_str(), (st.st_mode & 07777) | add);
+  };
+  own(dir);
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) own(it->path());
 }
 
 Status PodVolumes::MountMemory(const std::string& dir, std::optional<int64_t> size, const char* mode) {

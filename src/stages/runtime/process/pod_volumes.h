@@ -15,6 +15,11 @@
 //    FileOrCreate make it) in kubelet's words;
 //  - persistentVolumeClaim: a directory per claim, "<root>/claims/<namespace>/<claim>",
 //    which outlives its pods (a local volume of this node).
+// With the pod's fsGroup, an emptyDir (when made) and the API's data (each
+// time written) are given that group as kubelet's SetVolumeOwnership gives
+// it: every file and directory in the group, with group read and write
+// (read only for the API's data) added, directories also group search and
+// setgid, so that what is made in them stays in the group.
 //
 // Thread safety: not synchronized (the runtime's loop owns it).
 #pragma once
@@ -28,6 +33,10 @@
 #include "stages/runtime/container_host.h"
 
 namespace podflow::runtime::process {
+
+// kubelet's ownership of a volume for the pod's fsGroup (above), on `dir`
+// and everything beneath it (links not followed).
+void SetOwnership(const std::string& dir, int64_t fs_group, bool read_only);
 
 class PodVolumes {
  public:

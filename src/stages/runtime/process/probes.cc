@@ -73,7 +73,8 @@ std::optional<tcp::endpoint> Endpoint(asio::io_context& ioc, const ProbeCheck& c
 
 }  // namespace
 
-ProbeResult RunExecProbe(const ProbeCheck& check, int container_pidfd, bool join, const std::atomic<bool>* cancel) {
+ProbeResult RunExecProbe(const ProbeCheck& check, int container_pidfd, bool join, const ProcessIdentity& identity,
+                         const std::atomic<bool>* cancel) {
   if (check.command.empty()) return {false, "no command specified"};
   const std::string dir = check.working_dir.empty() ? "/" : check.working_dir;
   // Looked up in the container (its root, its volumes); a failed exec's
@@ -102,10 +103,11 @@ ProbeResult RunExecProbe(const ProbeCheck& check, int container_pidfd, bool join
     ::dup2(null_fd, 0);
     ::dup2(out[1], 1);
     ::dup2(err[1], 2);
-    DropToContainerCapabilities();
     if (::dup2(fail[1], 3) < 0) ::_exit(127);
     ::syscall(SYS_close_range, 4u, ~0u, 0u);
     if (::chdir(dir.c_str()) != 0) ::_exit(127);
+    int step = 0;
+    if (EnterIdentity(identity, &step) != 0) ::_exit(127);
     ResetSignals();
     ::fcntl(3, F_SETFD, FD_CLOEXEC);
     const int failed = ExecFirst(lookup, exec.argv.data(), exec.envp.data());
@@ -280,7 +282,8 @@ ProbeWorkers::~ProbeWorkers() {
   for (std::thread& t : threads_) t.join();
 }
 
-uint64_t ProbeWorkers::Start(std::string pod_key, ProbeCheck check, int container_pidfd, bool join, bool errored) {
+uint64_t ProbeWorkers::Start(std::string pod_key, ProbeCheck check, int container_pidfd, bool join,
+                             ProcessIdentity identity, bool errored) {
   std::lock_guard lock(mu_);
   const uint64_t id = next_id_++;
   if (errored) {
@@ -289,7 +292,7 @@ uint64_t ProbeWorkers::Start(std::string pod_key, ProbeCheck check, int containe
     done_.push_back(std::move(outcome));
     return id;
   }
-  jobs_.push_back(Job{id, std::move(pod_key), std::move(check), container_pidfd, join});
+  jobs_.push_back(Job{id, std::move(pod_key), std::move(check), container_pidfd, join, std::move(identity)});
   wake_.notify_one();
   return id;
 }
@@ -313,7 +316,7 @@ void ProbeWorkers::Work() {
     try {
       switch (job.check.type) {
         case ProbeCheck::Type::kExec:
-          result = RunExecProbe(job.check, job.pidfd, job.join, &cancel_);
+          result = RunExecProbe(job.check, job.pidfd, job.join, job.identity, &cancel_);
           break;
         case ProbeCheck::Type::kTcp:
           result = RunTcpProbe(job.check, &cancel_);

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "stages/runtime/container_host.h"
+#include "stages/runtime/process/identity.h"
 
 namespace podflow::runtime::process {
 
@@ -27,9 +28,10 @@ struct ProbeResult {
 };
 
 // An exec probe joins the namespaces of the container `container_pidfd`
-// names when `join` (and runs on the host otherwise). Each probe gives up
-// at once when `cancel` (may be null) turns true.
-ProbeResult RunExecProbe(const ProbeCheck& check, int container_pidfd, bool join,
+// names when `join` (and runs on the host otherwise), as the container's
+// `identity`. Each probe gives up at once when `cancel` (may be null) turns
+// true.
+ProbeResult RunExecProbe(const ProbeCheck& check, int container_pidfd, bool join, const ProcessIdentity& identity,
                          const std::atomic<bool>* cancel = nullptr);
 ProbeResult RunTcpProbe(const ProbeCheck& check, const std::atomic<bool>* cancel = nullptr);
 ProbeResult RunHttpProbe(const ProbeCheck& check, const std::atomic<bool>* cancel = nullptr);
@@ -44,10 +46,12 @@ class ProbeWorkers {
   ProbeWorkers& operator=(const ProbeWorkers&) = delete;
 
   // Queues a probe of the container `container_pidfd` names (owned, closed
-  // after it; -1: none), joining its namespaces when `join`. A probe whose
+  // after it; -1: none), joining its namespaces when `join`, an exec probe
+  // run as the container's `identity`. A probe whose
   // container has ended by the time it is done has no result (errored), as
   // one that is `errored` from the start (its container was gone).
-  uint64_t Start(std::string pod_key, ProbeCheck check, int container_pidfd, bool join, bool errored = false);
+  uint64_t Start(std::string pod_key, ProbeCheck check, int container_pidfd, bool join, ProcessIdentity identity,
+                 bool errored = false);
   std::vector<ProbeOutcome> Take();
 
  private:
@@ -57,6 +61,7 @@ class ProbeWorkers {
     ProbeCheck check;
     int pidfd;
     bool join;
+    ProcessIdentity identity;
   };
   void Work();
 

@@ -1,6 +1,7 @@
 #include "stages/runtime/process/process_engine.h"
 
 #include "stages/runtime/process/container_root.h"
+#include "stages/runtime/process/identity.h"
 #include "stages/runtime/process/spawn.h"
 
 #include <fcntl.h>
@@ -58,13 +59,13 @@ bool CanIsolate(const std::string& rootfs_base, const std::string& own, bool* ow
 }
 
 // What a child reports when it could not get to its command.
-enum ChildFailure : int { kNone = 0, kWorkingDir = 1, kNamespaces = 2, kRoot = 3, kExec = 4 };
+enum ChildFailure : int { kNone = 0, kWorkingDir = 1, kNamespaces = 2, kRoot = 3, kExec = 4, kIdentity = 5 };
 
 // The child between clone and exec: only async-signal-safe calls. Every
 // signal is blocked on entry (the parent blocked them around the clone).
 [[noreturn]] void RunChild(bool isolate, const RootPlan* root, const char* hostname, size_t hostname_len, int go_fd,
-                           int fail_fd, int out_fd, int err_fd, const char* dir, const ExecPlan& exec,
-                           char* const* argv, char* const* envp) {
+                           int fail_fd, int out_fd, int err_fd, const char* dir, const ProcessIdentity& identity,
+                           const ExecPlan& exec, char* const* argv, char* const* envp) {
   // Killed if the thread that launched it ends (the runtime's loop), and
   // not run at all if the runtime went before it said go.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -93,11 +94,11 @@ enum ChildFailure : int { kNone = 0, kWorkingDir = 1, kNamespaces = 2, kRoot = 3
   ::dup2(null_fd, 0);
   ::dup2(out_fd, 1);
   ::dup2(err_fd, 2);
-  DropToContainerCapabilities();
   if (report[1] == kNone && ::chdir(dir) != 0) {
     report[0] = errno;
     report[1] = kWorkingDir;
   }
+  if (report[1] == kNone && (report[0] = EnterIdentity(identity, &report[2])) != 0) report[1] = kIdentity;
   if (report[1] == kNone) {
     // Nothing of this process's descriptors but the report pipe (close on exec).
     if (fail_fd > 3) ::syscall(SYS_close_range, 3u, static_cast<unsigned>(fail_fd - 1), 0u);
@@ -121,6 +122,7 @@ struct ProcessEngine::Proc {
   std::string pod_dir;  // of its log
   std::optional<CgroupSet> cgroups;
   std::unique_ptr<CriLogWriter> log;
+  ProcessIdentity identity;  // its exec probes, hooks and exec commands run as it does
   ~Proc() {
     CloseFd(pidfd);
     CloseFd(out_fd);
@@ -139,6 +141,9 @@ ProcessEngine::ProcessEngine(EngineOptions options) : options_(std::move(options
   isolate_ = !ec && CanIsolate(RootfsBase(), options_.state_root, &own_root_);
   if (::geteuid() != 0) {
     limitations_.push_back("not root: containers run without their own PID, mount and UTS namespaces");
+    limitations_.push_back(
+        "not root: containers run as this process's user (a securityContext's runAsUser, runAsGroup, groups, fsGroup "
+        "and capabilities are not applied)");
   } else if (!isolate_) {
     limitations_.push_back(
         "no namespaces may be made here (no CAP_SYS_ADMIN): containers run without their own PID, mount and UTS "
@@ -203,9 +208,11 @@ Result<ProcessId> ProcessEngine::Launch(const ContainerLaunch& launch) {
   const ExecPlan lookup = PlanExec(launch.argv[0], launch.env);
   auto log = std::make_unique<CriLogWriter>(LogPath(launch.log_dir, launch.restart_count), options_.log_limits);
   if (Status opened = log->Open(); !opened.ok()) return opened;
+  const ProcessIdentity identity = ResolveIdentity(launch.security, options_.limits);
   std::optional<RootPlan> root;
   if (own_root_) {
     root = PlanRoot(RootfsBase(), options_.state_root, options_.hidden);
+    root->read_only = launch.security.read_only_root;
     if (Status mounted = AddVolumeMounts(*root, launch.mounts); !mounted.ok()) return mounted;
   }
 
@@ -242,7 +249,7 @@ Result<ProcessId> ProcessEngine::Launch(const ContainerLaunch& launch) {
   const pid_t pid = Clone(isolate_ ? CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWUTS : 0, &pidfd);
   if (pid == 0) {
     RunChild(isolate_, root ? &*root : nullptr, launch.hostname.data(), launch.hostname.size(), go[0], fail[1], out[1],
-             err[1], dir.c_str(), lookup, exec.argv.data(), exec.envp.data());
+             err[1], dir.c_str(), identity, lookup, exec.argv.data(), exec.envp.data());
   }
   const int clone_errno = errno;
   blocked.reset();
@@ -261,6 +268,7 @@ Result<ProcessId> ProcessEngine::Launch(const ContainerLaunch& launch) {
   proc->pod_dir = launch.log_dir.substr(0, launch.log_dir.find('/'));
   proc->cgroups = group;
   proc->log = std::move(log);
+  proc->identity = identity;
   Status grouped = group ? ContainerCgroups::Add(group->dirs, pid) : Status::Ok();  // before it runs a line of its own
   if (grouped.ok()) (void)!::write(go[1], "g", 1);
   CloseFd(go[1]);  // without "g" the child ends at once
@@ -282,6 +290,8 @@ Result<ProcessId> ProcessEngine::Launch(const ContainerLaunch& launch) {
         return Status::Invalid("setting up the container's namespaces: " + ErrnoText(report[0]));
       case kRoot:
         return Status::Invalid(RootFailure(*root, report[0], report[2]));
+      case kIdentity:
+        return Status::Invalid(IdentityFailure(report[0], report[2]));
       default:
         return Status::Invalid(ExecFailure(lookup, report[0]));
     }
@@ -335,14 +345,18 @@ uint64_t ProcessEngine::StartProbe(const std::string& pod_key, const ProbeCheck&
   // its namespaces (when it has them), and a probe of a container that has
   // ended has no result.
   int pidfd = -1;
+  ProcessIdentity identity;
   {
     std::lock_guard lock(mu_);
     auto it = procs_.find(check.container);
-    if (it != procs_.end()) pidfd = ::fcntl(it->second->pidfd, F_DUPFD_CLOEXEC, 0);
+    if (it != procs_.end()) {
+      pidfd = ::fcntl(it->second->pidfd, F_DUPFD_CLOEXEC, 0);
+      identity = it->second->identity;
+    }
   }
   ProbeWorkers& workers = check.hook ? *hooks_ : *probes_;
-  if (pidfd < 0) return workers.Start(pod_key, check, -1, false, /*errored=*/true);
-  return workers.Start(pod_key, check, pidfd, isolate_);
+  if (pidfd < 0) return workers.Start(pod_key, check, -1, false, {}, /*errored=*/true);
+  return workers.Start(pod_key, check, pidfd, isolate_, std::move(identity));
 }
 
 std::vector<ProbeOutcome> ProcessEngine::TakeProbeOutcomes() {
@@ -362,6 +376,7 @@ Result<ExecTarget> ProcessEngine::ExecTargetOf(ProcessId id) const {
   if (target.pidfd.get() < 0) return Status::Unavailable("pidfd: " + ErrnoText(errno));
   target.join = isolate_;
   if (it->second->cgroups) target.cgroups = it->second->cgroups->dirs;
+  target.identity = it->second->identity;
   return target;
 }
 

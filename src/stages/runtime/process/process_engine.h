@@ -12,6 +12,10 @@
 //    container's volumes bound in, then pivot_root; its command is looked
 //    up there. Without one it sees and writes this machine's files;
 //  - its pod's volumes made on this machine first (pod_volumes.h);
+//  - as root, as the user, groups and capabilities its securityContext
+//    says, with no_new_privs and a read-only root when asked, and the
+//    node's ulimits (identity.h); its exec probes, hooks and exec commands
+//    run so too;
 //  - with resources.limits.memory, limits.cpu and requests.cpu enforced by
 //    cgroups of its own (cgroups.h: a memory limit that also tells a real
 //    OOM kill, a CFS quota, a CPU weight);
@@ -61,6 +65,8 @@ struct EngineOptions {
   std::string owner = "default";
   std::string cgroup_mount = "/sys/fs/cgroup";
   CriLogLimits log_limits;
+  // The resource limits every container's processes get (none: podflow's own).
+  std::vector<ResourceLimit> limits;
 };
 
 class ProcessEngine final : public ContainerHost {

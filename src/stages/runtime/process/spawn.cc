@@ -147,30 +147,4 @@ ExecArgs::ExecArgs(const std::vector<std::string>& args, const EnvList& env) : a
   envp.push_back(nullptr);
 }
 
-void DropToContainerCapabilities() {
-  constexpr uint64_t kKept = (1ull << CAP_CHOWN) | (1ull << CAP_DAC_OVERRIDE) | (1ull << CAP_FOWNER) |
-                             (1ull << CAP_FSETID) | (1ull << CAP_KILL) | (1ull << CAP_SETGID) | (1ull << CAP_SETUID) |
-                             (1ull << CAP_SETPCAP) | (1ull << CAP_NET_BIND_SERVICE) | (1ull << CAP_NET_RAW) |
-                             (1ull << CAP_SYS_CHROOT) | (1ull << CAP_MKNOD) | (1ull << CAP_AUDIT_WRITE) |
-                             (1ull << CAP_SETFCAP);
-  // The bounding set is what root's execve gives: every other one out of it
-  // (EINVAL: past the kernel's last capability).
-  for (int cap = 0; cap < 64; ++cap) {
-    if ((kKept >> cap) & 1) continue;
-    if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno == EINVAL) break;
-  }
-  ::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
-  // Nor may the inheritable set bring any back.
-  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
-  __user_cap_data_struct data[2] = {};
-  if (::syscall(SYS_capget, &header, data) == 0) {
-    for (auto& d : data) {
-      d.inheritable &= 0;
-      d.permitted &= static_cast<uint32_t>(&d == &data[0] ? kKept : kKept >> 32);
-      d.effective &= d.permitted;
-    }
-    ::syscall(SYS_capset, &header, data);
-  }
-}
-
 }  // namespace podflow::runtime::process

@@ -85,14 +85,6 @@ pid_t CloneInPidNamespaceOf(int container_pidfd, int* pidfd);
 // none blocked. Async-signal-safe.
 void ResetSignals();
 
-// In a child before execve: the capabilities a container runtime gives a
-// container by default (runc's and containerd's list: CHOWN, DAC_OVERRIDE,
-// FOWNER, FSETID, KILL, SETGID, SETUID, SETPCAP, NET_BIND_SERVICE, NET_RAW,
-// SYS_CHROOT, MKNOD, AUDIT_WRITE, SETFCAP) and no other, so that what it
-// runs as root cannot undo its mounts (CAP_SYS_ADMIN) or reach past them.
-// Async-signal-safe.
-void DropToContainerCapabilities();
-
 // Blocks every signal of the calling thread while it lives: around a clone,
 // so that no handler of this process runs in the child.
 class SignalsBlocked {

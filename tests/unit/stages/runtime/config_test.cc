@@ -1,3 +1,5 @@
+#include <sys/resource.h>
+
 #include <catch2/catch.hpp>
 
 #include "stages/runtime/runtime.h"
@@ -113,6 +115,11 @@ TEST_CASE("runtime config: errors name the path") {
       {"type: docker", "runtime.type: Unsupported value: \"docker\": supported values: \"simulated\", \"process\""},
       {"nodes: [{name: a, type: vm}]", "runtime.nodes[0].type: Unsupported value: \"vm\""},
       {"nodeStatusUpdateMillis: 10", "runtime.nodeStatusUpdateMillis: must be 100..3600000"},
+      {"ulimits: [nofile=10:20, files=1]", "runtime.ulimits[1]: ulimit \"files=1\": expected NAME=SOFT:HARD"},
+      {"ulimits: [nofile=20:10]", "runtime.ulimits[0]: ulimit \"nofile=20:10\": the soft limit is above the hard one"},
+      {"ulimits: [nofile=many]", "runtime.ulimits[0]: ulimit \"nofile=many\": \"many\" is not a limit"},
+      {"ulimits: [\"core=-1:5\"]", "runtime.ulimits[0]: ulimit \"core=-1:5\": the soft limit is above"},
+      {"ulimits: nofile=1", "runtime.ulimits: must be a list"},
   };
   for (const Case& c : cases) {
     INFO(c.yaml);
@@ -129,6 +136,22 @@ TEST_CASE("runtime config: an absent section is the defaults") {
   CHECK(config->cluster_cidr == "10.244.0.0/16");
   CHECK(config->timing.backoff_initial == SimDuration(10'000));
   CHECK(config->timing.node_status_update == SimDuration(10'000));
+}
+
+TEST_CASE("runtime config: ulimits as CRI-O's default_ulimits write them") {
+  Result<RuntimeConfig> config = Parse("ulimits: [nofile=1024:524288, nproc=4096, \"core=-1\", memlock=unlimited:-1]");
+  REQUIRE(config.ok());
+  REQUIRE(config->ulimits.size() == 4);
+  CHECK(config->ulimits[0].resource == RLIMIT_NOFILE);
+  CHECK(config->ulimits[0].soft == 1024);
+  CHECK(config->ulimits[0].hard == 524288);
+  CHECK(config->ulimits[1].resource == RLIMIT_NPROC);
+  CHECK(config->ulimits[1].soft == 4096);
+  CHECK(config->ulimits[1].hard == 4096);
+  CHECK(config->ulimits[2].resource == RLIMIT_CORE);
+  CHECK(config->ulimits[2].soft == RLIM_INFINITY);
+  CHECK(config->ulimits[3].hard == RLIM_INFINITY);
+  CHECK(Parse("{}")->ulimits.empty());
 }
 
 }  // namespace

@@ -759,8 +759,38 @@ spec:
     CHECK(sim.app(0).state->terminated->exit_code == 0);
     CHECK(sim.app(0).state->terminated->finished_at == "2024-05-01T12:00:05Z");
     CHECK(sim.app(1).state->running);
+    sim.Until(29.9);
+    CHECK(sim.app(1).state->running);
+    // The hook outlasted the grace period: SIGTERM at its end, and still
+    // kubelet's 2 s before a SIGKILL; nginx takes the SIGTERM at once.
     sim.Until(30);
-    CHECK(sim.app(1).state->terminated->exit_code == 137);  // the hook outlasted the grace period
+    CHECK(sim.app(1).state->terminated->exit_code == 0);
+  }
+  SECTION("kubelet's minimum: 2 s between SIGTERM and SIGKILL, whatever the grace period or the hook took") {
+    Sim sim(R"(
+apiVersion: v1
+kind: Pod
+metadata: {name: sleepers}
+spec:
+  terminationGracePeriodSeconds: 0
+  containers:
+  - {name: plain, image: busybox:1.28, command: ["sleep", "3600"]}
+  - name: hooked
+    image: busybox:1.28
+    command: ["sleep", "3600"]
+    lifecycle: {preStop: {sleep: {seconds: 10}}}
+)");
+    sim.Until(0);
+    sim.runner->Terminate(sim.t0, SimDuration(1000));
+    sim.Until(1.9);
+    CHECK(sim.app(0).state->running);
+    CHECK(sim.app(1).state->running);
+    sim.Until(2);
+    CHECK(sim.app(0).state->terminated->exit_code == 137);
+    // Its hook was cut at the grace period's end (1 s), the SIGKILL 2 s later.
+    CHECK(sim.app(1).state->running);
+    sim.Until(3);
+    CHECK(sim.app(1).state->terminated->exit_code == 137);
   }
   SECTION("sidecars stop after the app containers; nothing waiting starts") {
     Sim sim(R"(

@@ -187,4 +187,57 @@ TEST_CASE("volumes on a process node: an emptyDir of medium Memory is a tmpfs of
   CHECK(fs_info.f_type != 0x01021994);
 }
 
+
+TEST_CASE("volumes on a process node: the pod's fsGroup owns an emptyDir (setgid, group rw) and the API's data "
+          "(group read), as kubelet's SetVolumeOwnership makes them") {
+  if (::geteuid() != 0) {
+    WARN("skipped: not root, a volume cannot be given another group");
+    return;
+  }
+  TempDir dir;
+  PodVolumes volumes((dir.dir() / "state").string());
+  VolumeSource scratch;
+  scratch.name = "scratch";
+  scratch.fs_group = 2000;
+  Result<std::string> made = volumes.SetUp("default_p_uid", scratch);
+  REQUIRE(made.ok());
+  struct stat st {};
+  REQUIRE(::stat(made->c_str(), &st) == 0);
+  CHECK(st.st_gid == 2000);
+  CHECK((st.st_mode & 07777) == 02777);  // drwxrwsrwx, as the docs' ls shows it
+  // Made once: what its containers change later is theirs.
+  ::chmod(made->c_str(), 0700);
+  REQUIRE(volumes.SetUp("default_p_uid", scratch).ok());
+  REQUIRE(::stat(made->c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0700);
+
+  VolumeSource files;
+  files.name = "config";
+  files.type = VolumeSource::Type::kFiles;
+  files.read_only = true;
+  files.fs_group = 2000;
+  files.files = {{"app/settings", "x", 0600}};
+  Result<std::string> written = volumes.SetUp("default_p_uid", files);
+  REQUIRE(written.ok());
+  const fs::path data = fs::path(*written) / "..data";
+  REQUIRE(::stat((data / "app" / "settings").c_str(), &st) == 0);
+  CHECK(st.st_gid == 2000);
+  CHECK((st.st_mode & 07777) == 0640);
+  REQUIRE(::stat((data / "app").c_str(), &st) == 0);
+  CHECK(st.st_gid == 2000);
+  CHECK((st.st_mode & 02000) != 0);
+  // The link's own group too (lchown), and the target is not changed through it.
+  REQUIRE(::lstat((fs::path(*written) / "app").c_str(), &st) == 0);
+  CHECK(S_ISLNK(st.st_mode));
+  CHECK(st.st_gid == 2000);
+
+  // Without one, nothing is changed.
+  VolumeSource plain;
+  plain.name = "plain";
+  Result<std::string> plain_dir = volumes.SetUp("default_p_uid", plain);
+  REQUIRE(plain_dir.ok());
+  REQUIRE(::stat(plain_dir->c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0777);
+}
+
 }  // namespace podflow::runtime::process

@@ -1,6 +1,7 @@
 // The process runtime's engine on this machine: real processes, their exit
 // codes, signals, log files (CRI format, rotation), memory and CPU limits.
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -526,25 +527,25 @@ TEST_CASE("probes for real: an exec probe's exit and output, its timeout in kube
   check.type = ProbeCheck::Type::kExec;
   check.env = {{"PATH", "/usr/bin:/bin"}, {"WORD", "fine"}};
   check.command = {"sh", "-c", "echo $WORD"};
-  ProbeResult r = RunExecProbe(check, -1, false);
+  ProbeResult r = RunExecProbe(check, -1, false, {});
   CHECK(r.ok);
   check.command = {"sh", "-c", "echo not healthy >&2; exit 1"};
-  r = RunExecProbe(check, -1, false);
+  r = RunExecProbe(check, -1, false, {});
   CHECK_FALSE(r.ok);
   CHECK(r.output == "not healthy");
   // Its stdout, then its stderr, whatever the order they were printed in (as kubelet keeps them).
   check.command = {"sh", "-c", "echo first to stderr >&2; sleep 0.1; echo then to stdout"};
-  r = RunExecProbe(check, -1, false);
+  r = RunExecProbe(check, -1, false, {});
   CHECK(r.output == "then to stdout\nfirst to stderr");
   check.command = {"sleep", "5"};
   check.timeout = SimDuration(200);
   const auto before = std::chrono::steady_clock::now();
-  r = RunExecProbe(check, -1, false);
+  r = RunExecProbe(check, -1, false, {});
   CHECK_FALSE(r.ok);
   CHECK(r.output == "command \"sleep 5\" timed out");
   CHECK(std::chrono::steady_clock::now() - before < std::chrono::seconds(4));  // it was not waited for
   check.command = {"no-such-probe-command"};
-  r = RunExecProbe(check, -1, false);
+  r = RunExecProbe(check, -1, false, {});
   CHECK_FALSE(r.ok);
   CHECK(r.output.find("exec: \"no-such-probe-command\": executable file not found in $PATH") != std::string::npos);
 }
@@ -689,6 +690,134 @@ TEST_CASE("CRI log: a run's file is its own — one left by an earlier runtime i
   const std::vector<CriLogRecord> records = ReadCriLog(path);
   REQUIRE(records.size() == 1);
   CHECK(records[0].text == "fresh");
+}
+
+
+namespace {
+
+// The lines of /proc/self/status that tell who a process is, as a
+// container's command prints them.
+constexpr char kWhoAmI[] = "grep -E '^(Uid|Gid|Groups|CapBnd|CapPrm|CapEff|NoNewPrivs):' /proc/self/status";
+
+}  // namespace
+
+TEST_CASE("process engine: a container runs as its securityContext says — user, group, supplemental groups and "
+          "fsGroup, capabilities added and dropped, no_new_privs; its exec probes too") {
+  TempDir dir;
+  ProcessEngine engine({.log_root = dir.dir().string(), .owner = "test-" + std::to_string(::getpid())});
+  if (::geteuid() != 0) {
+    WARN("skipped: not root, a container runs as this user");
+    return;
+  }
+  // A uid this machine's passwd does not know: its primary group is the one asked for.
+  ContainerLaunch launch = Shell(std::string(kWhoAmI) + "; sleep 30");
+  launch.security.run_as_user = 4242;
+  launch.security.run_as_group = 3000;
+  launch.security.supplemental_groups = {4000, 2000};
+  launch.security.add_capabilities = {"NET_ADMIN", "SYS_TIME", "CAP_SYS_ADMIN"};  // the last is no name
+  launch.security.drop_capabilities = {"net_raw"};
+  launch.security.no_new_privileges = true;
+  Result<ProcessId> id = engine.Launch(launch);
+  REQUIRE(id.ok());
+  std::vector<std::string> lines;
+  for (int i = 0; i < 500 && lines.size() < 7; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    lines = Texts(engine.ReadLog("default_p_uid/c", 0));
+  }
+  REQUIRE(lines.size() == 7);
+  CHECK(lines[0] == "Uid:\t4242\t4242\t4242\t4242");
+  CHECK(lines[1] == "Gid:\t3000\t3000\t3000\t3000");
+  CHECK(lines[2] == "Groups:\t2000 3000 4000 ");
+  // The defaults (a80425fb) with NET_ADMIN (bit 12) and SYS_TIME (25) and
+  // without NET_RAW (13); a user other than root keeps none after its exec.
+  CHECK(lines[3] == "CapPrm:\t0000000000000000");
+  CHECK(lines[4] == "CapEff:\t0000000000000000");
+  CHECK(lines[5] == "CapBnd:\t00000000aa0415fb");
+  CHECK(lines[6] == "NoNewPrivs:\t1");
+
+  ProbeCheck check;
+  check.container = *id;
+  check.command = {"sh", "-c", "id -u; id -g"};
+  check.env = launch.env;
+  check.timeout = SimDuration(5000);
+  const uint64_t n = engine.StartProbe("k", check);
+  std::optional<ProbeOutcome> outcome;
+  for (int i = 0; i < 1000 && !outcome; ++i) {
+    for (ProbeOutcome& o : engine.TakeProbeOutcomes()) {
+      if (o.probe == n) outcome = o;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  REQUIRE(outcome.has_value());
+  CHECK(outcome->output == "4242\n3000");
+  engine.Signal(*id, SIGKILL);
+  REQUIRE(AwaitExit(engine, *id).has_value());
+}
+
+TEST_CASE("process engine: root's capabilities as the securityContext makes them — drop ALL then add, privileged "
+          "— and the node's ulimits") {
+  TempDir dir;
+  const std::vector<ResourceLimit> limits = {{RLIMIT_NOFILE, 1000, 2000}};
+  ProcessEngine engine({.log_root = dir.dir().string(), .owner = "test-" + std::to_string(::getpid()), .limits = limits});
+  if (::geteuid() != 0) {
+    WARN("skipped: not root, a container runs as this user");
+    return;
+  }
+  const auto run = [&](const ContainerSecurity& security, const std::string& log_dir) {
+    ContainerLaunch launch = Shell(std::string(kWhoAmI) + "; ulimit -Sn; ulimit -Hn", log_dir);
+    launch.security = security;
+    Result<ProcessId> id = engine.Launch(launch);
+    REQUIRE(id.ok());
+    REQUIRE(AwaitExit(engine, *id).has_value());
+    return Texts(engine.ReadLog(log_dir, 0));
+  };
+  ContainerSecurity only_bind;
+  only_bind.drop_capabilities = {"ALL"};
+  only_bind.add_capabilities = {"NET_BIND_SERVICE"};
+  std::vector<std::string> lines = run(only_bind, "default_p_uid/a");
+  REQUIRE(lines.size() == 9);
+  CHECK(lines[0] == "Uid:\t0\t0\t0\t0");
+  CHECK(lines[3] == "CapPrm:\t0000000000000400");
+  CHECK(lines[4] == "CapEff:\t0000000000000400");
+  CHECK(lines[5] == "CapBnd:\t0000000000000400");
+  CHECK(lines[6] == "NoNewPrivs:\t0");
+  CHECK(lines[7] == "1000");
+  CHECK(lines[8] == "2000");
+
+  ContainerSecurity privileged;
+  privileged.privileged = true;
+  privileged.drop_capabilities = {"ALL"};  // privileged has them all whatever else is said
+  lines = run(privileged, "default_p_uid/b");
+  REQUIRE(lines.size() == 9);
+  // Every capability this process has (bounding = permitted = effective).
+  CHECK(lines[5].substr(7) == lines[3].substr(7));
+  CHECK(lines[4].substr(7) == lines[3].substr(7));
+  CHECK(lines[5].find("ffff") != std::string::npos);
+}
+
+TEST_CASE("process engine: readOnlyRootFilesystem — the root and the machine's mounts refuse writes, the "
+          "container's volumes and /dev/shm take them") {
+  TempDir dir;
+  ProcessEngine engine({.log_root = dir.dir().string(), .owner = "test-" + std::to_string(::getpid())});
+  if (!engine.own_root()) {
+    WARN("skipped: " + engine.limitations().back());
+    return;
+  }
+  const std::filesystem::path volume = dir.dir() / "scratch";
+  std::filesystem::create_directories(volume);
+  ContainerLaunch launch = Shell(
+      "touch /podflow-ro-test 2>/dev/null && echo root writable || echo root read-only; "
+      "touch /tmp/podflow-ro-test 2>/dev/null && echo tmp writable || echo tmp read-only; "
+      "touch /data/x && echo volume writable; touch /dev/shm/x && echo shm writable");
+  launch.mounts.push_back({volume.string(), "", "/data", false});
+  launch.security.read_only_root = true;
+  Result<ProcessId> id = engine.Launch(launch);
+  REQUIRE(id.ok());
+  REQUIRE(AwaitExit(engine, *id).has_value());
+  CHECK(Texts(engine.ReadLog("default_p_uid/c", 0)) ==
+        std::vector<std::string>{"root read-only", "tmp read-only", "volume writable", "shm writable"});
+  CHECK(std::filesystem::exists(volume / "x"));
+  CHECK_FALSE(std::filesystem::exists("/podflow-ro-test"));
 }
 
 }  // namespace podflow::runtime::process

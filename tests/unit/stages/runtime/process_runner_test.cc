@@ -74,6 +74,18 @@ struct Fixture {
     return std::make_unique<PodRunner>(PodAssignment{"/registry/pods/default/p", 7, PodFromYaml(yaml)}, node.get(),
                                        clock.now);
   }
+  // A pod whose one container runs `sleep 3600`, launched 1 s in.
+  std::unique_ptr<PodRunner> StartedSleeper() {
+    auto runner = Runner(R"(apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers: [{name: app, image: busybox:1.28, command: ["sleep", "3600"]}]
+)");
+    RunUntil(*runner, clock.now + SimDuration(1000));
+    REQUIRE(host.launched.size() == 1);
+    return runner;
+  }
   // Steps everything due up to `until`; the last report.
   model::Report RunUntil(PodRunner& runner, SimTime until) {
     model::Report last;
@@ -241,16 +253,8 @@ spec:
 
 TEST_CASE("process node: a delete sends SIGTERM, then SIGKILL when the grace period is over; the pod ends when the process does") {
   Fixture f;
-  auto runner = f.Runner(R"(apiVersion: v1
-kind: Pod
-metadata: {name: p}
-spec:
-  containers: [{name: app, image: busybox:1.28, command: ["sleep", "3600"]}]
-)");
-  const SimTime t0 = f.clock.now;
-  f.RunUntil(*runner, t0 + SimDuration(1000));
-  REQUIRE(f.host.launched.size() == 1);
-  const SimTime t1 = t0 + SimDuration(5000);
+  auto runner = f.StartedSleeper();
+  const SimTime t1 = f.clock.now + SimDuration(5000);
   runner->Terminate(t1, SimDuration(3000));
   model::Report r = f.RunUntil(*runner, t1);
   CHECK(f.host.signals == std::vector<std::pair<ProcessId, int>>{{1, SIGTERM}});
@@ -304,8 +308,9 @@ spec:
   r = runner->Step();
   CHECK(Count(r, "FailedPreStopHook") == 1);
   CHECK(f.host.signals == std::vector<std::pair<ProcessId, int>>{{1, SIGTERM}});
-  // SIGKILL still at the grace period's end.
-  REQUIRE(runner->due() == t1 + SimDuration(3000));
+  // SIGKILL at the grace period's end or, as here, kubelet's minimum of 2 s
+  // after the SIGTERM, whichever is later.
+  REQUIRE(runner->due() == t1 + SimDuration(3500));
   REQUIRE(runner->ProcessExited(f.Exit(1, 143, t1 + SimDuration(1600))));
   r = f.RunUntil(*runner, t1 + SimDuration(1600));
   REQUIRE(Only(r).state->terminated);
@@ -327,9 +332,13 @@ spec:
   model::Report r = f.RunUntil(*runner, t0 + SimDuration(3000));
   CHECK(r.status.phase == api::PodPhase::Failed);
   CHECK(r.status.reason == "DeadlineExceeded");
+  CHECK(f.host.signals == std::vector<std::pair<ProcessId, int>>{{1, SIGTERM}});
+  // The grace period is 1 s, but kubelet gives at least 2 s before the SIGKILL.
+  REQUIRE(runner->due() == t0 + SimDuration(4000));
+  r = f.RunUntil(*runner, t0 + SimDuration(4000));
   CHECK(f.host.signals == std::vector<std::pair<ProcessId, int>>{{1, SIGTERM}, {1, SIGKILL}});
   // Its exit is still taken and shown.
-  REQUIRE(runner->ProcessExited(f.Exit(1, 137, t0 + SimDuration(3100))));
+  REQUIRE(runner->ProcessExited(f.Exit(1, 137, t0 + SimDuration(4100))));
   REQUIRE(runner->due().has_value());
   r = runner->Step();
   REQUIRE(Only(r).state->terminated);
@@ -496,6 +505,143 @@ spec:
   CHECK((mounts[1].source == "/node/workdir" && mounts[1].sub_path == "p" && mounts[1].target == "/logs"));
   CHECK((mounts[2].target == "/etc/podinfo" && mounts[2].read_only));  // the API's data: read-only whatever it says
   CHECK((mounts[3].source == "/node/host" && mounts[3].sub_path == "data" && mounts[3].read_only));
+}
+
+
+TEST_CASE("process node: the securityContext reaches the launch, the container's own settings over the pod's") {
+  Fixture f;
+  auto runner = f.Runner(R"(apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  securityContext: {runAsUser: 1000, runAsGroup: 3000, fsGroup: 2000, supplementalGroups: [4000], supplementalGroupsPolicy: Strict}
+  volumes: [{name: data, emptyDir: {}}]
+  containers:
+  - name: app
+    image: busybox:1.28
+    command: ["sleep", "3600"]
+    volumeMounts: [{name: data, mountPath: /data/demo}]
+    securityContext:
+      runAsUser: 2000
+      allowPrivilegeEscalation: false
+      readOnlyRootFilesystem: true
+      capabilities: {add: ["NET_ADMIN", "SYS_TIME"], drop: ["ALL"]}
+)");
+  f.RunUntil(*runner, f.clock.now + SimDuration(1000));
+  REQUIRE(f.host.launched.size() == 1);
+  const ContainerSecurity& s = f.host.launched[0].security;
+  CHECK(s.run_as_user == 2000);
+  CHECK(s.run_as_group == 3000);
+  CHECK(s.supplemental_groups == std::vector<int64_t>{4000, 2000});
+  CHECK_FALSE(s.merge_user_groups);
+  CHECK(s.add_capabilities == std::vector<std::string>{"NET_ADMIN", "SYS_TIME"});
+  CHECK(s.drop_capabilities == std::vector<std::string>{"ALL"});
+  CHECK(s.no_new_privileges);
+  CHECK(s.read_only_root);
+  CHECK_FALSE(s.privileged);
+}
+
+TEST_CASE("process node: runAsNonRoot without a runAsUser is kubelet's CreateContainerConfigError (the command "
+          "would run as root); a runAsUser of 0 breaks it; a non-root one runs") {
+  const auto pod = [](const std::string& container_context) {
+    return R"(apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  securityContext: {runAsNonRoot: true}
+  containers:
+  - name: app
+    image: busybox:1.28
+    command: ["sleep", "3600"]
+    securityContext: )" + container_context + "\n";
+  };
+  {
+    Fixture f;
+    auto runner = f.Runner(pod("{}"));
+    model::Report r = f.RunUntil(*runner, f.clock.now + SimDuration(1000));
+    CHECK(f.host.launched.empty());
+    CHECK(WaitingReason(Only(r)) == "CreateContainerConfigError");
+    CHECK(Only(r).state->waiting->message ==
+          "container has runAsNonRoot and image will run as root (pod: \"p_default(uid-1)\", container: app)");
+  }
+  {
+    Fixture f;
+    auto runner = f.Runner(pod("{runAsUser: 0}"));
+    model::Report r = f.RunUntil(*runner, f.clock.now + SimDuration(1000));
+    CHECK(f.host.launched.empty());
+    CHECK(Only(r).state->waiting->message ==
+          "container's runAsUser breaks non-root policy (pod: \"p_default(uid-1)\", container: app)");
+  }
+  {
+    Fixture f;
+    auto runner = f.Runner(pod("{runAsUser: 1000}"));
+    f.RunUntil(*runner, f.clock.now + SimDuration(1000));
+    CHECK(f.host.launched.size() == 1);
+  }
+  {
+    // The container's runAsNonRoot: false over the pod's true.
+    Fixture f;
+    auto runner = f.Runner(pod("{runAsNonRoot: false}"));
+    f.RunUntil(*runner, f.clock.now + SimDuration(1000));
+    CHECK(f.host.launched.size() == 1);
+  }
+}
+
+TEST_CASE("process node: the pod's fsGroup goes with its emptyDir and API-data volumes, not with a hostPath") {
+  Fixture f;
+  std::vector<VolumeSource> seen;
+  struct Recording : FakeHost {
+    std::vector<VolumeSource>* seen;
+    Result<std::string> SetUpVolume(const std::string& pod_dir, const VolumeSource& volume) override {
+      seen->push_back(volume);
+      return FakeHost::SetUpVolume(pod_dir, volume);
+    }
+  };
+  Recording host;
+  host.seen = &seen;
+  NodeRuntime node(Fixture::ProcessNode(), &f.catalog, &f.timing, nullptr, &host);
+  PodRunner runner(PodAssignment{"/registry/pods/default/p", 7, PodFromYaml(R"(apiVersion: v1
+kind: Pod
+metadata: {name: p, labels: {a: b}}
+spec:
+  securityContext: {fsGroup: 2000}
+  volumes:
+  - {name: scratch, emptyDir: {}}
+  - {name: info, downwardAPI: {items: [{path: labels, fieldRef: {fieldPath: metadata.labels}}]}}
+  - {name: host, hostPath: {path: /tmp}}
+  containers:
+  - name: app
+    image: busybox:1.28
+    command: ["sleep", "3600"]
+    volumeMounts: [{name: scratch, mountPath: /s}, {name: info, mountPath: /i}, {name: host, mountPath: /h}]
+)")},
+                   &node, f.clock.now);
+  f.RunUntil(runner, f.clock.now + SimDuration(1000));
+  REQUIRE(seen.size() == 3);
+  std::map<std::string, std::optional<int64_t>> groups;
+  for (const VolumeSource& v : seen) groups[v.name] = v.fs_group;
+  CHECK(groups["scratch"] == 2000);
+  CHECK(groups["info"] == 2000);
+  CHECK_FALSE(groups["host"].has_value());
+}
+
+TEST_CASE("process node: a second delete with a shorter grace period brings the SIGKILL forward, never sooner than "
+          "kubelet's 2 s; a longer one changes nothing") {
+  Fixture f;
+  auto runner = f.StartedSleeper();
+  const SimTime t1 = f.clock.now + SimDuration(5000);
+  runner->Terminate(t1, SimDuration(30000));
+  f.RunUntil(*runner, t1);
+  CHECK(f.host.signals == std::vector<std::pair<ProcessId, int>>{{1, SIGTERM}});
+  REQUIRE(runner->due() == t1 + SimDuration(30000));
+  runner->Terminate(t1 + SimDuration(1000), SimDuration(5000));
+  CHECK(runner->due() == t1 + SimDuration(6000));
+  runner->Terminate(t1 + SimDuration(2000), SimDuration(60000));  // longer: no change
+  CHECK(runner->due() == t1 + SimDuration(6000));
+  runner->Terminate(t1 + SimDuration(3000), SimDuration(0));  // --grace-period=0: 2 s still
+  REQUIRE(runner->due() == t1 + SimDuration(5000));
+  f.RunUntil(*runner, t1 + SimDuration(5000));
+  CHECK(f.host.signals == std::vector<std::pair<ProcessId, int>>{{1, SIGTERM}, {1, SIGKILL}});
 }
 
 }  // namespace podflow::runtime
