@@ -342,6 +342,75 @@ constexpr char kWelcomeServer[] =
     "        sys.stdout.flush()\n"
     "http.server.ThreadingHTTPServer(('0.0.0.0', int(sys.argv[1])), Welcome).serve_forever()\n";
 
+// The e2e-test-images agnhost, whose subcommands the Kubernetes docs' and
+// tests' manifests run as args: liveness (8080: /healthz answers 200 for
+// the first 10 s, then 500), serve-hostname (9376: the hostname), netexec
+// (--http-port, 8080: /hostname, /echo?msg=, /clientip, /exit?code=,
+// /healthz, /), pause (until SIGTERM or SIGINT). Run by python3.
+constexpr char kAgnhost[] = R"py(import http.server, os, signal, socket, sys, time, urllib.parse
+def flag(name, default):
+    for a in sys.argv[2:]:
+        if a.startswith('--' + name + '='):
+            return a.split('=', 1)[1]
+    return default
+def serve(port, answer):
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            url = urllib.parse.urlparse(self.path)
+            code, body = answer(url.path, urllib.parse.parse_qs(url.query), self.client_address)
+            data = body.encode()
+            self.send_response(code)
+            self.send_header('Content-Type', 'text/plain; charset=utf-8')
+            self.send_header('Content-Length', str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+        def log_message(self, fmt, *args):
+            pass
+    server = http.server.ThreadingHTTPServer(('0.0.0.0', port), Handler)
+    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
+    print('Started HTTP server on port %d' % port, flush=True)
+    server.serve_forever()
+started = time.time()
+def liveness(path, query, client):
+    if path == '/healthz':
+        elapsed = time.time() - started
+        if elapsed > 10:
+            return 500, 'error: %s' % elapsed
+        return 200, 'ok'
+    return 404, '404 page not found\n'
+def netexec(path, query, client):
+    if path in ('/hostname', '/hostName'):
+        return 200, socket.gethostname()
+    if path == '/echo':
+        return 200, query.get('msg', [''])[0]
+    if path == '/clientip':
+        return 200, '%s:%d' % client
+    if path == '/exit':
+        os._exit(int(query.get('code', ['0'])[0]))
+    if path == '/healthz':
+        return 200, ''
+    return 200, 'NOW: %s' % time.strftime('%Y-%m-%d %H:%M:%S')
+command = sys.argv[1] if len(sys.argv) > 1 else ''
+if command == 'liveness':
+    serve(8080, liveness)
+elif command == 'serve-hostname':
+    serve(int(flag('port', '9376')), lambda *_: (200, socket.gethostname()))
+elif command == 'netexec':
+    serve(int(flag('http-port', '8080')), netexec)
+elif command == 'pause':
+    print('Paused', flush=True)
+    def stop(sig, _):
+        print('Shutting down after receiving signal: %s.' % signal.Signals(sig).name, flush=True)
+        sys.exit(0)
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    while True:
+        signal.pause()
+else:
+    sys.stderr.write('Error: unknown command "%s" for "agnhost"\n' % command)
+    sys.exit(1)
+)py";
+
 struct WellKnown {
   std::vector<std::string> entrypoint;
   std::vector<std::string> cmd;
@@ -359,6 +428,10 @@ WellKnown WellKnownImage(const std::string& repository, const api::ContainerT& c
     if (!c.ports.empty() && c.ports[0] && c.ports[0]->container_port > 0) port = c.ports[0]->container_port;
     return {{}, {"python3", "-c", kWelcomeServer, std::to_string(port)}};
   }
+  // agnhost's entrypoint runs the subcommand its args name.
+  if (is("agnhost")) return {{"python3", "-c", kAgnhost}, {}};
+  // The pause image waits for its end.
+  if (is("pause")) return {{"python3", "-c", kAgnhost, "pause"}, {}};
   return {};
 }
 

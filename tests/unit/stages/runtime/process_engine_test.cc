@@ -1,6 +1,9 @@
 // The process runtime's engine on this machine: real processes, their exit
 // codes, signals, log files (CRI format, rotation), memory and CPU limits.
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -818,6 +821,79 @@ TEST_CASE("process engine: readOnlyRootFilesystem — the root and the machine's
         std::vector<std::string>{"root read-only", "tmp read-only", "volume writable", "shm writable"});
   CHECK(std::filesystem::exists(volume / "x"));
   CHECK_FALSE(std::filesystem::exists("/podflow-ro-test"));
+}
+
+TEST_CASE("process engine: agnhost's subcommands the docs run — netexec answers on its port, pause ends at SIGTERM") {
+  TempDir dir;
+  ProcessEngine engine({.log_root = dir.dir().string(), .owner = "test-" + std::to_string(::getpid())});
+  // A port free now: the kernel's pick for a socket bound to port 0.
+  const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof addr;
+  REQUIRE(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  REQUIRE(::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &length) == 0);
+  ::close(listener);
+  const int port = ntohs(addr.sin_port);
+  const auto launch_of = [](const std::string& image, std::vector<std::string> args, const std::string& log_dir) {
+    api::ContainerT c;
+    c.image = image;
+    c.args = std::move(args);
+    ContainerLaunch launch = Shell("", log_dir);
+    launch.argv = ProcessArgv(c, nullptr, launch.env);
+    return launch;
+  };
+  const auto await_line = [&](const std::string& log_dir, const std::string& line) {
+    for (int i = 0; i < 1000; ++i) {
+      const std::vector<std::string> lines = Texts(engine.ReadLog(log_dir, 0));
+      if (std::find(lines.begin(), lines.end(), line) != lines.end()) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+  };
+  Result<ProcessId> netexec = engine.Launch(launch_of("registry.k8s.io/e2e-test-images/agnhost:2.40",
+                                                      {"netexec", "--http-port=" + std::to_string(port)},
+                                                      "default_p_uid/netexec"));
+  REQUIRE(netexec.ok());
+  REQUIRE(await_line("default_p_uid/netexec", "Started HTTP server on port " + std::to_string(port)));
+  ProbeCheck http;
+  http.type = ProbeCheck::Type::kHttp;
+  http.host = "127.0.0.1";
+  http.port = port;
+  http.path = "/healthz";
+  CHECK(RunHttpProbe(http).ok);
+  ProbeCheck get;
+  get.command = {"python3", "-c",
+                 "import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:" + std::to_string(port) +
+                     "/echo?msg=hello').read().decode(), end='')"};
+  get.env = {{"PATH", "/usr/bin:/bin"}};
+  get.timeout = SimDuration(5000);
+  const ProbeResult echoed = RunExecProbe(get, -1, false, {});
+  CHECK(echoed.ok);
+  CHECK(echoed.output == "hello");
+  engine.Signal(*netexec, SIGTERM);
+  std::optional<ContainerExit> exit = AwaitExit(engine, *netexec);
+  REQUIRE(exit.has_value());
+  CHECK(exit->exit_code == 0);
+
+  Result<ProcessId> pause = engine.Launch(launch_of("registry.k8s.io/pause:3.9", {}, "default_p_uid/pause"));
+  REQUIRE(pause.ok());
+  REQUIRE(await_line("default_p_uid/pause", "Paused"));
+  engine.Signal(*pause, SIGTERM);
+  exit = AwaitExit(engine, *pause);
+  REQUIRE(exit.has_value());
+  CHECK(exit->exit_code == 0);
+
+  // An unknown subcommand fails as agnhost's does.
+  Result<ProcessId> unknown = engine.Launch(launch_of("registry.k8s.io/e2e-test-images/agnhost:2.40", {"no-such"},
+                                                      "default_p_uid/unknown"));
+  REQUIRE(unknown.ok());
+  exit = AwaitExit(engine, *unknown);
+  REQUIRE(exit.has_value());
+  CHECK(exit->exit_code == 1);
+  CHECK(Texts(engine.ReadLog("default_p_uid/unknown", 0)) ==
+        std::vector<std::string>{"Error: unknown command \"no-such\" for \"agnhost\""});
 }
 
 }  // namespace podflow::runtime::process
