@@ -198,6 +198,11 @@ Status ParseInto(const YAML::Node& runtime, RuntimeConfig* c) {
           for (size_t i = 0; i < texts.size(); ++i) {
             Result<ResourceLimit> limit = ParseUlimit(texts[i]);
             if (!limit.ok()) return Status::Invalid(p + "[" + std::to_string(i) + "]: " + limit.status().message());
+            if (std::any_of(c->ulimits.begin(), c->ulimits.end(),
+                            [&](const ResourceLimit& l) { return l.resource == limit->resource; })) {
+              return Status::Invalid(p + "[" + std::to_string(i) + "]: Duplicate value: \"" +
+                                     texts[i].substr(0, texts[i].find('=')) + "\"");
+            }
             c->ulimits.push_back(*limit);
           }
           return Status::Ok();

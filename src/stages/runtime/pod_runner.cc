@@ -411,7 +411,11 @@ void PodRunner::Shorten(SimTime now, SimTime deadline) {
   const SimTime kill = std::max(deadline, now + MinimumGrace());
   for (Box& box : boxes_) {
     if (box.sigkill_at && *box.sigkill_at > kill) box.sigkill_at = kill;
-    if (box.sigterm_at && *box.sigterm_at > kill) box.sigterm_at = kill;  // a preStop hook holds it no longer
+    if (box.sigterm_at && *box.sigterm_at > kill - MinimumGrace()) {
+      // A preStop hook holds the SIGTERM no longer than leaves the minimum before the SIGKILL.
+      box.sigterm_at = std::max(now, kill - MinimumGrace());
+      if (box.sigkill_at) box.sigkill_at = std::max(*box.sigkill_at, *box.sigterm_at + MinimumGrace());
+    }
     if (box.stop_at && *box.stop_at > kill) {
       box.stop_at = kill;  // a simulated kill: SIGKILL's
       box.stop_code = 137;

@@ -276,8 +276,12 @@ int MakeRoot(const RootPlan& plan, int* step) {
     attr.attr_set = MOUNT_ATTR_RDONLY;
     if (::mount_setattr(AT_FDCWD, "/", 0, &attr, sizeof attr) != 0) return errno;
     for (const RootPlan::HostMount& m : plan.host_mounts) {
-      // One left out (gone since it was listed) is no mount of its own here.
-      if (m.how == How::kOverlay) ::mount_setattr(AT_FDCWD, m.target.c_str(), 0, &attr, sizeof attr);
+      // One left out (gone since it was listed) is no mount of its own
+      // here; one a volume is mounted over is the volume's place now.
+      if (m.how != How::kOverlay) continue;
+      bool covered = false;
+      for (const RootPlan::Bind& bind : plan.binds) covered = covered || bind.target == m.target;
+      if (!covered) ::mount_setattr(AT_FDCWD, m.target.c_str(), 0, &attr, sizeof attr);
     }
   }
   return 0;

@@ -8,7 +8,9 @@
 #include <pwd.h>
 #include <sys/capability.h>
 #include <sys/prctl.h>
+#include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -100,6 +102,7 @@ ProcessIdentity ResolveIdentity(const ContainerSecurity& security, std::vector<R
   if (security.merge_user_groups && !user.empty()) {
     if (File f{std::fopen((etc + "/group").c_str(), "re")}) {
       while (const group* g = ::fgetgrent(f.get())) {
+        if (user == g->gr_name) continue;  // the user's own group, as containerd leaves it out
         for (char** m = g->gr_mem; m != nullptr && *m != nullptr; ++m) {
           if (user == *m) AddGroup(out.groups, g->gr_gid);
         }
@@ -111,6 +114,7 @@ ProcessIdentity ResolveIdentity(const ContainerSecurity& security, std::vector<R
 }
 
 int EnterIdentity(const ProcessIdentity& id, int* step) {
+  ::umask(022);  // as runc's init leaves it
   for (const ResourceLimit& l : id.limits) {
     const rlimit value{l.soft, l.hard};
     if (::syscall(SYS_prlimit64, 0, l.resource, &value, nullptr) != 0) return *step = 1, errno;
@@ -120,7 +124,10 @@ int EnterIdentity(const ProcessIdentity& id, int* step) {
   // later execve may give (EINVAL: past the kernel's last capability).
   for (int cap = 0; root && cap < 64; ++cap) {
     if ((id.capabilities >> cap) & 1) continue;
-    if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno == EINVAL) break;
+    if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0) {
+      if (errno == EINVAL) break;
+      return *step = 7, errno;  // it would keep what it must not have
+    }
   }
   ::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
   if (root) {
@@ -130,6 +137,9 @@ int EnterIdentity(const ProcessIdentity& id, int* step) {
     if (::syscall(SYS_setresgid, id.gid, id.gid, id.gid) != 0) return *step = 3, errno;
     if (::syscall(SYS_setresuid, id.uid, id.uid, id.uid) != 0) return *step = 4, errno;
     ::prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0);
+    // A change of user clears the parent-death signal: set again (the
+    // launching thread waits on this child until its exec, so it lives).
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   }
   // No inheritable one; permitted and effective only what it may have (an
   // execve by a user other than root clears them).
@@ -149,8 +159,9 @@ int EnterIdentity(const ProcessIdentity& id, int* step) {
 }
 
 std::string IdentityFailure(int err, int step) {
-  static constexpr const char* kSteps[] = {"", "setrlimit", "setgroups", "setresgid", "setresuid", "capset",
-                                           "prctl(PR_SET_NO_NEW_PRIVS)"};
+  static constexpr const char* kSteps[] = {"",       "setrlimit", "setgroups", "setresgid",
+                                           "setresuid", "capset",   "prctl(PR_SET_NO_NEW_PRIVS)",
+                                           "prctl(PR_CAPBSET_DROP)"};
   const char* what = step > 0 && step < static_cast<int>(std::size(kSteps)) ? kSteps[step] : "?";
   return std::string("setting up the container's user and privileges: ") + what + ": " + ErrnoText(err);
 }

@@ -42,8 +42,9 @@ struct ProcessIdentity {
 ProcessIdentity ResolveIdentity(const ContainerSecurity& security, std::vector<ResourceLimit> limits,
                                 const std::string& etc = "/etc");
 
-// In a child before execve, as root: the limits, groups, gid, the
-// capabilities' bounding set, uid, the kept capabilities, no_new_privs.
+// In a child before execve, as root: umask 022, the limits, groups, gid,
+// the capabilities' bounding set, uid (the parent-death signal set again
+// after it), the kept capabilities, no_new_privs.
 // Returns 0, or the errno of the step that failed (`step` tells which, for
 // IdentityFailure). Not root: the limits and no_new_privs only.
 // Async-signal-safe.

@@ -120,6 +120,7 @@ TEST_CASE("runtime config: errors name the path") {
       {"ulimits: [nofile=many]", "runtime.ulimits[0]: ulimit \"nofile=many\": \"many\" is not a limit"},
       {"ulimits: [\"core=-1:5\"]", "runtime.ulimits[0]: ulimit \"core=-1:5\": the soft limit is above"},
       {"ulimits: nofile=1", "runtime.ulimits: must be a list"},
+      {"ulimits: [nofile=1, nproc=2, nofile=3]", "runtime.ulimits[2]: Duplicate value: \"nofile\""},
   };
   for (const Case& c : cases) {
     INFO(c.yaml);

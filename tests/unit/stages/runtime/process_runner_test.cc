@@ -644,4 +644,34 @@ TEST_CASE("process node: a second delete with a shorter grace period brings the 
   CHECK(f.host.signals == std::vector<std::pair<ProcessId, int>>{{1, SIGTERM}, {1, SIGKILL}});
 }
 
+TEST_CASE("process node: a shorter second delete while a preStop hook runs: the SIGTERM comes 2 s before the new "
+          "SIGKILL at the latest") {
+  Fixture f;
+  auto runner = f.Runner(R"(apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers:
+  - name: app
+    image: busybox:1.28
+    command: ["sleep", "3600"]
+    lifecycle: {preStop: {exec: {command: ["sleep", "60"]}}}
+)");
+  f.RunUntil(*runner, f.clock.now + SimDuration(1000));
+  REQUIRE(f.host.launched.size() == 1);
+  const SimTime t1 = f.clock.now + SimDuration(5000);
+  runner->Terminate(t1, SimDuration(30000));
+  f.RunUntil(*runner, t1);
+  REQUIRE(f.host.probes.size() == 1);  // the hook runs; the SIGTERM waits for it
+  CHECK(f.host.signals.empty());
+  REQUIRE(runner->due() == t1 + SimDuration(30000));
+  runner->Terminate(t1 + SimDuration(500), SimDuration(1000));  // the SIGKILL at 2.5 s: the SIGTERM at 0.5 s
+  REQUIRE(runner->due() == t1 + SimDuration(500));
+  f.RunUntil(*runner, t1 + SimDuration(500));
+  CHECK(f.host.signals == std::vector<std::pair<ProcessId, int>>{{1, SIGTERM}});
+  REQUIRE(runner->due() == t1 + SimDuration(2500));
+  f.RunUntil(*runner, t1 + SimDuration(2500));
+  CHECK(f.host.signals == std::vector<std::pair<ProcessId, int>>{{1, SIGTERM}, {1, SIGKILL}});
+}
+
 }  // namespace podflow::runtime
