@@ -114,7 +114,7 @@ void PodRunner::Create(Box& box, SimTime t) {
   if (env.ok() && plan.config_error.empty()) {
     // A process node's "image" runs as root (its command runs as the
     // machine's files are, no image user); a simulated one's user is not known.
-    plan.config_error = RunAsNonRootError(*assignment_.pod, *box.spec, PodRefText(),
+    plan.config_error = RunAsNonRootError(*assignment_.pod, *box.spec,
                                           node_->host() != nullptr ? std::optional<int64_t>(0) : std::nullopt);
   }
   const std::string& config_error = env.ok() ? plan.config_error : env.status().message();
@@ -496,10 +496,14 @@ void PodRunner::HookFinished(Box& box, const ProbeOutcome& outcome) {
       // The hook is over: SIGTERM now (it was due at the grace period's
       // end), SIGKILL then or the minimum after it.
       const SimTime deadline = *box.sigterm_at;
-      box.sigterm_at = std::min(deadline, at);
-      box.sigkill_at = std::max(deadline, *box.sigterm_at + MinimumGrace());
+      ScheduleSignals(box, std::min(deadline, at), deadline);
     }
   }
+}
+
+void PodRunner::ScheduleSignals(Box& box, SimTime sigterm_at, SimTime sigkill_at) {
+  box.sigterm_at = sigterm_at;
+  box.sigkill_at = std::max(sigkill_at, sigterm_at + MinimumGrace());
 }
 
 void PodRunner::Stop(Box& box, SimTime sigterm_at, SimTime sigkill_at, bool restart) {
@@ -510,8 +514,7 @@ void PodRunner::Stop(Box& box, SimTime sigterm_at, SimTime sigkill_at, bool rest
   if (node_->host() != nullptr) {
     // The process takes the signals; its exit ends the stop.
     if (box.exit_at) return;  // it has already ended
-    box.sigterm_at = sigterm_at;
-    box.sigkill_at = std::max(sigterm_at, sigkill_at);
+    ScheduleSignals(box, sigterm_at, sigkill_at);
     return;
   }
   box.exit_at.reset();

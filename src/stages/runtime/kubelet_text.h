@@ -104,8 +104,14 @@ inline std::string StartedContainer(std::string_view name) {
   return "Started container " + std::string(name);
 }
 
+// kubelet's name of a pod in its messages (format.Pod): "name_namespace(uid)".
+inline std::string PodText(std::string_view name, std::string_view namespace_, std::string_view uid) {
+  return std::string(name) + "_" + std::string(namespace_.empty() ? "default" : namespace_) + "(" +
+         std::string(uid) + ")";
+}
+
 // The restart back-off (pkg/kubelet/kuberuntime/kuberuntime_manager.go,
-// doBackOff); `pod` is format.Pod's "name_namespace(uid)".
+// doBackOff); `pod` is PodText's.
 inline std::string BackOffRestarting(std::string_view container, std::string_view pod) {
   return "Back-off restarting failed container " + std::string(container) + " in pod " + std::string(pod);
 }

@@ -412,9 +412,9 @@ void PodRunner::Shorten(SimTime now, SimTime deadline) {
   for (Box& box : boxes_) {
     if (box.sigkill_at && *box.sigkill_at > kill) box.sigkill_at = kill;
     if (box.sigterm_at && *box.sigterm_at > kill - MinimumGrace()) {
-      // A preStop hook holds the SIGTERM no longer than leaves the minimum before the SIGKILL.
-      box.sigterm_at = std::max(now, kill - MinimumGrace());
-      if (box.sigkill_at) box.sigkill_at = std::max(*box.sigkill_at, *box.sigterm_at + MinimumGrace());
+      // A preStop hook holds the SIGTERM no longer than leaves the minimum
+      // before the SIGKILL (a SIGTERM to come has its SIGKILL set with it).
+      ScheduleSignals(box, std::max(now, kill - MinimumGrace()), box.sigkill_at.value_or(kill));
     }
     if (box.stop_at && *box.stop_at > kill) {
       box.stop_at = kill;  // a simulated kill: SIGKILL's
@@ -513,7 +513,7 @@ void PodRunner::DeadlineExceeded(SimTime t) {
 
 std::string PodRunner::PodRefText() const {
   const api::ObjectMetaT& m = *assignment_.pod->metadata;
-  return m.name + "_" + (m.namespace_.empty() ? "default" : m.namespace_) + "(" + m.uid + ")";
+  return kubelet_text::PodText(m.name, m.namespace_, m.uid);
 }
 
 void PodRunner::Event(SimTime t, const char* type, const char* reason, std::string message,

@@ -284,6 +284,9 @@ class PodRunner {
   // however long the preStop hook took, a container has this long between
   // its SIGTERM and its SIGKILL.
   static constexpr SimDuration MinimumGrace() { return SimDuration(2000); }
+  // A process container's SIGTERM at `sigterm_at` and its SIGKILL at
+  // `sigkill_at`, or MinimumGrace() after the SIGTERM if that is later.
+  static void ScheduleSignals(Box& box, SimTime sigterm_at, SimTime sigkill_at);
   // A delete of a terminating pod with a grace period ending at `deadline`.
   void Shorten(SimTime now, SimTime deadline);
   // How long the container's preStop hook runs.

@@ -1,5 +1,7 @@
 #include "stages/runtime/security_context.h"
 
+#include "stages/runtime/kubelet_text.h"
+
 namespace podflow::runtime {
 
 ContainerSecurity SecurityOf(const api::PodT& pod, const api::ContainerT& container) {
@@ -28,17 +30,22 @@ ContainerSecurity SecurityOf(const api::PodT& pod, const api::ContainerT& contai
   return out;
 }
 
-std::string RunAsNonRootError(const api::PodT& pod, const api::ContainerT& container, std::string_view pod_text,
+std::string RunAsNonRootError(const api::PodT& pod, const api::ContainerT& container,
                               std::optional<int64_t> image_user) {
   const api::PodSecurityContextT* p = pod.spec ? pod.spec->security_context.get() : nullptr;
   const api::SecurityContextT* c = container.security_context.get();
   std::optional<bool> non_root = p != nullptr ? p->run_as_non_root : std::nullopt;
   if (c != nullptr && c->run_as_non_root) non_root = c->run_as_non_root;
   if (!non_root.value_or(false)) return "";
-  const std::string where = "(pod: \"" + std::string(pod_text) + "\", container: " + container.name + ")";
+  // Formatted only for a refusal: this runs for every container created.
+  auto where = [&] {
+    const api::ObjectMetaT* m = pod.metadata.get();
+    const std::string pod_text = m != nullptr ? kubelet_text::PodText(m->name, m->namespace_, m->uid) : "";
+    return "(pod: \"" + pod_text + "\", container: " + container.name + ")";
+  };
   const std::optional<int64_t> user = SecurityOf(pod, container).run_as_user;
-  if (user) return *user == 0 ? "container's runAsUser breaks non-root policy " + where : "";
-  if (image_user && *image_user == 0) return "container has runAsNonRoot and image will run as root " + where;
+  if (user) return *user == 0 ? "container's runAsUser breaks non-root policy " + where() : "";
+  if (image_user && *image_user == 0) return "container has runAsNonRoot and image will run as root " + where();
   return "";
 }
 

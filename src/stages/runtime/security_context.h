@@ -22,9 +22,9 @@ ContainerSecurity SecurityOf(const api::PodT& pod, const api::ContainerT& contai
 // honour (a CreateContainerConfigError), or "" when it may run.
 // `image_user` is the uid the image runs as when runAsUser is unset;
 // nullopt where the image's user is not known (a simulated node), where
-// only an explicit runAsUser 0 is refused. `pod_text` is kubelet's name of
-// the pod ("name_namespace(uid)").
-std::string RunAsNonRootError(const api::PodT& pod, const api::ContainerT& container, std::string_view pod_text,
+// only an explicit runAsUser 0 is refused. The refusal names the pod as
+// kubelet does ("name_namespace(uid)").
+std::string RunAsNonRootError(const api::PodT& pod, const api::ContainerT& container,
                               std::optional<int64_t> image_user);
 
 }  // namespace podflow::runtime

@@ -1,9 +1,6 @@
 // The process runtime's engine on this machine: real processes, their exit
 // codes, signals, log files (CRI format, rotation), memory and CPU limits.
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -17,6 +14,7 @@
 #include <thread>
 
 #include "stages/runtime/container_plan.h"
+#include "free_port.h"
 #include "temp_dir.h"
 #include "stages/runtime/process/cri_log.h"
 #include "stages/runtime/process/process_engine.h"
@@ -857,16 +855,7 @@ TEST_CASE("process engine: readOnlyRootFilesystem — the root and the machine's
 TEST_CASE("process engine: agnhost's subcommands the docs run — netexec answers on its port, pause ends at SIGTERM") {
   TempDir dir;
   ProcessEngine engine({.log_root = dir.dir().string(), .owner = "test-" + std::to_string(::getpid())});
-  // A port free now: the kernel's pick for a socket bound to port 0.
-  const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof addr;
-  REQUIRE(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-  REQUIRE(::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &length) == 0);
-  ::close(listener);
-  const int port = ntohs(addr.sin_port);
+  const int port = podflow::testing::FreePort();
   const auto launch_of = [](const std::string& image, std::vector<std::string> args, const std::string& log_dir) {
     api::ContainerT c;
     c.image = image;
