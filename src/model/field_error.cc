@@ -125,6 +125,11 @@ FieldError FieldError::Duplicate(std::string field, std::string_view value) {
   return Make(Type::kDuplicate, std::move(field), value, "", "Duplicate value: " + GoQuote(value));
 }
 
+FieldError FieldError::DuplicateInt(std::string field, int64_t value) {
+  const std::string rendered = std::to_string(value);
+  return Make(Type::kDuplicate, std::move(field), rendered, "", "Duplicate value: " + rendered);
+}
+
 FieldError FieldError::NotSupported(std::string field, std::string_view value,
                                     const std::vector<std::string>& supported) {
   std::string detail;

@@ -55,6 +55,7 @@ struct FieldError {
                                     std::string_view detail);
   // `Duplicate value: "<value>"`.
   static FieldError Duplicate(std::string field, std::string_view value);
+  static FieldError DuplicateInt(std::string field, int64_t value);  // `Duplicate value: 30080`
   // `Unsupported value: "<value>": supported values: "a", "b"`.
   static FieldError NotSupported(std::string field, std::string_view value,
                                  const std::vector<std::string>& supported);

@@ -24,13 +24,25 @@ struct Context {
   std::mt19937_64& rng;
   const ClusterIpAllocator& cluster_ips;
   std::set<std::string>& taken_ips;  // grows as this request hands addresses out
+  const NodePortAllocator& node_ports;
+  std::set<int32_t>& taken_ports;  // likewise
   const AdmissionChain& plugins;
   RequestState& state;
   const Authorizer& authorizer;
 };
 
-// After validation, services get their cluster IP (kube-apiserver
-// allocates in BeginCreate, after validation). A failure replaces the
+// Before validation, services get their node ports: kube-apiserver
+// allocates them in BeginCreate, ahead of the strategy's validation, so a
+// node port taken twice is "already allocated" rather than a duplicate.
+template <typename T>
+std::optional<ApiStatusInfo> BeginCreate(T&, Context&) {
+  return std::nullopt;
+}
+std::optional<ApiStatusInfo> BeginCreate(api::ServiceT& service, Context& ctx) {
+  return AssignNodePorts(ctx.kind, service, ctx.node_ports, ctx.taken_ports, ctx.rng);
+}
+
+// After validation, services get their cluster IP. A failure replaces the
 // outcome.
 template <typename T>
 std::optional<ApiStatusInfo> AfterValidation(T&, Context&) {
@@ -98,6 +110,10 @@ void AdmitTyped(const model::Object& object, Context& ctx, AdmissionOutcome& out
     return;
   }
   PrepareForCreate(*native);
+  if (std::optional<ApiStatusInfo> refused = BeginCreate(*native, ctx)) {
+    out.status = std::move(*refused);
+    return;
+  }
 
   Causes causes = ValidateMeta(ctx.kind, meta);
   ValidateKind(*native, causes);
@@ -224,6 +240,7 @@ AdmitReply Admission::AdmitAs(const UserInfo& user, std::string_view manifest_te
     return reply;
   }
   std::set<std::string> taken = cluster.taken_cluster_ips;
+  std::set<int32_t> taken_ports = cluster.taken_node_ports;
   RequestPriorityClasses classes(cluster.priority_classes);
   RequestState state{.namespaces = cluster.namespaces,
                      .priority_classes = classes,
@@ -256,8 +273,13 @@ AdmitReply Admission::AdmitAs(const UserInfo& user, std::string_view manifest_te
       continue;
     }
     CreateStamp stamp{NewUuid(rng_), FormatRfc3339(clock_())};
-    Context ctx{*kind, user, stamp, rng_, config_.cluster_ips, taken, config_.plugins, state, config_.authorizer};
+    Context ctx{*kind,           user,        stamp, rng_, config_.cluster_ips, taken, config_.node_ports,
+                taken_ports,     config_.plugins, state, config_.authorizer};
+    const std::set<int32_t> ports_before = taken_ports;
     model::VisitKind(*kind, [&]<typename T>() { AdmitTyped<T>(d.object, ctx, out); });
+    // A refused document gives its node ports back, as the server's
+    // allocation is reverted when its create fails.
+    if (!out.admitted()) taken_ports = ports_before;
     if (out.admitted() && kind->kind == "LimitRange") state.request_limit_ranges.push_back(out.bytes);
     if (out.admitted() && kind->kind == "ServiceAccount") {
       state.request_service_accounts.insert_or_assign(out.namespace_ + "/" + out.name, ReadServiceAccount(out.bytes));

@@ -181,6 +181,38 @@ class ClusterIpAllocator {
   uint32_t mask_ = 0;
 };
 
+// Hands out Service node ports from a port range (--service-node-port-range,
+// 30000-32767 by default) as kube-apiserver does: one left to it comes from
+// the range above its lower band (a random start, scanning up and wrapping),
+// the lower band (size/32 ports, 16 to 128) being kept for ports users ask
+// for until the rest is full. Keeps no state: the caller says which ports
+// are taken.
+class NodePortAllocator {
+ public:
+  static constexpr std::string_view kDefaultRange = "30000-32767";
+
+  NodePortAllocator();  // kDefaultRange
+  // "LOW-HIGH" (or one port) within 1..65535.
+  static Result<NodePortAllocator> Create(std::string_view range);
+
+  // A free port, or Unavailable "range is full".
+  Result<int32_t> Allocate(const std::set<int32_t>& taken, std::mt19937_64& rng) const;
+  // Invalid with Kubernetes' wording when `port` is outside the range ("provided
+  // port is not in the valid range. The range of valid ports is 30000-32767") or
+  // in `taken` ("provided port is already allocated").
+  Status Check(int32_t port, const std::set<int32_t>& taken) const;
+
+  const std::string& range() const { return text_; }
+
+ private:
+  NodePortAllocator(std::string text, int32_t base, int32_t size);
+
+  std::string text_;
+  int32_t base_ = 0;
+  int32_t size_ = 0;
+  int32_t static_band_ = 0;  // ports base_ .. base_+static_band_-1
+};
+
 // ---- The admission plugin chain ----
 
 // A rule of the sidecar injector (the config's admission.sidecarInjector),
@@ -251,6 +283,7 @@ struct AdmissionConfig {
   // stored RBAC objects) or "AlwaysAllow".
   std::string authorization_mode = "RBAC";
   ClusterIpAllocator cluster_ips;
+  NodePortAllocator node_ports;
   AdmissionChain plugins;
 };
 
@@ -258,6 +291,7 @@ struct AdmissionConfig {
 //   tokens: [{token, user, uid, groups: [..]}]   # inline token table
 //   tokenFile: PATH                              # and/or a --token-auth-file
 //   serviceClusterIPRange: 10.96.0.0/12          # default 10.96.0.0/12
+//   serviceNodePortRange: 30000-32767            # default 30000-32767
 //   authorizationMode: RBAC                      # or AlwaysAllow
 // A relative tokenFile is read from `base_dir`. Unknown keys are errors.
 // `tokens` are known beside the section's (the data dir's admin token);
@@ -336,6 +370,7 @@ ServiceAccountInfo ReadServiceAccount(std::string_view bytes);
 // exists and is Active).
 struct ClusterView {
   std::set<std::string> taken_cluster_ips;  // the addresses of existing Services
+  std::set<int32_t> taken_node_ports;       // their node ports (and health check ports)
   PriorityClassLister priority_classes;
   NamespaceLookup namespaces;
   LimitRangeLister limit_ranges;

@@ -24,24 +24,6 @@ namespace {
 constexpr int kWorkers = 8;
 
 // The cluster IPs of every stored Service.
-Result<std::set<std::string>> TakenClusterIps(client::ApiClient& client) {
-  Result<RangeResult> services = client.List(model::KindPrefix(model::Kind("Service")));
-  if (!services.ok()) return services.status();
-  std::set<std::string> taken;
-  for (const KeyValue& kv : services->kvs) {
-    if (!model::VerifyObject(model::Kind("Service"), kv.value).ok()) continue;
-    const api::Service* service = flatbuffers::GetRoot<api::Service>(kv.value.data());
-    if (service->spec() == nullptr) continue;
-    if (service->spec()->cluster_ip()) taken.insert(service->spec()->cluster_ip()->str());
-    if (service->spec()->cluster_ips()) {
-      for (const auto* ip : *service->spec()->cluster_ips()) taken.insert(ip->str());
-    }
-  }
-  taken.erase("None");
-  taken.erase("");
-  return taken;
-}
-
 // Every stored PriorityClass. One that fails verification is logged and
 // left out: pods naming it are refused as if it did not exist.
 Result<std::vector<PriorityClassInfo>> StoredPriorityClasses(client::ApiClient& client) {
@@ -227,6 +209,31 @@ void CreateAll(client::ApiClient& client, std::vector<AdmissionOutcome>& outcome
 }
 
 }  // namespace
+
+Status AdmissionStage::ReadTakenServiceAddresses(client::ApiClient& client, ClusterView& view, std::string_view except) {
+  Result<RangeResult> services = client.List(model::KindPrefix(model::Kind("Service")));
+  if (!services.ok()) return services.status();
+  view.taken_cluster_ips.clear();
+  view.taken_node_ports.clear();
+  for (const KeyValue& kv : services->kvs) {
+    if (kv.key == except || !model::VerifyObject(model::Kind("Service"), kv.value).ok()) continue;
+    const api::ServiceSpec* spec = flatbuffers::GetRoot<api::Service>(kv.value.data())->spec();
+    if (spec == nullptr) continue;
+    if (spec->cluster_ip()) view.taken_cluster_ips.insert(spec->cluster_ip()->str());
+    if (spec->cluster_ips()) {
+      for (const auto* ip : *spec->cluster_ips()) view.taken_cluster_ips.insert(ip->str());
+    }
+    if (spec->ports()) {
+      for (const api::ServicePort* p : *spec->ports()) {
+        if (p->node_port() != 0) view.taken_node_ports.insert(p->node_port());
+      }
+    }
+    if (spec->health_check_node_port() != 0) view.taken_node_ports.insert(spec->health_check_node_port());
+  }
+  view.taken_cluster_ips.erase("None");
+  view.taken_cluster_ips.erase("");
+  return Status::Ok();
+}
 
 std::optional<ApiStatusInfo> ChargeStoredQuotas(client::ApiClient& client, const std::vector<std::string>& keys,
                                                const model::KindInfo& kind, const std::string& name,
@@ -509,12 +516,10 @@ AdmissionStage::Created AdmissionStage::CreateObjects(Worker& worker, const User
   });
   if (has_service) {
     ip_lock.lock();
-    Result<std::set<std::string>> ips = TakenClusterIps(worker.client);
-    if (!ips.ok()) {
-      created.failure = InternalErrorStatus(ips.status().ToString());
+    if (Status read = ReadTakenServiceAddresses(worker.client, view); !read.ok()) {
+      created.failure = InternalErrorStatus(read.ToString());
       return created;
     }
-    view.taken_cluster_ips = std::move(*ips);
     admitted = worker.admission.AdmitAs(user, text, view);
   }
   if (admitted.failure) {

@@ -97,6 +97,9 @@ class AdmissionStage {
                                                                  const std::string& name);
   // The ResourceQuota plugin's: the quotas the store holds for `ns`.
   Result<std::vector<api::ResourceQuotaT>> QuotasIn(const std::string& ns);
+  // The cluster IPs and node ports the stored Services hold, into `view`;
+  // `except` (a Service's key) is left out: its update may keep them.
+  static Status ReadTakenServiceAddresses(client::ApiClient& client, ClusterView& view, std::string_view except = {});
   // What admission reads from the cluster, for one request of `worker`.
   ClusterView View(Worker& worker, std::optional<Result<std::vector<PriorityClassInfo>>>& classes);
   // The resource quota controller's work, until the controllers stage
@@ -143,8 +146,8 @@ class AdmissionStage {
 
   std::mutex pool_mu_;
   std::vector<std::unique_ptr<Worker>> pool_;  // GUARDED_BY(pool_mu_)
-  // Held while a request that may create Services runs, so that two
-  // requests never hand out the same cluster IP.
+  // Held while a request that may create or update Services runs, so
+  // that two requests never hand out the same cluster IP or node port.
   std::mutex cluster_ip_mu_;
 
   std::unique_ptr<client::Store> namespaces_;    // every stored Namespace

@@ -261,7 +261,17 @@ bus::ReplyBody AdmissionStage::HandleApi(Worker& worker, const msg::ApiRequest& 
 
   // The plugins that look at updates read the cluster, as this user asks.
   std::optional<Result<std::vector<PriorityClassInfo>>> classes;
-  const ChangeContext context{*user, View(worker, classes)};
+  ClusterView view = View(worker, classes);
+  // A Service's update may hand out node ports: what the others hold is
+  // read, and the write made, under the lock creates take.
+  std::unique_lock<std::mutex> address_lock(cluster_ip_mu_, std::defer_lock);
+  if (kind->kind == "Service" && verb != "delete") {
+    address_lock.lock();
+    if (Status read = ReadTakenServiceAddresses(worker.client, view, key); !read.ok()) {
+      return Failed(fbb, Unavailable(read));
+    }
+  }
+  const ChangeContext context{*user, std::move(view)};
   ChangeOutcome decided;
   bool decided_once = false;  // the stored object was read and decided on
   bool found = true;

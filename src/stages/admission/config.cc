@@ -158,7 +158,7 @@ Result<AdmissionConfig> Parse(const YAML::Node& section, std::string_view base_d
                            "instead (config/README.md, Authorization)");
   }
   PODFLOW_RETURN_IF_ERROR(
-      CheckKeys(section, {"tokens", "tokenFile", "serviceClusterIPRange", "authorizationMode", "enablePlugins",
+      CheckKeys(section, {"tokens", "tokenFile", "serviceClusterIPRange", "serviceNodePortRange", "authorizationMode", "enablePlugins",
                           "disablePlugins", "sidecarInjector", "defaultNotReadyTolerationSeconds",
                           "defaultUnreachableTolerationSeconds"},
                 "admission"));
@@ -199,6 +199,13 @@ Result<AdmissionConfig> Parse(const YAML::Node& section, std::string_view base_d
     if (!ips.ok())
       return Status::Invalid("admission.serviceClusterIPRange: " + ips.status().message());
     config.cluster_ips = std::move(*ips);
+  }
+  if (const YAML::Node range = section["serviceNodePortRange"]) {
+    Result<std::string> text = String(range);
+    if (!text.ok()) return text.status();
+    Result<NodePortAllocator> ports = NodePortAllocator::Create(*text);
+    if (!ports.ok()) return Status::Invalid("admission.serviceNodePortRange: " + ports.status().message());
+    config.node_ports = std::move(*ports);
   }
 
   if (const YAML::Node mode = section["authorizationMode"]) {

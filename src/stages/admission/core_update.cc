@@ -1,6 +1,7 @@
 // Update rules of core/v1 Pods and Services: what kube-apiserver lets an
 // update change.
 #include <algorithm>
+#include <set>
 
 #include "model/objects.h"
 #include "stages/admission/defaults.h"
@@ -92,10 +93,50 @@ void ValidateUpdate(const api::ServiceT& old, const api::ServiceT& service, Caus
 }
 
 void KeepAllocated(const api::ServiceT& old, api::ServiceT& service) {
-  if (old.spec == nullptr || service.spec == nullptr || !service.spec->cluster_ip.empty()) return;
-  if (service.spec->type == api::ServiceType::ExternalName) return;
-  service.spec->cluster_ip = old.spec->cluster_ip;
-  service.spec->cluster_ips = old.spec->cluster_ips;
+  if (old.spec == nullptr || service.spec == nullptr) return;
+  api::ServiceSpecT& spec = *service.spec;
+  const api::ServiceSpecT& was = *old.spec;
+  auto typed = [](const api::ServiceSpecT& s) {
+    return s.type == api::ServiceType::NodePort || s.type == api::ServiceType::LoadBalancer;
+  };
+  const auto health_checked = NeedsHealthCheck;
+  auto node_ports = [](const api::ServiceSpecT& s) {
+    std::set<int32_t> used;
+    for (const auto& p : s.ports) {
+      if (p->node_port != 0) used.insert(p->node_port);
+    }
+    return used;
+  };
+  // A port left out while both types have node ports is the stored port's
+  // of the same name, unless the new spec gives that value to another port.
+  if (typed(was) && typed(spec)) {
+    const std::set<int32_t> used = node_ports(spec);
+    for (auto& p : spec.ports) {
+      if (p->node_port != 0) continue;
+      for (const auto& o : was.ports) {
+        if (o->name == p->name && !used.contains(o->node_port)) p->node_port = o->node_port;
+      }
+    }
+  }
+  if (health_checked(was) && health_checked(spec) && spec.health_check_node_port == 0) {
+    spec.health_check_node_port = was.health_check_node_port;
+  }
+  // A type without them drops the ones it kept unchanged, so that applying
+  // `type: ClusterIP` over a NodePort Service works; likewise the health
+  // check port when the Service stops being a LoadBalancer with the Local
+  // policy.
+  if (typed(was) && !typed(spec)) {
+    const std::set<int32_t> before = node_ports(was), after = node_ports(spec);
+    if (std::includes(before.begin(), before.end(), after.begin(), after.end())) {
+      for (auto& p : spec.ports) p->node_port = 0;
+    }
+  }
+  if (health_checked(was) && !health_checked(spec) && spec.health_check_node_port == was.health_check_node_port) {
+    spec.health_check_node_port = 0;
+  }
+  if (!spec.cluster_ip.empty() || spec.type == api::ServiceType::ExternalName) return;
+  spec.cluster_ip = old.spec->cluster_ip;
+  spec.cluster_ips = old.spec->cluster_ips;
 }
 
 }  // namespace podflow::admission

@@ -2,6 +2,8 @@
 // create (uid, creationTimestamp, generateName). Internal to admission.
 #pragma once
 
+#include "base/hex_id.h"  // NewUuid, GenerateName
+
 #include <map>
 #include <random>
 #include <string>
@@ -29,11 +31,6 @@ void SetEntry(std::vector<std::unique_ptr<api::StringEntryT>>& entries, const st
 std::vector<std::string> AddMissing(std::vector<std::unique_ptr<api::QuantityEntryT>>& list,
                                     const std::vector<std::unique_ptr<api::QuantityEntryT>>& from);
 
-// A UUIDv4 from `rng`, lower-case 8-4-4-4-12.
-std::string NewUuid(std::mt19937_64& rng);
-// generateName + 5 characters of "bcdfghjklmnpqrstvwxz2456789", as
-// names.SimpleNameGenerator.
-std::string GenerateName(std::string_view prefix, std::mt19937_64& rng);
 
 // metadata for every kind: uid, creationTimestamp, namespace "default" for
 // namespaced kinds (cleared for cluster-scoped ones), name from

@@ -59,6 +59,22 @@ void ValidateKind(const api::PriorityClassT& pc, Causes& out);
 void ValidateUpdate(const api::PodT& old, const api::PodT& pod, Causes& out);         // pod_update.cc
 void ValidateUpdate(const api::ServiceT& old, const api::ServiceT& service, Causes& out);
 void KeepAllocated(const api::ServiceT& old, api::ServiceT& service);
+// Whether the service's ports get node ports (NodePort; LoadBalancer unless
+// allocateLoadBalancerNodePorts is false).
+bool HasNodePorts(const api::ServiceSpecT& spec);
+// node_ports.cc: checks the node ports the service asks for against `taken`
+// and hands out the ones it leaves to the server (its healthCheckNodePort
+// too, for a LoadBalancer with externalTrafficPolicy Local), adding them to
+// `taken`; a refusal as kube-apiserver words it. On an update (`old`: the
+// stored spec) the ports the stored service holds are not checked again,
+// and a health check port both need is kept as it is; on a create, ports
+// of one number share a node port.
+std::optional<model::ApiStatusInfo> AssignNodePorts(const model::KindInfo& kind, api::ServiceT& service,
+                                                    const NodePortAllocator& allocator, std::set<int32_t>& taken,
+                                                    std::mt19937_64& rng, const api::ServiceSpecT* old = nullptr);
+// A LoadBalancer with externalTrafficPolicy Local: it has a health check
+// node port.
+bool NeedsHealthCheck(const api::ServiceSpecT& spec);
 
 // ConfigMap and Secret (config_kinds.cc). A Secret's stringData is folded
 // into data (base64) and dropped; its type defaults to Opaque.

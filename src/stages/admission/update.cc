@@ -26,7 +26,22 @@ struct UpdateRun {
   const AdmissionChain& plugins;
   const ChangeContext& context;
   std::chrono::system_clock::time_point now;
+  const NodePortAllocator& node_ports;
+  std::mt19937_64& rng;
 };
+
+// Before validation, what the server hands out for the updated object
+// (BeginUpdate): a Service's new node ports, the others' read into the
+// context.
+template <typename T>
+std::optional<ApiStatusInfo> AllocateForUpdate(const model::KindInfo&, const T&, T&, const UpdateRun&) {
+  return std::nullopt;
+}
+std::optional<ApiStatusInfo> AllocateForUpdate(const model::KindInfo& kind, const api::ServiceT& old,
+                                               api::ServiceT& service, const UpdateRun& run) {
+  std::set<int32_t> taken = run.context.cluster.taken_node_ports;
+  return AssignNodePorts(kind, service, run.node_ports, taken, run.rng, old.spec.get());
+}
 
 template <typename T>
 std::unique_ptr<T> Copy(const std::unique_ptr<T>& p) {
@@ -151,6 +166,12 @@ ChangeOutcome UpdateTyped(const model::KindInfo& kind, const model::Object& obje
   if (auto refused = UpdatePlugins(kind, *next, *old, subresource, run, false, state)) {
     out.status = std::move(*refused);
     return out;
+  }
+  if (subresource.empty()) {
+    if (auto refused = AllocateForUpdate(kind, *old, *next, run)) {
+      out.status = std::move(*refused);
+      return out;
+    }
   }
   Causes causes = ValidateMeta(kind, *next->metadata);
   ValidateKind(*next, causes);
@@ -333,7 +354,7 @@ ChangeOutcome Admission::UpdateDecoded(const model::KindInfo& kind, std::string_
     out.status = model::NoSuchResourceStatus();
     return out;
   }
-  const UpdateRun run{config_.plugins, context, clock_()};
+  const UpdateRun run{config_.plugins, context, clock_(), config_.node_ports, rng_};
   model::VisitKind(kind, [&]<typename T>() {
     out = UpdateTyped<typename T::NativeTableType>(kind, object, stored, subresource, run);
   });

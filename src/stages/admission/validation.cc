@@ -7,6 +7,7 @@
 #include <set>
 
 #include "model/quantity.h"
+#include "stages/admission/kind_rules.h"
 #include "stages/admission/names.h"
 
 namespace podflow::admission {
@@ -677,6 +678,7 @@ Causes ValidateServiceSpec(const api::ServiceSpecT& spec) {
   if (external_name && spec.external_name.empty())
     out.push_back(FieldError::Required("spec.externalName"));
   std::set<std::string> names;
+  std::set<std::pair<api::Protocol, int32_t>> node_ports;
   bool require_name = spec.ports.size() > 1;
   for (size_t i = 0; i < spec.ports.size(); ++i) {
     const api::ServicePortT& p = *spec.ports[i];
@@ -700,16 +702,20 @@ Causes ValidateServiceSpec(const api::ServiceSpecT& spec) {
                    IsValidPortName(p.target_port->str_val));
       }
     }
+    // The range is the allocator's (the server's --service-node-port-range).
     if (p.node_port != 0) {
       if (spec.type == api::ServiceType::ClusterIP) {
         out.push_back(
             FieldError::Forbidden(at + ".nodePort", "may not be used when `type` is 'ClusterIP'"));
-      } else if (p.node_port < 30000 || p.node_port > 32767) {
-        out.push_back(FieldError::InvalidInt(
-            at + ".nodePort", p.node_port,
-            "provided port is not in the valid range. The range of valid ports is 30000-32767"));
+      } else if (!node_ports.emplace(p.protocol, p.node_port).second) {
+        out.push_back(FieldError::DuplicateInt(at + ".nodePort", p.node_port));
       }
     }
+  }
+  if (spec.health_check_node_port != 0 && !NeedsHealthCheck(spec)) {
+    out.push_back(FieldError::InvalidInt("spec.healthCheckNodePort", spec.health_check_node_port,
+                                         "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` "
+                                         "is 'Local'"));
   }
   ValidateLabels(out, "spec.selector", spec.selector);
   if (!spec.cluster_ip.empty() && !headless && !IsIpv4(spec.cluster_ip)) {
