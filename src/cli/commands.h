@@ -20,6 +20,7 @@ void AddGetCommands(CLI::App& app, CommandAction& action);     // get, describe
 // from its own flags.
 void AddExecCommand(CLI::App& app, CommandAction& action, int args_after_dash);
 void AddLogsCommand(CLI::App& app, CommandAction& action);     // logs
+void AddProxyCommand(CLI::App& app, CommandAction& action);    // proxy rules
 void AddRunCommands(CLI::App& app, CommandAction& action);     // run, stage
 void AddWriteCommands(CLI::App& app, CommandAction& action);   // apply, create, delete
 

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   }
   podflow::cli::AddExecCommand(app, action, after_dash);
   podflow::cli::AddLogsCommand(app, action);
+  podflow::cli::AddProxyCommand(app, action);
   podflow::cli::AddWriteCommands(app, action);
   podflow::cli::AddDemoCommand(app, action);
   CLI11_PARSE(app, argc, argv);

@@ -181,7 +181,8 @@ Result<ClusterConfig> LoadConfig(const std::string& path) {
   if (!root->IsMap()) return Bad(source, "expected a map");
   // The stages that take settings; the others have none, so their names are
   // unknown fields like any other.
-  static const std::set<std::string> kSections = {"admission", "scheduler", "runtime", "controllers"};
+  static const std::set<std::string> kSections = {"admission", "scheduler", "runtime", "proxy",
+                                                     "controllers"};
   std::string pipeline = "single-process";
   for (const auto& entry : *root) {
     Result<std::string> key_text = Key(entry.first, source, "");

@@ -1,8 +1,5 @@
 // The seeds' story end to end, on a real pipeline: one process, and every
 // stage in its own process.
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,6 +13,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "bad_manifests.h"
+#include "free_port.h"
 #include "model/conditions.h"
 #include "pipeline_fixture.h"
 
@@ -207,13 +205,14 @@ spec:
     CHECK(pod->status()->phase() == api::PodPhase::Pending);
   }
 
-  SECTION("a Service's Endpoints list its running pods' IPs") {
+  SECTION("a Service's Endpoints and EndpointSlice list its running pods' IPs; kube-proxy's rules spread over them") {
     auto results = pipeline.Submit(R"(apiVersion: v1
 kind: Service
 metadata: {name: web}
 spec:
+  type: NodePort
   selector: {tier: web}
-  ports: [{port: 80, targetPort: 80}]
+  ports: [{port: 80, targetPort: 80, nodePort: 30080}]
 ---
 apiVersion: v1
 kind: Pod
@@ -245,6 +244,44 @@ spec: {containers: [{name: nginx, image: nginx:1.14.2, ports: [{containerPort: 8
         &eb);
     REQUIRE(ep != nullptr);
     CHECK(ep->subsets()->Get(0)->ports()->Get(0)->port() == 80);
+    // The EndpointSlice: both pods ready, under a generated name.
+    std::string slice_name;
+    const auto slice_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (slice_name.empty() && std::chrono::steady_clock::now() < slice_deadline) {
+      auto slices = pipeline.Api().Read(RangeRequest::Prefix(model::KindPrefix(model::Kind("EndpointSlice"), "default")));
+      REQUIRE(slices.ok());
+      for (const KeyValue& kv : slices->kvs) {
+        auto slice = model::Unpack<api::EndpointSlice>(kv.value);
+        std::set<std::string> ready;
+        for (const auto& e : slice->endpoints) {
+          if (e->conditions && e->conditions->ready.value_or(false)) ready.insert(e->addresses.at(0));
+        }
+        if (ready == want) slice_name = slice->metadata->name;
+      }
+      if (slice_name.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    CHECK(slice_name.rfind("web-", 0) == 0);
+    const std::string podflow = Pipeline::Program("podflow");
+    auto [code, listed] = RunCommand({podflow, "get", "endpointslices", "--config", pipeline.config()}, pipeline.dir());
+    CHECK(code == 0);
+    CHECK(listed.find(slice_name) != std::string::npos);
+    // The node's ruleset: the node port into the service's chain, which
+    // spreads over both pods.
+    auto [rules_code, rules] = RunCommand(
+        {podflow, "proxy", "rules", "--node", p1->spec()->node_name()->str(), "--config", pipeline.config()},
+        pipeline.dir());
+    INFO(rules);
+    CHECK(rules_code == 0);
+    CHECK(rules.find("-A KUBE-NODEPORTS -m comment --comment default/web -m tcp -p tcp --dport 30080 -j KUBE-EXT-") !=
+          std::string::npos);
+    for (const std::string& ip : want) {
+      CHECK(rules.find("-j DNAT --to-destination " + ip + ":80") != std::string::npos);
+    }
+    CHECK(rules.find("--probability 0.5000000000") != std::string::npos);
+    auto [missing_code, missing] =
+        RunCommand({podflow, "proxy", "rules", "--node", "no-such-node", "--config", pipeline.config()}, pipeline.dir());
+    CHECK(missing_code == 1);
+    CHECK(missing.find("Error from server (NotFound): nodes \"no-such-node\" not found") != std::string::npos);
   }
 
   SECTION("a duplicate name is AlreadyExists and a malformed manifest is Invalid; neither writes") {
@@ -300,6 +337,120 @@ TEST_CASE("Multi-process pipeline: the seeds' story", "[e2e]") {
   Pipeline pipeline(true);
   pipeline.StartAll();
   SeedsStory(pipeline);
+}
+
+TEST_CASE("Cluster DNS answers dig for a Service, its SRV record, a headless Service's pods and a pod name",
+          "[e2e]") {
+  if (std::system("command -v dig >/dev/null 2>&1") != 0) {
+    WARN("skipped: dig is not installed (Debian's bind9-dnsutils, which tools/setup installs)");
+    return;
+  }
+  const std::string port = std::to_string(testing::FreePort());
+  Pipeline pipeline(false, "", "proxy: {dnsListen: \"127.0.0.1:" + port + "\"}\n");
+  pipeline.StartAll();
+  auto results = pipeline.Submit(R"(apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec:
+  selector: {app: web}
+  ports: [{name: http, port: 80, targetPort: 8080}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: db}
+spec:
+  clusterIP: None
+  selector: {app: db}
+  ports: [{name: pg, port: 5432}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: db-0, labels: {app: db}}
+spec:
+  hostname: db-0
+  subdomain: db
+  containers: [{name: pg, image: nginx:1.14.2, ports: [{containerPort: 5432}]}]
+)");
+  REQUIRE(results.size() == 3);
+  for (const auto& r : results) CHECK(r.first.empty());
+  std::string bytes;
+  const api::Pod* pod = pipeline.WaitFor<api::Pod>(PodKey("db-0"), [](const api::Pod& p) {
+    return Running(p) && model::ConditionIsTrue(p, "Ready");
+  }, &bytes);
+  INFO(pipeline.Logs());
+  REQUIRE(pod != nullptr);
+  const std::string pod_ip = pod->status()->pod_ip()->str();
+  auto service = pipeline.Get(model::ObjectKey(model::Kind("Service"), "default", "web"));
+  REQUIRE(service.has_value());
+  const std::string cluster_ip = model::Unpack<api::Service>(service->value)->spec->cluster_ip;
+  const std::string dig = "dig @127.0.0.1 -p " + port + " +time=2 +tries=1 +short ";
+  auto ask = [&](const std::string& question) {
+    return RunCommand({"/bin/sh", "-c", dig + question}, pipeline.dir()).second;
+  };
+  // The records follow the log: the headless service's pod once it is ready.
+  std::string headless;
+  for (int i = 0; i < 50 && headless != pod_ip + "\n"; ++i) {
+    headless = ask("db.default.svc.cluster.local");
+    if (headless != pod_ip + "\n") std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  CHECK(headless == pod_ip + "\n");
+  CHECK(ask("web.default.svc.cluster.local") == cluster_ip + "\n");
+  CHECK(ask("_http._tcp.web.default.svc.cluster.local SRV") == "0 100 80 web.default.svc.cluster.local.\n");
+  CHECK(ask("db-0.db.default.svc.cluster.local") == pod_ip + "\n");
+  std::string dashed = pod_ip;
+  std::replace(dashed.begin(), dashed.end(), '.', '-');
+  CHECK(ask(dashed + ".default.pod.cluster.local") == pod_ip + "\n");
+  CHECK(RunCommand({"/bin/sh", "-c", "dig @127.0.0.1 -p " + port + " +time=2 +tries=1 nope.default.svc.cluster.local"},
+                   pipeline.dir())
+            .second.find("status: NXDOMAIN") != std::string::npos);
+  // A deleted Service leaves DNS.
+  auto [code, out] = RunCommand({Pipeline::Program("podflow"), "delete", "service", "web", "--config", pipeline.config()},
+                                pipeline.dir());
+  CHECK(code == 0);
+  std::string gone = "x";
+  for (int i = 0; i < 50 && !gone.empty(); ++i) {
+    gone = ask("web.default.svc.cluster.local");
+    if (!gone.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  CHECK(gone.empty());
+}
+
+TEST_CASE("A Service deleted while the proxy stage is down loses its Endpoints and EndpointSlice when it is back",
+          "[e2e]") {
+  Pipeline pipeline(true);
+  pipeline.StartAll();
+  auto results = pipeline.Submit(R"(apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec:
+  selector: {app: web}
+  ports: [{port: 80}]
+)");
+  REQUIRE(results.size() == 1);
+  REQUIRE(results[0].first.empty());
+  const std::string slices_prefix = model::KindPrefix(model::Kind("EndpointSlice"), "default");
+  const std::string endpoints_key = model::ObjectKey(model::Kind("Endpoints"), "default", "web");
+  auto count = [&](const std::string& prefix) {
+    auto read = pipeline.Api().Read(RangeRequest::Prefix(prefix));
+    REQUIRE(read.ok());
+    return read->kvs.size();
+  };
+  auto wait_until = [](const std::function<bool()>& done) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!done() && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return done();
+  };
+  INFO(pipeline.Logs());
+  REQUIRE(wait_until([&] { return count(slices_prefix) == 1 && pipeline.Get(endpoints_key).has_value(); }));
+  pipeline.StopStage("proxy");
+  auto [code, out] = RunCommand({Pipeline::Program("podflow"), "delete", "service", "web", "--config", pipeline.config()},
+                                pipeline.dir());
+  REQUIRE(code == 0);
+  CHECK(count(slices_prefix) == 1);  // nobody else deletes them
+  pipeline.StartStage("proxy");
+  CHECK(wait_until([&] { return count(slices_prefix) == 0 && !pipeline.Get(endpoints_key).has_value(); }));
 }
 
 TEST_CASE("Containers that end: Completed, Error and CrashLoopBackOff, as kubectl shows them", "[e2e]") {
@@ -1703,18 +1854,7 @@ TEST_CASE("process runtime: an exec liveness probe restarts the container; an ht
           "[e2e]") {
   char tmpl[] = "/tmp/podflow-probe-e2e-XXXXXX";
   const std::string scratch = ::mkdtemp(tmpl);
-  // A port free now: the kernel's pick for a socket bound to port 0.
-  const auto free_port = [] {
-    const int probe_socket = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof addr;
-    REQUIRE(::bind(probe_socket, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-    REQUIRE(::getsockname(probe_socket, reinterpret_cast<sockaddr*>(&addr), &length) == 0);
-    ::close(probe_socket);
-    return std::to_string(ntohs(addr.sin_port));
-  };
+  const auto free_port = [] { return std::to_string(podflow::testing::FreePort()); };
   const std::string port = free_port();
   const std::string nginx_port = free_port();
   Pipeline pipeline(false, "", "", "  type: process\n  backOffMillis: 1000\n");

@@ -26,6 +26,8 @@ constexpr Entry kBenchmarks[] = {
      "admission on one core: pods decoded, defaulted, validated per second (nginx, 30 containers), patches"},
     {"runtime", podflow::bench::RunRuntimeBench,
      "the runtime stage in a process of its own at 5,000 nodes: its resident memory with nodes only and with 20,000 pods"},
+    {"proxy", podflow::bench::RunProxyBench,
+     "kube-proxy's iptables ruleset for 5,000 Services x 10 endpoints: render, and render again after one change"},
     {"chaos", podflow::bench::RunChaosBench,
      "kill -9 of the pipeline and of each stage under load: lost, stuck, bound twice, recovery"},
 };

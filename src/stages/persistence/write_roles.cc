@@ -35,7 +35,7 @@ const std::vector<Role>& Roles() {
         {"/registry/scheduling.podflow.io/", kAll}}},
       // Its nodes and their leases (kubelet's heartbeat).
       {"runtime", {{"/registry/nodes/", kWrite}, {"/registry/leases/kube-node-lease/", kAll}}},
-      {"proxy", {{"/registry/endpoints/", kAll}}},
+      {"proxy", {{"/registry/endpoints/", kAll}, {"/registry/endpointslices/", kAll}}},
   };
   return roles;
 }

@@ -10,7 +10,7 @@
 //  - scheduling updates and deletes (preemption) pods, records events,
 //    decisions and its runs;
 //  - runtime registers and updates nodes;
-//  - proxy keeps Endpoints.
+//  - proxy keeps Endpoints and EndpointSlices.
 // Anyone else (the tools' "admin" identity, an anonymous peer) only reads.
 #pragma once
 

@@ -11,7 +11,8 @@ namespace {
 
 std::string Str(const flatbuffers::String* s) { return s ? s->str() : ""; }
 
-// The pod's port for a service port, or 0 when the pod has no such port.
+}  // namespace
+
 int32_t ResolvePort(const api::ServicePort& port, const api::Pod& pod) {
   const api::IntOrString* target = port.target_port();
   if (target == nullptr) return port.port();
@@ -28,8 +29,6 @@ int32_t ResolvePort(const api::ServicePort& port, const api::Pod& pod) {
   }
   return 0;
 }
-
-}  // namespace
 
 bool SelectorMatches(const flatbuffers::Vector<flatbuffers::Offset<api::StringEntry>>* selector,
                      const flatbuffers::Vector<flatbuffers::Offset<api::StringEntry>>* labels) {
@@ -50,15 +49,22 @@ api::EndpointsT ComputeEndpoints(const api::Service& service, const std::vector<
   if (ns.empty()) ns = "default";
   out.metadata->name = service.metadata() ? Str(service.metadata()->name()) : "";
   out.metadata->namespace_ = ns;
-  if (service.metadata() && service.metadata()->labels()) {
-    for (const api::StringEntry* l : *service.metadata()->labels()) {
-      auto entry = std::make_unique<api::StringEntryT>();
-      entry->key = Str(l->key());
-      entry->value = Str(l->value());
-      out.metadata->labels.push_back(std::move(entry));
-    }
-  }
+  // The service's labels; service.kubernetes.io/headless as the
+  // endpoints controller sets it: "" on a headless service's, never on
+  // another's.
   const api::ServiceSpec* spec = service.spec();
+  std::map<std::string, std::string> labels;
+  if (service.metadata() && service.metadata()->labels()) {
+    for (const api::StringEntry* l : *service.metadata()->labels()) labels[Str(l->key())] = Str(l->value());
+  }
+  labels.erase(kHeadlessLabel);
+  if (spec && Str(spec->cluster_ip()) == "None") labels[kHeadlessLabel] = "";
+  for (auto& [key, value] : labels) {
+    auto entry = std::make_unique<api::StringEntryT>();
+    entry->key = key;
+    entry->value = value;
+    out.metadata->labels.push_back(std::move(entry));
+  }
   if (spec == nullptr || !spec->ports()) return out;
 
   // Pods grouped by their resolved port list (name, port, protocol).
@@ -73,7 +79,8 @@ api::EndpointsT ComputeEndpoints(const api::Service& service, const std::vector<
     if ((pod_ns.empty() ? "default" : pod_ns) != ns) continue;
     if (!SelectorMatches(spec->selector(), pod->metadata()->labels())) continue;
     std::string ip = Str(pod->status()->pod_ip());
-    if (ip.empty() || pod->metadata()->deletion_timestamp()) continue;
+    // A terminating pod leaves the Endpoints unless not-ready addresses are published.
+    if (ip.empty() || (pod->metadata()->deletion_timestamp() && !spec->publish_not_ready_addresses())) continue;
     api::PodPhase phase = pod->status()->phase();
     if (phase == api::PodPhase::Succeeded || phase == api::PodPhase::Failed) continue;
     PortKey key;

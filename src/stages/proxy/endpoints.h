@@ -11,10 +11,19 @@
 
 namespace podflow::proxy {
 
+// The label the controllers put on a headless service's Endpoints and
+// EndpointSlices.
+inline constexpr char kHeadlessLabel[] = "service.kubernetes.io/headless";
+
 // Whether `labels` satisfy `selector` (every selector pair present and
 // equal). An empty selector selects nothing, as for Services.
 bool SelectorMatches(const flatbuffers::Vector<flatbuffers::Offset<api::StringEntry>>* selector,
                      const flatbuffers::Vector<flatbuffers::Offset<api::StringEntry>>* labels);
+
+// The pod's port for a service port: its targetPort by number (the port
+// itself when unset), or by the name of a container port of the same
+// protocol; 0 when the pod has no such port.
+int32_t ResolvePort(const api::ServicePort& port, const api::Pod& pod);
 
 // The Endpoints object for `service` given candidate `pods` (any namespace;
 // others are ignored). Deterministic: addresses sorted by IP.

@@ -1,14 +1,21 @@
 #include "stages/proxy/proxy_stage.h"
 
+#include <chrono>
+#include <random>
+#include <variant>
+
+#include "base/clock.h"
 #include "base/logging.h"
-#include "model/objects.h"
 #include "client/client.h"
+#include "model/objects.h"
+#include "stages/proxy/dns/from_objects.h"
+#include "stages/proxy/endpoint_slices.h"
 #include "stages/proxy/endpoints.h"
 
 namespace podflow::proxy {
 namespace {
 
-// "/registry/pods/<ns>/<name>" -> "<ns>".
+// "/registry/<kind>/<ns>/<name>" -> "<ns>".
 std::string NamespaceOf(const std::string& key) {
   size_t start = key.find('/', std::string("/registry/").size());
   if (start == std::string::npos) return "";
@@ -16,105 +23,472 @@ std::string NamespaceOf(const std::string& key) {
   return key.substr(start + 1, end == std::string::npos ? std::string::npos : end - start - 1);
 }
 
+std::string NameOf(const std::string& key) { return key.substr(key.rfind('/') + 1); }
+
+std::string Label(const flatbuffers::Vector<flatbuffers::Offset<api::StringEntry>>* labels, const char* key) {
+  const api::StringEntry* e = labels ? labels->LookupByKey(key) : nullptr;
+  return e && e->value() ? e->value()->str() : "";
+}
+
+// "ns/name" -> {"ns", "name"}.
+std::pair<std::string, std::string> Split(const std::string& service) {
+  const size_t slash = service.find('/');
+  return {service.substr(0, slash), service.substr(slash + 1)};
+}
+
+// What the stage knows of the cluster (from its informers) and what it has
+// written, and one round of keeping Endpoints, EndpointSlices and DNS
+// records in step with it. The loop's thread only.
+class Reconciler {
+ public:
+  Reconciler(client::ApiClient& client, std::mutex& records_mu, dns::ClusterRecords& records)
+      : client_(client), records_mu_(records_mu), records_(records), rng_(std::random_device{}()) {}
+
+  client::Informer::Handlers PodHandlers() {
+    return {[this](const KeyValue& kv) {
+              if (!model::VerifyObject(model::Kind("Pod"), kv.value).ok()) {
+                log_->warn("{}: not a valid Pod; ignored", kv.key);
+                return;
+              }
+              pods_[kv.key] = kv.value;
+              Touch(NamespaceOf(kv.key));
+            },
+            [this](const std::string& key) {
+              if (pods_.erase(key)) Touch(NamespaceOf(key));
+            }};
+  }
+
+  client::Informer::Handlers ServiceHandlers() {
+    return {[this](const KeyValue& kv) {
+              if (!model::VerifyObject(model::Kind("Service"), kv.value).ok()) {
+                log_->warn("{}: not a valid Service; ignored", kv.key);
+                return;
+              }
+              const std::string ns = NamespaceOf(kv.key);
+              if (services_.insert_or_assign(kv.key, kv.value).second) ++services_per_ns_[ns];
+              gone_.erase(ns + "/" + NameOf(kv.key));
+              dirty_.insert(ns);
+              dns_dirty_.insert(ns + "/" + NameOf(kv.key));
+            },
+            [this](const std::string& key) {
+              if (!services_.erase(key)) return;
+              const std::string ns = NamespaceOf(key);
+              if (--services_per_ns_[ns] == 0) services_per_ns_.erase(ns);
+              gone_.insert(ns + "/" + NameOf(key));
+              dns_dirty_.insert(ns + "/" + NameOf(key));
+            }};
+  }
+
+  // The slices the controller manages, by their service: what a sync
+  // compares with (a restart finds them in the log). The echo of an older
+  // write than the last one this stage made is stale and ignored; any
+  // other change (a user's edit or delete) makes the service's namespace
+  // sync again, as the controller requeues the service.
+  client::Informer::Handlers SliceHandlers() {
+    return {[this](const KeyValue& kv) { OnSlice(kv); }, [this](const std::string& key) { ForgetSlice(key); }};
+  }
+
+  // Nodes: a pod on a node that does not exist is left out of the slices;
+  // zones name the endpoints' zone. Either change syncs every namespace.
+  client::Informer::Handlers NodeHandlers() {
+    return {[this](const KeyValue& kv) {
+              if (!model::VerifyObject(model::Kind("Node"), kv.value).ok()) return;
+              const api::Node* node = flatbuffers::GetRoot<api::Node>(kv.value.data());
+              const std::string zone =
+                  node->metadata() ? Label(node->metadata()->labels(), "topology.kubernetes.io/zone") : "";
+              auto [it, added] = zones_.try_emplace(NameOf(kv.key), zone);
+              if (added || it->second != zone) {
+                it->second = zone;
+                TouchAll();
+              }
+            },
+            [this](const std::string& key) {
+              if (zones_.erase(NameOf(key))) TouchAll();
+            }};
+  }
+
+  client::Informer::Handlers NamespaceHandlers() {
+    return {[this](const KeyValue& kv) {
+              std::lock_guard<std::mutex> lock(records_mu_);
+              records_.SetNamespace(NameOf(kv.key), true);
+            },
+            [this](const std::string& key) {
+              std::lock_guard<std::mutex> lock(records_mu_);
+              records_.SetNamespace(NameOf(key), false);
+            }};
+  }
+
+  // One round: deleted services' objects go, then the namespaces that
+  // changed are synced, then the DNS records of what changed.
+  void Round() {
+    if (retry_armed_ && std::chrono::steady_clock::now() >= retry_after_) {
+      retry_armed_ = false;
+      dirty_.merge(retry_);
+      gone_.merge(gone_retry_);
+      retry_.clear();
+      gone_retry_.clear();
+    }
+    RemoveGone();
+    const std::string now = FormatRfc3339(WallClockNow());
+    std::set<std::string> dirty = std::move(dirty_);
+    dirty_.clear();
+    for (const std::string& ns : dirty) SyncNamespace(ns, now);
+    RefreshDns();
+  }
+
+  // Once both the services and the slices have been listed: managed slices
+  // and Endpoints whose Service is gone (deleted while the stage was down)
+  // are deleted, as the controllers do at start. An Endpoints object is
+  // deleted only if its Service is still missing when asked again (the
+  // list of Endpoints may be newer than the services seen) and it has not
+  // changed since it was listed. False when it could not be done (tried
+  // again next round).
+  bool CollectLeftovers() {
+    for (const auto& [service, named] : slices_) {
+      if (!services_.contains(model::ObjectKey(model::Kind("Service"), Split(service).first, Split(service).second))) {
+        gone_.insert(service);
+      }
+    }
+    Result<RangeResult> endpoints = client_.List(model::KindPrefix(model::Kind("Endpoints")));
+    if (!endpoints.ok()) {
+      log_->warn("listing Endpoints for those left behind: {}", endpoints.status().ToString());
+      return false;
+    }
+    for (const KeyValue& kv : endpoints->kvs) {
+      const std::string ns = NamespaceOf(kv.key), name = NameOf(kv.key);
+      const std::string service_key = model::ObjectKey(model::Kind("Service"), ns, name);
+      if (services_.contains(service_key)) continue;
+      Result<std::optional<KeyValue>> service = client_.Get(service_key);
+      if (!service.ok()) return false;
+      if (*service) continue;
+      if (Write(DeleteOp{kv.key, kv.mod_revision}, "deleting " + kv.key + " (its Service is gone)")) {
+        written_.erase(kv.key);
+      }
+    }
+    return true;
+  }
+
+ private:
+  void OnSlice(const KeyValue& kv) {
+    if (!model::VerifyObject(model::Kind("EndpointSlice"), kv.value).ok()) return;
+    if (auto known = slice_revisions_.find(kv.key);
+        known != slice_revisions_.end() && kv.mod_revision < known->second) {
+      return;
+    }
+    const api::EndpointSlice* slice = flatbuffers::GetRoot<api::EndpointSlice>(kv.value.data());
+    const bool managed = slice->metadata() && Label(slice->metadata()->labels(), kManagedByLabel) == kManagedBy;
+    const std::string ns = NamespaceOf(kv.key);
+    const std::string service =
+        managed ? ns + "/" + Label(slice->metadata()->labels(), kServiceNameLabel) : std::string();
+    // No longer managed, or now another service's: off its old service.
+    if (auto owner = slice_owner_.find(kv.key); owner != slice_owner_.end() && owner->second != service) {
+      ForgetSlice(kv.key);
+    }
+    if (!managed) return;
+    auto& stored = slices_[service][NameOf(kv.key)];
+    const bool changed = stored != kv.value;
+    stored = kv.value;
+    slice_owner_[kv.key] = service;
+    slice_revisions_[kv.key] = kv.mod_revision;
+    if (changed) {
+      Touch(ns);
+      dns_dirty_.insert(service);
+    }
+  }
+
+  void ForgetSlice(const std::string& key) {
+    slice_revisions_.erase(key);
+    auto owner = slice_owner_.find(key);
+    if (owner == slice_owner_.end()) return;
+    dns_dirty_.insert(owner->second);
+    auto it = slices_.find(owner->second);
+    if (it != slices_.end() && (it->second.erase(NameOf(key)), it->second.empty())) slices_.erase(it);
+    slice_owner_.erase(owner);
+    Touch(NamespaceOf(key));
+  }
+
+  // A namespace whose write failed is synced again after a second, not at
+  // once: a refusal that lasts is not retried ten times a second.
+  void RetryLater(const std::string& ns) {
+    ArmRetry();
+    retry_.insert(ns);
+  }
+
+  void ArmRetry() {
+    if (retry_armed_) return;
+    retry_armed_ = true;
+    retry_after_ = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  }
+
+  void Touch(const std::string& ns) {
+    // Only namespaces with Services have endpoints to keep.
+    if (services_per_ns_.contains(ns)) dirty_.insert(ns);
+  }
+  void TouchAll() {
+    for (const auto& [ns, count] : services_per_ns_) dirty_.insert(ns);
+  }
+
+  // One write; a guarded one that finds the key changed takes what is
+  // there now as stored (so that the next round starts from it).
+  bool Write(const TxnOp& op, const std::string& what, Revision* revision = nullptr) {
+    Result<client::WriteResult> result = client_.Write({op});
+    if (result.ok() && result->succeeded) {
+      if (revision) *revision = result->revision;
+      return true;
+    }
+    if (result.ok() && std::holds_alternative<PutOp>(op) && std::get<PutOp>(op).guard &&
+        std::get<PutOp>(op).key.starts_with(model::KindPrefix(model::Kind("EndpointSlice")))) {
+      const std::string& key = std::get<PutOp>(op).key;
+      slice_revisions_.erase(key);  // what is there now is newer than what was seen
+      if (result->current) {
+        OnSlice(*result->current);
+      } else {
+        ForgetSlice(key);
+      }
+      log_->info("{}: changed meanwhile; synced again", what);
+      return false;
+    }
+    log_->warn("{}: {}", what, result.ok() ? "not applied" : result.status().ToString());
+    return false;
+  }
+
+  // A deleted service's Endpoints and slices (their owner is gone: the
+  // garbage collector's part); one that failed is tried again a second
+  // later, unless the service is back.
+  void RemoveGone() {
+    std::set<std::string>& failed = gone_retry_;
+    for (const std::string& service : gone_) {
+      const auto [ns, name] = Split(service);
+      if (services_.contains(model::ObjectKey(model::Kind("Service"), ns, name))) continue;
+      const std::string key = model::ObjectKey(model::Kind("Endpoints"), ns, name);
+      if (!Write(DeleteOp{key}, "deleting " + key)) failed.insert(service);
+      written_.erase(key);
+      auto it = slices_.find(service);
+      if (it == slices_.end()) continue;
+      for (auto slice = it->second.begin(); slice != it->second.end();) {
+        const std::string slice_key = model::ObjectKey(model::Kind("EndpointSlice"), ns, slice->first);
+        if (Write(DeleteOp{slice_key}, "deleting " + slice_key)) {
+          slice_owner_.erase(slice_key);
+          slice = it->second.erase(slice);
+        } else {
+          failed.insert(service);
+          ++slice;
+        }
+      }
+      if (it->second.empty()) slices_.erase(it);
+    }
+    gone_.clear();
+    if (!failed.empty()) ArmRetry();
+  }
+
+  void SyncNamespace(const std::string& ns, const std::string& now) {
+    const std::string pods_prefix = model::KindPrefix(model::Kind("Pod")) + ns + "/";
+    std::vector<const api::Pod*> candidates;
+    for (auto it = pods_.lower_bound(pods_prefix); it != pods_.end() && it->first.starts_with(pods_prefix); ++it) {
+      candidates.push_back(flatbuffers::GetRoot<api::Pod>(it->second.data()));
+    }
+    const std::string services_prefix = model::KindPrefix(model::Kind("Service")) + ns + "/";
+    for (auto it = services_.lower_bound(services_prefix);
+         it != services_.end() && it->first.starts_with(services_prefix); ++it) {
+      const api::Service* service = flatbuffers::GetRoot<api::Service>(it->second.data());
+      if (!service->metadata() || !service->metadata()->name()) continue;
+      DeleteForeignSlices(*service, ns);
+      if (!service->spec() || !service->spec()->selector()) continue;  // its endpoints are the user's
+      SyncService(*service, ns, candidates, now);
+    }
+  }
+
+  // Managed slices labelled with the service's name but owned by another
+  // uid (a service of that name deleted and created again) are the old
+  // one's: deleted, as the garbage collector would.
+  void DeleteForeignSlices(const api::Service& service, const std::string& ns) {
+    const std::string owner = ns + "/" + service.metadata()->name()->str();
+    const std::string uid = service.metadata()->uid() ? service.metadata()->uid()->str() : "";
+    auto it = slices_.find(owner);
+    if (it == slices_.end()) return;
+    std::vector<std::string> foreign;
+    for (const auto& [slice_name, bytes] : it->second) {
+      const api::EndpointSlice* slice = flatbuffers::GetRoot<api::EndpointSlice>(bytes.data());
+      const auto* refs = slice->metadata() ? slice->metadata()->owner_references() : nullptr;
+      if (refs == nullptr) continue;
+      for (const api::OwnerReference* ref : *refs) {
+        if (ref->controller() && ref->uid() && ref->uid()->str() != uid) foreign.push_back(slice_name);
+      }
+    }
+    for (const std::string& slice_name : foreign) DeleteSlice(ns, owner, slice_name);
+  }
+
+  bool DeleteSlice(const std::string& ns, const std::string& owner, const std::string& slice_name) {
+    const std::string slice_key = model::ObjectKey(model::Kind("EndpointSlice"), ns, slice_name);
+    if (!Write(DeleteOp{slice_key}, "deleting " + slice_key)) {
+      RetryLater(ns);
+      return false;
+    }
+    slice_owner_.erase(slice_key);
+    slice_revisions_.erase(slice_key);
+    if (auto it = slices_.find(owner); it != slices_.end() && (it->second.erase(slice_name), it->second.empty())) {
+      slices_.erase(it);
+    }
+    dns_dirty_.insert(owner);
+    return true;
+  }
+
+  void SyncService(const api::Service& service, const std::string& ns, const std::vector<const api::Pod*>& pods,
+                   const std::string& now) {
+    const std::string name = service.metadata()->name()->str();
+    std::string bytes = model::Pack(ComputeEndpoints(service, pods));
+    const std::string key = model::ObjectKey(model::Kind("Endpoints"), ns, name);
+    auto known = written_.find(key);
+    if (known == written_.end() || known->second != bytes) {
+      if (Write(PutOp{key, bytes}, "writing " + key)) {
+        written_[key] = std::move(bytes);
+      } else {
+        RetryLater(ns);
+      }
+    }
+    // The slices: a stored one is written again only when it changed,
+    // guarded by the revision this stage last saw of it; a new one must
+    // not exist yet (a name generated twice is tried again later). What
+    // is written is kept as stored at once: a round before the watch
+    // brings it back must not make the same slice again. (The stored map
+    // is looked up afresh after each write: a refused one changes it.)
+    const std::string owner = ns + "/" + name;
+    const ZoneOf zone_of = [this](const std::string& node) -> std::optional<std::string> {
+      auto it = zones_.find(node);
+      if (it == zones_.end()) return std::nullopt;
+      return it->second;
+    };
+    const std::map<std::string, std::string> none;
+    auto stored = slices_.find(owner);
+    SliceChanges changes = ReconcileSlices(DesiredSlices(service, pods, zone_of),
+                                           stored == slices_.end() ? none : stored->second, now, rng_);
+    for (const api::EndpointSliceT& slice : changes.put) {
+      const std::string slice_key = model::ObjectKey(model::Kind("EndpointSlice"), ns, slice.metadata->name);
+      auto seen = slice_revisions_.find(slice_key);
+      const Revision guard = slice_owner_.contains(slice_key) && seen != slice_revisions_.end() ? seen->second
+                                                                                               : Revision(0);
+      std::string slice_bytes = model::Pack(slice);
+      Revision revision;
+      if (Write(PutOp{slice_key, slice_bytes, guard}, "writing " + slice_key, &revision)) {
+        slices_[owner][slice.metadata->name] = std::move(slice_bytes);
+        slice_owner_[slice_key] = owner;
+        slice_revisions_[slice_key] = revision;
+        dns_dirty_.insert(owner);
+      } else {
+        RetryLater(ns);
+      }
+    }
+    for (const std::string& slice_name : changes.deleted) DeleteSlice(ns, owner, slice_name);
+  }
+
+  // The records of the services that changed, from what is stored now.
+  void RefreshDns() {
+    if (dns_dirty_.empty()) return;
+    std::lock_guard<std::mutex> lock(records_mu_);
+    for (const std::string& service : dns_dirty_) {
+      const auto [ns, name] = Split(service);
+      auto stored = services_.find(model::ObjectKey(model::Kind("Service"), ns, name));
+      if (stored == services_.end()) {
+        records_.RemoveService(ns, name);
+        continue;
+      }
+      std::vector<const api::EndpointSlice*> owned;
+      if (auto it = slices_.find(service); it != slices_.end()) {
+        for (const auto& [slice_name, bytes] : it->second) {
+          owned.push_back(flatbuffers::GetRoot<api::EndpointSlice>(bytes.data()));
+        }
+      }
+      records_.SetService(dns::DnsServiceOf(*flatbuffers::GetRoot<api::Service>(stored->second.data()), owned));
+    }
+    records_.SetSerial(static_cast<uint32_t>(ToUnixMillis(WallClockNow()) / 1000));
+    dns_dirty_.clear();
+  }
+
+  client::ApiClient& client_;
+  std::mutex& records_mu_;
+  dns::ClusterRecords& records_;
+  std::mt19937_64 rng_;
+  std::shared_ptr<spdlog::logger> log_ = Logger("stage.proxy");
+
+  // Stored bytes, verified once on arrival.
+  std::map<std::string, std::string> pods_, services_;
+  std::map<std::string, size_t> services_per_ns_;
+  std::map<std::string, std::string> zones_;  // node -> topology.kubernetes.io/zone
+  std::map<std::string, std::map<std::string, std::string>> slices_;  // "ns/service" -> slice name -> bytes
+  std::map<std::string, std::string> slice_owner_;                    // slice key -> "ns/service"
+  std::map<std::string, Revision> slice_revisions_;                   // slice key -> last revision seen or written
+  std::map<std::string, std::string> written_;                        // Endpoints key -> bytes written
+  std::set<std::string> dirty_;                                       // namespaces to sync
+  std::set<std::string> retry_;                                       // ... once retry_after_ has come
+  std::chrono::steady_clock::time_point retry_after_;
+  bool retry_armed_ = false;
+  std::set<std::string> gone_;       // "ns/name" of deleted services whose objects are to delete
+  std::set<std::string> gone_retry_;  // ... whose deletes failed: again once retry_after_ has come
+  std::set<std::string> dns_dirty_;  // "ns/name" of services whose records changed
+};
+
 }  // namespace
 
 Result<std::unique_ptr<ProxyStage>> ProxyStage::Create(pipeline::StageContext& context) {
-  return std::unique_ptr<ProxyStage>(new ProxyStage(context));
+  Result<ProxyConfig> config = ParseProxyConfig(context.config.Section("proxy"));
+  if (!config.ok()) return config.status();
+  return std::unique_ptr<ProxyStage>(new ProxyStage(context, std::move(*config)));
 }
 
 Status ProxyStage::Start() {
+  if (config_.dns) {
+    // Without its address (taken, not allowed) the cluster has no DNS; the
+    // rest of the stage goes on.
+    Result<std::unique_ptr<dns::DnsServer>> server =
+        dns::DnsServer::Start(config_.dns_host, config_.dns_port, [this](std::string_view name, dns::RrType type) {
+          std::lock_guard<std::mutex> lock(records_mu_);
+          return records_.Resolve(name, type);
+        });
+    if (server.ok()) {
+      dns_server_ = std::move(*server);
+      Logger("stage.proxy")->info("cluster DNS ({}) answers on {}:{} (udp, tcp)", config_.cluster_domain,
+                                  config_.dns_host, dns_server_->port());
+    } else {
+      Logger("stage.proxy")->warn("no cluster DNS: {}", server.status().ToString());
+    }
+  }
   loop_.Start([this](const std::atomic<bool>& stopping) { Loop(stopping); });
   return Status::Ok();
 }
 
-void ProxyStage::Stop() { loop_.Stop(); }
+void ProxyStage::Stop() {
+  loop_.Stop();
+  dns_server_.reset();
+}
 
 void ProxyStage::Loop(const std::atomic<bool>& stopping) {
-  auto log = Logger("stage.proxy");
-  const std::string pods_prefix = model::KindPrefix(model::Kind("Pod"));
-  const std::string services_prefix = model::KindPrefix(model::Kind("Service"));
-  client::Informer pod_informer(context_.bus, context_.Endpoint("api"), context_.Endpoint("watch"), pods_prefix);
-  client::Informer service_informer(context_.bus, context_.Endpoint("api"), context_.Endpoint("watch"),
-                                         services_prefix);
+  auto informer = [&](const char* kind) {
+    return client::Informer(context_.bus, context_.Endpoint("api"), context_.Endpoint("watch"),
+                            model::KindPrefix(model::Kind(kind)));
+  };
+  client::Informer pods = informer("Pod"), services = informer("Service"), slices = informer("EndpointSlice"),
+                   nodes = informer("Node"), namespaces = informer("Namespace");
   client::ApiClient client(context_.bus, context_.Endpoint("api"), "proxy");
-
-  // Stored bytes, verified once on arrival.
-  std::map<std::string, std::string> pods, services;
-  std::map<std::string, size_t> services_per_ns;
-  std::map<std::string, std::string> written;         // endpoints key -> bytes we wrote
-  std::set<std::string> dirty;                         // namespaces to recompute
-  std::vector<std::string> gone;                       // endpoints of deleted services
-  client::Informer::Handlers pod_handlers{
-      [&](const KeyValue& kv) {
-        if (!model::VerifyObject(model::Kind("Pod"), kv.value).ok()) {
-          log->warn("{}: not a valid Pod; ignored", kv.key);
-          return;
-        }
-        pods[kv.key] = kv.value;
-        // Only namespaces with Services have Endpoints to keep.
-        const std::string ns = NamespaceOf(kv.key);
-        if (services_per_ns.contains(ns)) dirty.insert(ns);
-      },
-      [&](const std::string& key) {
-        if (!pods.erase(key)) return;
-        const std::string ns = NamespaceOf(key);
-        if (services_per_ns.contains(ns)) dirty.insert(ns);
-      }};
-  client::Informer::Handlers service_handlers{
-      [&](const KeyValue& kv) {
-        if (!model::VerifyObject(model::Kind("Service"), kv.value).ok()) {
-          log->warn("{}: not a valid Service; ignored", kv.key);
-          return;
-        }
-        const std::string ns = NamespaceOf(kv.key);
-        if (services.insert_or_assign(kv.key, kv.value).second) ++services_per_ns[ns];
-        dirty.insert(ns);
-      },
-      [&](const std::string& key) {
-        if (!services.erase(key)) return;
-        const std::string ns = NamespaceOf(key);
-        if (--services_per_ns[ns] == 0) services_per_ns.erase(ns);
-        gone.push_back(model::ObjectKey(model::Kind("Endpoints"), ns, key.substr(key.rfind('/') + 1)));
-      }};
-
+  Reconciler reconciler(client, records_mu_, records_);
+  const client::Informer::Handlers pod_handlers = reconciler.PodHandlers(),
+                                   service_handlers = reconciler.ServiceHandlers(),
+                                   slice_handlers = reconciler.SliceHandlers(),
+                                   node_handlers = reconciler.NodeHandlers(),
+                                   namespace_handlers = reconciler.NamespaceHandlers();
+  bool leftovers_collected = false;
   while (!stopping) {
-    Status polled = service_informer.Poll(std::chrono::milliseconds(0), service_handlers);
-    if (polled.ok()) polled = pod_informer.Poll(std::chrono::milliseconds(100), pod_handlers);
+    Status polled = namespaces.Poll(std::chrono::milliseconds(0), namespace_handlers);
+    if (polled.ok()) polled = nodes.Poll(std::chrono::milliseconds(0), node_handlers);
+    if (polled.ok()) polled = slices.Poll(std::chrono::milliseconds(0), slice_handlers);
+    if (polled.ok()) polled = services.Poll(std::chrono::milliseconds(0), service_handlers);
+    if (polled.ok()) polled = pods.Poll(std::chrono::milliseconds(100), pod_handlers);
     if (!polled.ok()) {
-      log->warn("following the log: {}", polled.ToString());
+      Logger("stage.proxy")->warn("following the log: {}", polled.ToString());
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
       continue;
     }
-    for (const std::string& ns : dirty) {
-      std::vector<const api::Pod*> candidates;
-      const std::string ns_prefix = pods_prefix + ns + "/";
-      for (auto it = pods.lower_bound(ns_prefix); it != pods.end() && it->first.rfind(ns_prefix, 0) == 0; ++it) {
-        candidates.push_back(flatbuffers::GetRoot<api::Pod>(it->second.data()));
-      }
-      const std::string svc_prefix = services_prefix + ns + "/";
-      for (auto it = services.lower_bound(svc_prefix);
-           it != services.end() && it->first.rfind(svc_prefix, 0) == 0; ++it) {
-        const api::Service* service = flatbuffers::GetRoot<api::Service>(it->second.data());
-        if (!service->spec() || !service->spec()->selector() || !service->metadata()) continue;
-        std::string bytes = model::Pack(ComputeEndpoints(*service, candidates));
-        std::string key = model::ObjectKey(model::Kind("Endpoints"), ns, service->metadata()->name()->str());
-        auto known = written.find(key);
-        if (known != written.end() && known->second == bytes) continue;
-        Result<client::WriteResult> result = client.Write({PutOp{key, bytes}});
-        if (result.ok() && result->succeeded) {
-          written[key] = bytes;
-        } else {
-          log->warn("writing {}: {}", key, result.ok() ? "not applied" : result.status().ToString());
-        }
-      }
-    }
-    dirty.clear();
-    for (const std::string& key : gone) {
-      Result<client::WriteResult> result = client.Write({DeleteOp{key}});
-      if (!result.ok()) log->warn("deleting {}: {}", key, result.status().ToString());
-      written.erase(key);
-    }
-    gone.clear();
+    if (!leftovers_collected) leftovers_collected = reconciler.CollectLeftovers();
+    reconciler.Round();
   }
 }
 

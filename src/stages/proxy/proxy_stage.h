@@ -1,16 +1,21 @@
-// The proxy stage: follows Services and pods and keeps one Endpoints object
-// per Service with a selector, written to the log. It renders no iptables
-// rules and no DNS records yet.
+// The proxy stage: follows Services, pods and nodes and keeps, per Service
+// with a selector, its Endpoints object and its EndpointSlices in the log,
+// as Kubernetes' endpoints and EndpointSlice controllers do; and answers
+// the cluster's DNS from them (`proxy.dnsListen`), as CoreDNS does.
 #pragma once
 
 #include <atomic>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 
 #include "pipeline/loop_thread.h"
 #include "pipeline/stage.h"
+#include "stages/proxy/config.h"
+#include "stages/proxy/dns/cluster_records.h"
+#include "stages/proxy/dns/dns_server.h"
 
 namespace podflow::proxy {
 
@@ -23,10 +28,15 @@ class ProxyStage {
   void Stop();
 
  private:
-  explicit ProxyStage(pipeline::StageContext& context) : context_(context) {}
+  ProxyStage(pipeline::StageContext& context, ProxyConfig config)
+      : context_(context), config_(std::move(config)), records_(config_.cluster_domain, config_.dns_ttl) {}
   void Loop(const std::atomic<bool>& stopping);
 
   pipeline::StageContext& context_;
+  const ProxyConfig config_;
+  std::mutex records_mu_;
+  dns::ClusterRecords records_;  // GUARDED_BY(records_mu_): the loop writes, the DNS server reads
+  std::unique_ptr<dns::DnsServer> dns_server_;
   pipeline::LoopThread loop_;
 };
 static_assert(pipeline::Stage<ProxyStage>);

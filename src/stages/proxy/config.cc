@@ -1,0 +1,59 @@
+#include "stages/proxy/config.h"
+
+#include <arpa/inet.h>
+
+#include <charconv>
+
+#include "base/yaml_reader.h"
+
+namespace podflow::proxy {
+
+Result<ProxyConfig> ParseProxyConfig(const YAML::Node& section) {
+  ProxyConfig config;
+  if (yaml::Absent(section)) return config;
+  if (!section.IsMap()) return Status::Invalid("proxy: must be a map");
+  for (const auto& entry : section) {
+    const std::string key = yaml::As<std::string>(entry.first).value_or("?");
+    const std::string where = yaml::Child("proxy", key);
+    if (key == "clusterDomain") {
+      Result<std::string> domain = yaml::Scalar<std::string>(entry.second, where, "must be a domain such as cluster.local");
+      if (!domain.ok()) return domain.status();
+      std::string d = *domain;
+      if (!d.empty() && d.back() == '.') d.pop_back();
+      if (d.empty() || d.find("..") != std::string::npos || d.front() == '.') {
+        return Status::Invalid(where + ": must be a domain such as cluster.local, not \"" + *domain + "\"");
+      }
+      config.cluster_domain = d;
+    } else if (key == "dnsListen") {
+      Result<std::string> listen = yaml::Scalar<std::string>(entry.second, where, "must be HOST:PORT or \"\"");
+      if (!listen.ok()) return listen.status();
+      if (listen->empty()) {
+        config.dns = false;
+        continue;
+      }
+      const size_t colon = listen->rfind(':');
+      const std::string host = listen->substr(0, colon == std::string::npos ? 0 : colon);
+      in_addr parsed{};
+      unsigned port = 70000;
+      const char* digits = colon == std::string::npos ? nullptr : listen->data() + colon + 1;
+      const char* end = listen->data() + listen->size();
+      auto [stop, ec] = digits ? std::from_chars(digits, end, port) : std::from_chars_result{end, std::errc::invalid_argument};
+      if (colon == std::string::npos || inet_pton(AF_INET, host.c_str(), &parsed) != 1 || ec != std::errc() ||
+          stop != end || port > 65535) {
+        return Status::Invalid(where + ": must be an IPv4 HOST:PORT such as 127.0.0.1:10053, not \"" + *listen + "\"");
+      }
+      config.dns_host = host;
+      config.dns_port = static_cast<uint16_t>(port);
+    } else if (key == "dnsTTL") {
+      Result<int64_t> ttl = yaml::Scalar<int64_t>(entry.second, where, "must be a number of seconds");
+      if (!ttl.ok()) return ttl.status();
+      if (*ttl < 0 || *ttl > 3600) return Status::Invalid(where + ": must be between 0 and 3600");
+      config.dns_ttl = static_cast<uint32_t>(*ttl);
+    } else {
+      return Status::Invalid(where + ": unknown field");
+    }
+  }
+  return config;
+}
+
+}  // namespace podflow::proxy
