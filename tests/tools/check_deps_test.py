@@ -31,6 +31,7 @@ CLEAN = {
     "src/replay/meson.build": "replay_dep = declare_dependency(dependencies: [log_dep, model_dep])\n",
     "tools/replay/meson.build": "replay_deps = [replay_dep, scheduler_dep]  # not bus_dep\n",
     "tests/unit/bus/bus_test.cc": '#include "zmq.hpp"\n',
+    "src/netns/pod_network.cc": '#include "netns/pod_network.h"\n#include "base/status.h"\n#include <sched.h>\n',
 }
 
 # One violation of each rule, and the line check_deps reports for it.
@@ -48,6 +49,8 @@ VIOLATIONS = {
     "tools/replay/meson.build": ("deps = [replay_dep,\n  pipeline_dep]\n",
                                  "tools/replay/meson.build:2: replay links a stage, the bus or the pipeline: "
                                  "pipeline_dep"),
+    "src/netns/command.cc": ('#include "model/objects.h"\n',
+                             'src/netns/command.cc:1: netns reaches beyond base: "model/objects.h"'),
     "src/replay/meson.build": ("replay_dep = declare_dependency(dependencies: [scheduling_dep])\n",
                                "src/replay/meson.build:1: replay links a stage, the bus or the pipeline: "
                                "scheduling_dep"),
@@ -111,7 +114,7 @@ def one_violation_of_each_rule(r):
 def every_rule_is_described(r):
     out = run(pathlib.Path(tempfile.gettempdir()), "--rules")
     r.check(out.returncode == 0, f"exit {out.returncode}")
-    r.check(len(out.stdout.splitlines()) == 5, f"rules:\n{out.stdout}")
+    r.check(len(out.stdout.splitlines()) == 6, f"rules:\n{out.stdout}")
 
 
 def main():

@@ -20,6 +20,7 @@
 #include <optional>
 #include <random>
 
+#include "base/quiet_write.h"
 #include "stages/runtime/process/cgroups.h"
 #include "stages/runtime/process/spawn.h"
 
@@ -44,24 +45,6 @@ std::string NewSessionId() {
     id += part;
   }
   return id;
-}
-
-// write(2) without this process getting SIGPIPE from a command that closed
-// its stdin: the signal is held back and taken away.
-ssize_t WriteQuietly(int fd, const char* data, size_t n) {
-  sigset_t pipe_only, old;
-  ::sigemptyset(&pipe_only);
-  ::sigaddset(&pipe_only, SIGPIPE);
-  ::pthread_sigmask(SIG_BLOCK, &pipe_only, &old);
-  const ssize_t written = ::write(fd, data, n);
-  const int err = errno;
-  if (written < 0 && err == EPIPE) {
-    const timespec none{};
-    ::sigtimedwait(&pipe_only, nullptr, &none);
-  }
-  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
-  errno = err;
-  return written;
 }
 
 // What the child's start failed at, told through the report pipe.

@@ -1,0 +1,218 @@
+#include "netns/pod_network.h"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <cstdio>
+#include <filesystem>
+#include <vector>
+
+#include "netns/command.h"
+
+namespace podflow::netns {
+namespace {
+
+constexpr char kNetnsDir[] = "/run/netns";
+
+// Interface names are at most 15 characters: a short stable hash of what
+// the interface belongs to.
+std::string ShortHash(const std::string& text) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a
+  for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
+  char out[9];
+  std::snprintf(out, sizeof out, "%08x", static_cast<unsigned>(h ^ (h >> 32)));
+  return out;
+}
+
+// A file name of at most 255 bytes: long names are shortened to a hash.
+std::string NamespaceName(const std::string& prefix, const char* what, const std::string& name) {
+  std::string full = prefix + "-" + what + "-" + name;
+  if (full.size() <= 200) return full;
+  return prefix + "-" + what + "-" + ShortHash(name);
+}
+
+Status Ip(const std::string& ns, std::vector<std::string> args) {
+  std::vector<std::string> argv = {"ip"};
+  if (!ns.empty()) argv.insert(argv.end(), {"-n", ns});
+  argv.insert(argv.end(), args.begin(), args.end());
+  return RunChecked(argv);
+}
+
+// `ip` commands in order, up to the first that fails.
+struct IpStep {
+  std::string ns;
+  std::vector<std::string> args;
+};
+Status IpSteps(const std::vector<IpStep>& steps) {
+  for (const IpStep& step : steps) {
+    if (Status s = Ip(step.ns, step.args); !s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+// Writes a sysctl under /proc/sys inside the namespace (/proc/sys/net is
+// the opener's namespace's): in a child that joins it, so that this
+// process's threads stay where they are.
+Status WriteSysctl(const std::string& ns, const std::string& path, const char* value) {
+  const std::string ns_path = std::string(kNetnsDir) + "/" + ns;
+  const pid_t pid = ::fork();
+  if (pid < 0) return Status::Internal(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    const int fd = ::open(ns_path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || ::setns(fd, CLONE_NEWNET) != 0) ::_exit(2);
+    const int sysctl = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (sysctl < 0) ::_exit(3);
+    const size_t n = std::strlen(value);
+    ::_exit(::write(sysctl, value, n) == static_cast<ssize_t>(n) ? 0 : 4);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return Status::Ok();
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return Status::Internal("setting " + path + " in " + ns + ": " +
+                          (code == 2 ? "cannot join the namespace" : code == 3 ? "no such setting" : "write failed"));
+}
+
+std::string Address(const std::string& with_prefix) { return with_prefix.substr(0, with_prefix.find('/')); }
+
+}  // namespace
+
+std::optional<std::string> Unavailable() {
+  if (::geteuid() != 0) return "not root";
+  if (!HasProgram("ip")) return "no `ip` (Debian's iproute2)";
+  if (::access("/proc/self/ns/net", R_OK) != 0) return "no network namespaces in this kernel";
+  return std::nullopt;
+}
+
+PodNetwork::PodNetwork(std::string prefix) : prefix_(std::move(prefix)), fabric_(prefix_ + "-fabric") {}
+
+Status PodNetwork::RemoveAll(const std::string& prefix) {
+  std::error_code ec;
+  if (!std::filesystem::exists(kNetnsDir, ec)) return Status::Ok();
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(kNetnsDir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(prefix + "-", 0) == 0) names.push_back(name);
+  }
+  Status first;
+  for (const std::string& name : names) {
+    if (Status s = Ip("", {"netns", "del", name}); !s.ok() && first.ok()) first = s;
+  }
+  return first;
+}
+
+Result<std::unique_ptr<PodNetwork>> PodNetwork::Create(std::string prefix) {
+  if (auto why = Unavailable()) return Status::Unavailable("no pod network: " + *why);
+  if (prefix.empty() || prefix.find('/') != std::string::npos) {
+    return Status::Invalid("pod network prefix \"" + prefix + "\": not a file name");
+  }
+  if (Status s = RemoveAll(prefix); !s.ok()) return s;
+  std::unique_ptr<PodNetwork> net(new PodNetwork(std::move(prefix)));
+  const std::string& fabric = net->fabric_;
+  Status made = IpSteps({{"", {"netns", "add", fabric}},
+                         {fabric, {"link", "set", "lo", "up"}},
+                         {fabric, {"link", "add", "br0", "type", "bridge"}},
+                         {fabric, {"link", "set", "br0", "up"}}});
+  if (!made.ok()) return made;  // the destructor removes what was made
+  return net;
+}
+
+PodNetwork::~PodNetwork() { RemoveAll(prefix_); }
+
+std::string PodNetwork::NodeNamespace(const std::string& node) const { return NamespaceName(prefix_, "node", node); }
+std::string PodNetwork::PodNamespace(const std::string& pod) const { return NamespaceName(prefix_, "pod", pod); }
+
+Status PodNetwork::AddNode(const std::string& node, const NodeAddresses& addresses) {
+  if (nodes_.contains(node)) return Status::AlreadyExists("node " + node + " is on the pod network already");
+  const std::string ns = NodeNamespace(node);
+  const std::string uplink = "vn" + ShortHash(node);
+  std::vector<IpStep> steps = {{"", {"netns", "add", ns}},
+                                {ns, {"link", "set", "lo", "up"}},
+                                {fabric_, {"link", "add", uplink, "type", "veth", "peer", "name", "eth0", "netns", ns}},
+                                {fabric_, {"link", "set", uplink, "master", "br0", "up"}},
+                                {ns, {"addr", "add", addresses.address, "dev", "eth0"}},
+                                {ns, {"link", "set", "eth0", "up"}},
+                                {ns, {"link", "add", "cbr0", "type", "bridge"}},
+                                {ns, {"addr", "add", addresses.gateway, "dev", "cbr0"}},
+                                {ns, {"link", "set", "cbr0", "up"}}};
+  // Host-gateway routes both ways with every other node.
+  for (const auto& [other, known] : nodes_) {
+    steps.push_back({ns, {"route", "add", known.addresses.pod_cidr, "via", Address(known.addresses.address)}});
+  }
+  Status made = IpSteps(steps);
+  if (made.ok()) made = WriteSysctl(ns, "/proc/sys/net/ipv4/ip_forward", "1");
+  if (!made.ok()) {
+    Ip("", {"netns", "del", ns});
+    return made;
+  }
+  for (const auto& [other, known] : nodes_) {
+    if (Status s = Ip(NodeNamespace(other), {"route", "add", addresses.pod_cidr, "via", Address(addresses.address)});
+        !s.ok()) {
+      Ip("", {"netns", "del", ns});
+      return s;
+    }
+  }
+  // Bridged pod-to-pod traffic through the node's iptables, so that a
+  // service's DNAT and its reply meet in conntrack (br_netfilter; a
+  // kernel without it still routes, without hairpin through a service).
+  if (std::filesystem::exists("/proc/sys/net/bridge/bridge-nf-call-iptables")) {
+    WriteSysctl(ns, "/proc/sys/net/bridge/bridge-nf-call-iptables", "1");
+  }
+  nodes_[node].addresses = addresses;
+  return Status::Ok();
+}
+
+Status PodNetwork::RemoveNode(const std::string& node) {
+  auto it = nodes_.find(node);
+  if (it == nodes_.end()) return Status::NotFound("node " + node + " is not on the pod network");
+  for (const std::string& pod : std::set<std::string>(it->second.pods)) RemovePod(pod);
+  const NodeAddresses gone = it->second.addresses;
+  nodes_.erase(it);
+  for (const auto& [other, known] : nodes_) Ip(NodeNamespace(other), {"route", "del", gone.pod_cidr});
+  // Its uplink's fabric end goes with the namespace's end.
+  return Ip("", {"netns", "del", NodeNamespace(node)});
+}
+
+Status PodNetwork::AddPod(const std::string& node, const std::string& pod, const std::string& address) {
+  auto it = nodes_.find(node);
+  if (it == nodes_.end()) return Status::NotFound("node " + node + " is not on the pod network");
+  if (pod_nodes_.contains(pod)) return Status::AlreadyExists("pod " + pod + " is on the pod network already");
+  const std::string node_ns = NodeNamespace(node), ns = PodNamespace(pod);
+  const std::string port = "vp" + ShortHash(pod);
+  Status made = IpSteps({{"", {"netns", "add", ns}},
+                         {ns, {"link", "set", "lo", "up"}},
+                         {node_ns, {"link", "add", port, "type", "veth", "peer", "name", "eth0", "netns", ns}},
+                         {node_ns, {"link", "set", port, "master", "cbr0", "up"}},
+                         {node_ns, {"link", "set", port, "type", "bridge_slave", "hairpin", "on"}},
+                         {ns, {"addr", "add", address, "dev", "eth0"}},
+                         {ns, {"link", "set", "eth0", "up"}},
+                         {ns, {"route", "add", "default", "via", Address(it->second.addresses.gateway)}}});
+  if (!made.ok()) {
+    Ip("", {"netns", "del", ns});
+    return made;
+  }
+  it->second.pods.insert(pod);
+  pod_nodes_[pod] = node;
+  return Status::Ok();
+}
+
+Status PodNetwork::RemovePod(const std::string& pod) {
+  auto it = pod_nodes_.find(pod);
+  if (it == pod_nodes_.end()) return Status::NotFound("pod " + pod + " is not on the pod network");
+  nodes_[it->second].pods.erase(pod);
+  pod_nodes_.erase(it);
+  // The veth pair goes with the pod's namespace.
+  return Ip("", {"netns", "del", PodNamespace(pod)});
+}
+
+Status PodNetwork::ApplyRules(const std::string& node, const std::string& document) {
+  if (!nodes_.contains(node)) return Status::NotFound("node " + node + " is not on the pod network");
+  return RunChecked({"ip", "netns", "exec", NodeNamespace(node), "iptables-restore"}, document);
+}
+
+}  // namespace podflow::netns

@@ -1,0 +1,83 @@
+// The pod network on this machine, as a CNI bridge plugin and host-gateway
+// routing make it, in network namespaces of its own (this machine's own
+// namespace is never changed):
+//
+//   <prefix>-fabric     a bridge `br0` joining the nodes (the node network)
+//   <prefix>-node-<N>   one per node: `eth0` on the fabric with the node's
+//                       address; a bridge `cbr0` holding the first address
+//                       of the node's podCIDR (the pods' gateway); routes
+//                       to the other nodes' podCIDRs through their
+//                       addresses; forwarding on; where the kernel has
+//                       it, bridged traffic through iptables (as
+//                       kube-proxy requires); the node's kube-proxy rules
+//   <prefix>-pod-<id>   one per pod: `eth0` (a veth whose peer is on its
+//                       node's `cbr0`, hairpin on) with the pod's address,
+//                       the default route through the gateway
+//
+// Every namespace is named `<prefix>-…` (`ip netns list` shows them);
+// Create removes the ones an earlier run left, the destructor the ones
+// this run made (and with them every veth and bridge inside). Needs root
+// and iproute2 (`ip`); iptables for the rules. One thread at a time.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "base/result.h"
+
+namespace podflow::netns {
+
+// Why a pod network cannot be made here (not root, no `ip`, no network
+// namespaces), or nothing.
+std::optional<std::string> Unavailable();
+
+struct NodeAddresses {
+  std::string address;   // on the node network, with its prefix: "172.30.0.2/16"
+  std::string pod_cidr;  // "10.244.1.0/24"
+  std::string gateway;   // the pods' gateway on cbr0, with the podCIDR's prefix: "10.244.1.1/24"
+};
+
+class PodNetwork {
+ public:
+  // Removes what an earlier run with `prefix` left, then makes the fabric.
+  static Result<std::unique_ptr<PodNetwork>> Create(std::string prefix = "podflow");
+  ~PodNetwork();
+  PodNetwork(const PodNetwork&) = delete;
+  PodNetwork& operator=(const PodNetwork&) = delete;
+
+  // The namespaces removed: every `<prefix>-…` one. What Create does first,
+  // for a caller that only cleans up.
+  static Status RemoveAll(const std::string& prefix);
+
+  Status AddNode(const std::string& node, const NodeAddresses& addresses);
+  Status RemoveNode(const std::string& node);  // with its pods
+  // `address` with the podCIDR's prefix: "10.244.1.5/24". `pod` is any
+  // stable id (the pod's uid).
+  Status AddPod(const std::string& node, const std::string& pod, const std::string& address);
+  Status RemovePod(const std::string& pod);
+
+  // Installs a whole `iptables-restore` document in the node's namespace.
+  Status ApplyRules(const std::string& node, const std::string& document);
+
+  // The namespace's name (for `ip netns exec`, or /run/netns/<name>).
+  std::string NodeNamespace(const std::string& node) const;
+  std::string PodNamespace(const std::string& pod) const;
+  const std::string& FabricNamespace() const { return fabric_; }
+
+ private:
+  explicit PodNetwork(std::string prefix);
+
+  struct Node {
+    NodeAddresses addresses;
+    std::set<std::string> pods;
+  };
+  const std::string prefix_;
+  const std::string fabric_;
+  std::map<std::string, Node> nodes_;
+  std::map<std::string, std::string> pod_nodes_;  // pod -> its node
+};
+
+}  // namespace podflow::netns
