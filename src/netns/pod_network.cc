@@ -86,6 +86,17 @@ std::optional<std::string> Unavailable() {
   if (::geteuid() != 0) return "not root";
   if (!HasProgram("ip")) return "no `ip` (Debian's iproute2)";
   if (::access("/proc/self/ns/net", R_OK) != 0) return "no network namespaces in this kernel";
+  // A container may forbid what a pod network takes (a named namespace is
+  // a mount under /run/netns): one made and removed tells.
+  const std::string probe = "podflow-probe-" + std::to_string(::getpid());
+  Result<CommandResult> made = RunCommand({"ip", "netns", "add", probe});
+  if (!made.ok()) return made.status().message();
+  if (made->exit_code != 0) {
+    std::string why = made->err;
+    while (!why.empty() && why.back() == '\n') why.pop_back();
+    return "`ip netns add` is refused here: " + why;
+  }
+  RunCommand({"ip", "netns", "del", probe});
   return std::nullopt;
 }
 
