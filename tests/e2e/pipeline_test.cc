@@ -1726,7 +1726,17 @@ spec:
     image: busybox:1.28
     command: ["python3", "-c", "b = bytearray(256 * 1024 * 1024); print(len(b))"]
     resources: {limits: {memory: 64Mi}}
-)yaml").size() == 7);
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: etc-files}
+spec:
+  restartPolicy: Never
+  hostAliases: [{ip: "10.1.2.3", hostnames: [foo.remote, bar.remote]}]
+  dnsPolicy: None
+  dnsConfig: {nameservers: [192.0.2.1], searches: [my.dns.search.suffix], options: [{name: ndots, value: "2"}]}
+  containers: [{name: cat, image: busybox:1.28, command: ["sh", "-c", "tail -n 3 /etc/hosts; cat /etc/resolv.conf"]}]
+)yaml").size() == 8);
   INFO(pipeline.Logs());
   // Its own exit code, as the process ended.
   std::string bytes;
@@ -1782,6 +1792,14 @@ spec:
     CHECK(pipeline.Podflow({"logs", "handoff", "-c", "main"}) ==
           std::pair<int, std::string>{0, "written by init\nhello from the config\napp=\"handoff\"\nca.crt\nnamespace\n"});
     CHECK_FALSE(std::filesystem::exists("/work-dir"));  // the machine's own root is left alone
+    // kubelet's /etc/hosts (the node's, then the hostAliases) and the
+    // resolv.conf its dnsPolicy makes, over the container's own.
+    REQUIRE(pipeline.PodReaches("etc-files", [](const api::Pod& p) {
+      return p.status() && p.status()->phase() == api::PodPhase::Succeeded;
+    }));
+    CHECK(pipeline.Podflow({"logs", "etc-files"}) ==
+          std::pair<int, std::string>{0, "\n# Entries added by HostAliases.\n10.1.2.3\tfoo.remote\tbar.remote\n"
+                                         "search my.dns.search.suffix\nnameserver 192.0.2.1\noptions ndots:2\n"});
   }
 
   // Over its memory limit: the kernel's OOM killer ends it, as OOMKilled.

@@ -183,6 +183,11 @@ class ContainerHost {
   // TakeProbeOutcomes under the returned number.
   virtual uint64_t StartProbe(const std::string& pod_key, const ProbeCheck& check) = 0;
   virtual std::vector<ProbeOutcome> TakeProbeOutcomes() = 0;
+  // The node's /etc/hosts and /etc/resolv.conf as they are now: what a pod
+  // on the node's network starts from (pod_dns.h). Empty where there are
+  // none.
+  virtual std::string NodeHosts() const { return ""; }
+  virtual std::string NodeResolvConf() const { return ""; }
 };
 
 }  // namespace podflow::runtime

@@ -235,6 +235,14 @@ bool PodRunner::LaunchProcess(Box& box, SimTime t) {
     launch.mounts.push_back(
         {volume->second.path, MountSubPath(*m, box.env), m->mount_path, m->read_only || volume->second.read_only});
   }
+  // kubelet's /etc/hosts and /etc/resolv.conf, unless the container mounts
+  // something of its own there.
+  for (const char* file : {"hosts", "resolv.conf"}) {
+    const std::string target = std::string("/etc/") + file;
+    const bool own = std::any_of(box.spec->volume_mounts.begin(), box.spec->volume_mounts.end(),
+                                 [&](const auto& m) { return m && m->mount_path == target; });
+    if (!etc_dir_.empty() && !own) launch.mounts.push_back({etc_dir_, file, target, false});
+  }
   Result<ProcessId> id = node_->host()->Launch(launch);
   if (id.ok()) {
     box.process = *id;

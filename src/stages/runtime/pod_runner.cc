@@ -2,6 +2,8 @@
 // per-container transitions are in container_steps.cc.
 #include "stages/runtime/pod_runner.h"
 
+#include "stages/runtime/pod_dns.h"
+
 #include <signal.h>
 
 #include <algorithm>
@@ -191,6 +193,23 @@ void PodRunner::RefreshVolumes() {
   }
 }
 
+// The files kubelet writes for every container of the pod. A process
+// node's pods are on its network (no network of their own yet), as a
+// hostNetwork pod is. The volume's name is none a user's can have.
+void PodRunner::SetUpEtcFiles(SimTime t, ContainerHost& host, const std::string& pod_ip) {
+  DnsSettings dns;
+  dns.node_resolv_conf = host.NodeResolvConf();
+  ResolvConf resolv = PodResolvConf(*assignment_.pod, true, dns);
+  for (const auto& [reason, message] : resolv.warnings) Event(t, "Warning", reason.c_str(), message, "");
+  VolumeSource etc;
+  etc.name = "~etc";
+  etc.type = VolumeSource::Type::kFiles;
+  etc.files = {{"hosts", HostsFile(*assignment_.pod, true, {pod_ip}, host.NodeHosts(), dns.cluster_domain)},
+               {"resolv.conf", std::move(resolv.text)}};
+  Result<std::string> at = host.SetUpVolume(PodLogDir(), etc);
+  etc_dir_ = at.ok() ? *at : "";  // without them the containers see the node's own
+}
+
 void PodRunner::RunSandbox(SimTime t) {
   sandbox_due_.reset();
   // kubelet waits for the pod's volumes before it makes the sandbox.
@@ -236,6 +255,7 @@ void PodRunner::RunSandbox(SimTime t) {
     pod_ip_ = *ip;
   }
   const std::string pod_ip = pod_ip_ ? FormatIpv4(*pod_ip_) : node_->host_ip();
+  if (ContainerHost* host = node_->host()) SetUpEtcFiles(t, *host, pod_ip);
   status_.host_ip = node_->host_ip();
   status_.host_ips.clear();
   status_.host_ips.push_back(std::make_unique<api::HostIPT>());

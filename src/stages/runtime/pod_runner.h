@@ -251,6 +251,7 @@ class PodRunner {
   };
 
   void RunSandbox(SimTime t);
+  void SetUpEtcFiles(SimTime t, ContainerHost& host, const std::string& pod_ip);
   // Runs the earliest of the box's timers due at `t`; false when none is.
   bool RunDue(Box& box, SimTime t);
   static std::optional<SimTime> BoxDue(const Box& box);
@@ -333,6 +334,9 @@ class PodRunner {
     bool read_only = false;
   };
   std::map<std::string, SetUpVolume> volumes_;
+  // A process node's /etc/hosts and /etc/resolv.conf for the pod's
+  // containers (pod_dns.h): where they are, "" before the sandbox.
+  std::string etc_dir_;
   std::optional<Ipv4> pod_ip_;
   std::vector<model::ReportEvent> events_;  // of the step being run
   bool finishing_ = false;                  // no app container runs again: stopping sidecars

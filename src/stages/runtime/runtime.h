@@ -10,6 +10,7 @@
 //   pod_runner.h   PodRunner: one pod's lifecycle on simulated time
 //   container_plan.h  what a container does (behaviour layers, probe spans)
 //   pod_config.h   ConfigMaps and Secrets; a container's env and volumes as kubelet makes them
+//   pod_dns.h      the /etc/hosts and /etc/resolv.conf kubelet writes for a pod
 //   shell_script.h what a container's command line reads as
 //   agent_set.h    NodeAgentSet: many nodes' pods, steps due at `now`
 //   (SimTime and the RFC 3339 / Go-duration formats are in base/clock.h; the
@@ -29,4 +30,5 @@
 #include "stages/runtime/node_lease.h"
 #include "stages/runtime/node_object.h"
 #include "stages/runtime/pod_config.h"
+#include "stages/runtime/pod_dns.h"
 #include "stages/runtime/pod_runner.h"

@@ -22,6 +22,7 @@
 #include <cstring>
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 
 namespace podflow::runtime::process {
 namespace fs = std::filesystem;
@@ -364,6 +365,16 @@ std::vector<ProbeOutcome> ProcessEngine::TakeProbeOutcomes() {
   for (ProbeOutcome& o : hooks_->Take()) out.push_back(std::move(o));
   return out;
 }
+
+namespace {
+std::string ReadWhole(const char* path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+}  // namespace
+
+std::string ProcessEngine::NodeHosts() const { return ReadWhole("/etc/hosts"); }
+std::string ProcessEngine::NodeResolvConf() const { return ReadWhole("/etc/resolv.conf"); }
 
 Result<ExecTarget> ProcessEngine::ExecTargetOf(ProcessId id) const {
   std::lock_guard lock(mu_);

@@ -84,6 +84,8 @@ class ProcessEngine final : public ContainerHost {
   void RemovePodFiles(const std::string& pod_dir) override;
   uint64_t StartProbe(const std::string& pod_key, const ProbeCheck& check) override;
   std::vector<ProbeOutcome> TakeProbeOutcomes() override;
+  std::string NodeHosts() const override;
+  std::string NodeResolvConf() const override;
 
   // The container process `id` as an exec session joins it: a pidfd of its
   // own, whether it has namespaces, its cgroup (env and working dir are the

@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <map>
 
 #include "stages/runtime/runtime.h"
@@ -39,8 +40,12 @@ struct FakeHost : ContainerHost {
   void RemovePodFiles(const std::string& pod_dir) override { removed.push_back(pod_dir); }
   Result<std::string> SetUpVolume(const std::string& pod_dir, const VolumeSource& volume) override {
     volumes.push_back(pod_dir + "/" + volume.name);
+    sources.push_back(volume);
     return "/node/" + volume.name;
   }
+  std::vector<VolumeSource> sources;  // as set up
+  std::string NodeHosts() const override { return "127.0.0.1 localhost node-host\n"; }
+  std::string NodeResolvConf() const override { return "nameserver 192.168.1.1\nsearch corp.example.com\n"; }
   uint64_t StartProbe(const std::string& pod_key, const ProbeCheck& check) override {
     probes.emplace_back(pod_key, check);
     return probes.size();
@@ -496,15 +501,61 @@ spec:
   f.RunUntil(*runner, f.clock.now + SimDuration(5000));
   CHECK(f.host.volumes == std::vector<std::string>{"default_p_uid-1/workdir",
                                                     "default_p_uid-1/podinfo",
-                                                    "default_p_uid-1/host"});
+                                                    "default_p_uid-1/host",
+                                                    "default_p_uid-1/~etc"});
   REQUIRE(f.host.launched.size() == 1);
   const std::vector<ContainerMount>& mounts = f.host.launched[0].mounts;
-  REQUIRE(mounts.size() == 4);
+  REQUIRE(mounts.size() == 6);
   CHECK((mounts[0].source == "/node/workdir" && mounts[0].sub_path.empty() && mounts[0].target == "/work-dir" &&
          !mounts[0].read_only));
   CHECK((mounts[1].source == "/node/workdir" && mounts[1].sub_path == "p" && mounts[1].target == "/logs"));
   CHECK((mounts[2].target == "/etc/podinfo" && mounts[2].read_only));  // the API's data: read-only whatever it says
   CHECK((mounts[3].source == "/node/host" && mounts[3].sub_path == "data" && mounts[3].read_only));
+  // kubelet's own files last.
+  CHECK((mounts[4].source == "/node/~etc" && mounts[4].sub_path == "hosts" && mounts[4].target == "/etc/hosts"));
+  CHECK((mounts[5].sub_path == "resolv.conf" && mounts[5].target == "/etc/resolv.conf"));
+}
+
+TEST_CASE("process node: kubelet's /etc/hosts (the node's, with the hostAliases) and resolv.conf by dnsPolicy") {
+  Fixture f;
+  auto runner = f.Runner(R"(apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  hostAliases: [{ip: "10.1.2.3", hostnames: [foo.remote, bar.remote]}]
+  dnsPolicy: None
+  dnsConfig: {nameservers: [192.0.2.1], options: [{name: ndots, value: "2"}]}
+  containers:
+  - name: app
+    image: busybox:1.28
+    command: ["sleep", "3600"]
+  - name: own
+    image: busybox:1.28
+    command: ["sleep", "3600"]
+    volumeMounts: [{name: mine, mountPath: /etc/resolv.conf, subPath: resolv.conf}]
+  volumes: [{name: mine, emptyDir: {}}]
+)");
+  f.RunUntil(*runner, f.clock.now + SimDuration(10000));
+  auto etc = std::find_if(f.host.sources.begin(), f.host.sources.end(),
+                          [](const VolumeSource& v) { return v.name == "~etc"; });
+  REQUIRE(etc != f.host.sources.end());
+  REQUIRE(etc->files.size() == 2);
+  CHECK(etc->files[0].path == "hosts");
+  CHECK(etc->files[0].data ==
+        "# Kubernetes-managed hosts file (host network).\n127.0.0.1 localhost node-host\n\n"
+        "# Entries added by HostAliases.\n10.1.2.3\tfoo.remote\tbar.remote\n");
+  CHECK(etc->files[1].path == "resolv.conf");
+  CHECK(etc->files[1].data == "nameserver 192.0.2.1\noptions ndots:2\n");
+  REQUIRE(f.host.launched.size() == 2);
+  auto targets = [](const ContainerLaunch& l) {
+    std::vector<std::string> out;
+    for (const ContainerMount& m : l.mounts) out.push_back(m.target);
+    return out;
+  };
+  CHECK(targets(f.host.launched[0]) == std::vector<std::string>{"/etc/hosts", "/etc/resolv.conf"});
+  // A container that mounts its own resolv.conf keeps it.
+  CHECK(targets(f.host.launched[1]) == std::vector<std::string>{"/etc/resolv.conf", "/etc/hosts"});
+  CHECK(f.host.launched[1].mounts[0].source == "/node/mine");
 }
 
 
@@ -589,16 +640,7 @@ spec:
 
 TEST_CASE("process node: the pod's fsGroup goes with its emptyDir and API-data volumes, not with a hostPath") {
   Fixture f;
-  std::vector<VolumeSource> seen;
-  struct Recording : FakeHost {
-    std::vector<VolumeSource>* seen;
-    Result<std::string> SetUpVolume(const std::string& pod_dir, const VolumeSource& volume) override {
-      seen->push_back(volume);
-      return FakeHost::SetUpVolume(pod_dir, volume);
-    }
-  };
-  Recording host;
-  host.seen = &seen;
+  FakeHost host;
   NodeRuntime node(Fixture::ProcessNode(), &f.catalog, &f.timing, nullptr, &host);
   PodRunner runner(PodAssignment{"/registry/pods/default/p", 7, PodFromYaml(R"(apiVersion: v1
 kind: Pod
@@ -617,12 +659,13 @@ spec:
 )")},
                    &node, f.clock.now);
   f.RunUntil(runner, f.clock.now + SimDuration(1000));
-  REQUIRE(seen.size() == 3);
+  REQUIRE(host.sources.size() == 4);  // and kubelet's own files
   std::map<std::string, std::optional<int64_t>> groups;
-  for (const VolumeSource& v : seen) groups[v.name] = v.fs_group;
+  for (const VolumeSource& v : host.sources) groups[v.name] = v.fs_group;
   CHECK(groups["scratch"] == 2000);
   CHECK(groups["info"] == 2000);
   CHECK_FALSE(groups["host"].has_value());
+  CHECK_FALSE(groups["~etc"].has_value());
 }
 
 TEST_CASE("process node: a second delete with a shorter grace period brings the SIGKILL forward, never sooner than "
