@@ -10,6 +10,7 @@
 #include "model/api_status.h"
 #include "model/objects.h"
 #include "pipeline/config.h"
+#include "stages/proxy/config.h"
 #include "stages/proxy/rules/from_objects.h"
 
 namespace podflow::cli {
@@ -40,9 +41,13 @@ int RunProxyRules(const ProxyRulesOptions& options) {
       std::fprintf(stderr, "error: %s\n", config.status().message().c_str());
       return 1;
     }
-    const YAML::Node runtime = config->Section("runtime");
-    const YAML::Node configured = runtime.IsMap() ? runtime["clusterCIDR"] : YAML::Node();
-    cidr = configured && configured.IsScalar() ? configured.as<std::string>() : "10.244.0.0/16";
+    // As the proxy stage reads it: its own clusterCIDR, else the runtime's.
+    Result<proxy::ProxyConfig> proxy = proxy::ParseProxyConfig(config->Section("proxy"));
+    if (!proxy.ok()) {
+      std::fprintf(stderr, "error: %s\n", proxy.status().message().c_str());
+      return 1;
+    }
+    cidr = proxy->cluster_cidr.empty() ? proxy::RuntimeClusterCidr(config->Section("runtime")) : proxy->cluster_cidr;
   }
   Result<std::unique_ptr<ApiSession>> api = Connect(options);
   if (!api.ok()) {
@@ -105,7 +110,7 @@ void AddProxyCommand(CLI::App& app, CommandAction& action) {
   cmd->add_option("--node", options->node, "The node whose rules to print")->required();
   cmd->add_option("--cluster-cidr", options->cluster_cidr,
                   "kube-proxy's --cluster-cidr: traffic from outside it is masqueraded (default: the config's "
-                  "runtime.clusterCIDR)");
+                  "proxy.clusterCIDR, else runtime.clusterCIDR)");
   cmd->add_flag("--masquerade-all", options->masquerade_all, "Masquerade all traffic to cluster IPs");
   AddConnectionFlags(cmd, options.get());
   cmd->callback([&action, options] { action = [options] { return RunProxyRules(*options); }; });

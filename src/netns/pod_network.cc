@@ -2,15 +2,18 @@
 
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <vector>
 
+#include "base/hex_id.h"
 #include "netns/command.h"
 
 namespace podflow::netns {
@@ -135,8 +138,67 @@ Result<std::unique_ptr<PodNetwork>> PodNetwork::Create(std::string prefix) {
 
 PodNetwork::~PodNetwork() { RemoveAll(prefix_); }
 
-std::string PodNetwork::NodeNamespace(const std::string& node) const { return NamespaceName(prefix_, "node", node); }
-std::string PodNetwork::PodNamespace(const std::string& pod) const { return NamespaceName(prefix_, "pod", pod); }
+std::string PrefixFor(const std::string& data_dir) {
+  std::error_code ec;
+  const std::filesystem::path absolute = std::filesystem::absolute(data_dir, ec);
+  std::string path = ec ? data_dir : absolute.lexically_normal().string();
+  while (path.size() > 1 && path.back() == '/') path.pop_back();  // "/x/" is "/x"
+  return "podflow-" + DeterministicHex(path, 12);
+}
+
+std::string NodeNamespaceName(const std::string& prefix, const std::string& node) {
+  return NamespaceName(prefix, "node", node);
+}
+std::string PodNamespaceName(const std::string& prefix, const std::string& pod) {
+  return NamespaceName(prefix, "pod", pod);
+}
+
+bool NamespaceExists(const std::string& name) {
+  std::error_code ec;
+  return std::filesystem::exists(std::string(kNetnsDir) + "/" + name, ec);
+}
+
+uint64_t NamespaceId(const std::string& name) {
+  struct stat st {};
+  if (::stat((std::string(kNetnsDir) + "/" + name).c_str(), &st) != 0) return 0;
+  return static_cast<uint64_t>(st.st_ino);
+}
+
+Result<int> OpenNamespace(const std::string& name) {
+  const std::string path = std::string(kNetnsDir) + "/" + name;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::NotFound("network namespace " + name + ": " + std::strerror(errno));
+  return fd;
+}
+
+ThreadInNamespace::ThreadInNamespace(const std::string& name) {
+  Result<int> target = OpenNamespace(name);
+  if (!target.ok()) {
+    status_ = target.status();
+    return;
+  }
+  own_ = ::open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+  if (own_ < 0 || ::setns(*target, CLONE_NEWNET) != 0) {
+    status_ = Status::Unavailable("entering network namespace " + name + ": " + std::strerror(errno));
+    if (own_ >= 0) ::close(own_);
+    own_ = -1;
+  }
+  ::close(*target);
+}
+
+ThreadInNamespace::~ThreadInNamespace() {
+  if (own_ < 0) return;
+  // Its own namespace is always one it may go back to; a thread left in
+  // another would be a bug to stop at.
+  if (::setns(own_, CLONE_NEWNET) != 0) {
+    std::fprintf(stderr, "podflow: cannot return to this thread's network namespace: %s\n", std::strerror(errno));
+    std::abort();
+  }
+  ::close(own_);
+}
+
+std::string PodNetwork::NodeNamespace(const std::string& node) const { return NodeNamespaceName(prefix_, node); }
+std::string PodNetwork::PodNamespace(const std::string& pod) const { return PodNamespaceName(prefix_, pod); }
 
 Status PodNetwork::AddNode(const std::string& node, const NodeAddresses& addresses) {
   if (nodes_.contains(node)) return Status::AlreadyExists("node " + node + " is on the pod network already");

@@ -20,6 +20,7 @@
 // and iproute2 (`ip`); iptables for the rules. One thread at a time.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -33,6 +34,44 @@ namespace podflow::netns {
 // Why a pod network cannot be made here (not root, no `ip`, no network
 // namespaces), or nothing.
 std::optional<std::string> Unavailable();
+
+// The prefix of the pod network of the pipeline whose data directory is
+// `data_dir` ("podflow-" and a short hash of its absolute path): the
+// runtime makes the network under it, kube-proxy's rules and the cluster
+// DNS find the nodes' namespaces by it; two pipelines on one machine keep
+// apart.
+std::string PrefixFor(const std::string& data_dir);
+
+// The names a pod network with `prefix` gives its namespaces (what
+// PodNetwork's NodeNamespace and PodNamespace return): for whoever works in
+// them without owning the network (kube-proxy's rules, the cluster DNS).
+std::string NodeNamespaceName(const std::string& prefix, const std::string& node);
+std::string PodNamespaceName(const std::string& prefix, const std::string& pod);
+// Whether the named namespace exists (under /run/netns).
+bool NamespaceExists(const std::string& name);
+// Which namespace the name holds now (its inode; 0: none): one removed and
+// made again under the same name is another.
+uint64_t NamespaceId(const std::string& name);
+
+// Opens the named namespace (O_CLOEXEC), for setns(fd, CLONE_NEWNET).
+Result<int> OpenNamespace(const std::string& name);
+
+// The calling thread in the named network namespace while this lives
+// (sockets it makes stay in that namespace), then back in its own. Other
+// threads are not moved.
+class ThreadInNamespace {
+ public:
+  explicit ThreadInNamespace(const std::string& name);
+  ~ThreadInNamespace();
+  ThreadInNamespace(const ThreadInNamespace&) = delete;
+  ThreadInNamespace& operator=(const ThreadInNamespace&) = delete;
+  // Why it could not enter (the thread stayed where it was).
+  const Status& status() const { return status_; }
+
+ private:
+  int own_ = -1;
+  Status status_;
+};
 
 struct NodeAddresses {
   std::string address;   // on the node network, with its prefix: "172.30.0.2/16"

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <sstream>
 #include <thread>
 #include <tuple>
 
@@ -15,6 +16,8 @@
 #include "bad_manifests.h"
 #include "free_port.h"
 #include "model/conditions.h"
+#include "netns/command.h"
+#include "netns/pod_network.h"
 #include "pipeline_fixture.h"
 
 namespace podflow::e2e {
@@ -1900,7 +1903,7 @@ spec:
   containers:
   - name: web
     image: busybox:1.28
-    command: ["python3", "-m", "http.server", ")yaml" + port + R"yaml(", "--bind", "127.0.0.1", "--directory", ")yaml" +
+    command: ["python3", "-m", "http.server", ")yaml" + port + R"yaml(", "--directory", ")yaml" +
                           scratch + R"yaml("]
     ports: [{containerPort: )yaml" + port + R"yaml(}]
     readinessProbe: {httpGet: {path: /, port: )yaml" + port + R"yaml(}, periodSeconds: 1}
@@ -2000,6 +2003,172 @@ spec:
     CHECK(in_demo("stat -c %u /proc/1") == std::pair<int, std::string>{0, "1000\n"});
   }
   pipeline.StopAll();
+  std::filesystem::remove_all(scratch);
+}
+
+namespace {
+
+// Requests `url` `n` times from inside the pod `from` (its network, its
+// resolv.conf): each answer's body, or "error: ..." for one that failed.
+std::vector<std::string> RequestsFrom(const Pipeline& pipeline, const std::string& from, const std::string& url,
+                                      int n) {
+  constexpr char kScript[] =
+      "import sys, urllib.request\n"
+      "for i in range(int(sys.argv[2])):\n"
+      "    try:\n"
+      "        print(urllib.request.urlopen(sys.argv[1], timeout=2).read().decode().strip())\n"
+      "    except Exception as e:\n"
+      "        print('error: %s' % e)\n";
+  auto [code, out] = pipeline.Podflow({"exec", from, "--", "python3", "-c", kScript, url, std::to_string(n)});
+  std::vector<std::string> answers;
+  if (code != 0) return {"error: exec exited " + std::to_string(code) + ": " + out};
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);) answers.push_back(line);
+  return answers;
+}
+
+// Repeats RequestsFrom until the answers are exactly `expected` (as a set)
+// or `timeout` passes; the last answers.
+std::set<std::string> AnswersBecome(const Pipeline& pipeline, const std::string& from, const std::string& url,
+                                    const std::set<std::string>& expected,
+                                    std::chrono::seconds timeout = std::chrono::seconds(20)) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::set<std::string> seen;
+  do {
+    const std::vector<std::string> answers = RequestsFrom(pipeline, from, url, 24);
+    seen = std::set<std::string>(answers.begin(), answers.end());
+    if (seen == expected) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  } while (std::chrono::steady_clock::now() < deadline);
+  return seen;
+}
+
+}  // namespace
+
+TEST_CASE("pod network: a Service you can curl — its ClusterIP and its DNS name spread over backends on two other "
+          "nodes, a backend that is not ready leaves the rotation and comes back, its NodePort answers on a node's "
+          "address; nothing of the network is left after",
+          "[e2e]") {
+  if (std::optional<std::string> why = netns::Unavailable()) {
+    WARN("skipped: no pod network can be made here: " << *why);
+    return;
+  }
+  if (!netns::HasProgram("iptables-restore")) {
+    WARN("skipped: no pod network rules here: no iptables-restore (Debian's iptables)");
+    return;
+  }
+  char tmpl[] = "/tmp/podflow-net-e2e-XXXXXX";
+  const std::string scratch = ::mkdtemp(tmpl);
+  for (const char* backend : {"backend-1", "backend-2"}) {
+    std::filesystem::create_directories(scratch + "/" + backend);
+    std::ofstream(scratch + "/" + backend + "/ready") << "ready\n";
+  }
+  // The registry's list goes on with agnhost; then the runtime's keys.
+  Pipeline pipeline(false, "", "",
+                    "    - {name: registry.k8s.io/e2e-test-images/agnhost, tags: [\"2.39\"], sizeBytes: 1000000, "
+                    "pullMillis: 20}\n  type: process\n");
+  pipeline.StartAll();
+  std::string backends;
+  for (const auto& [name, node] : {std::pair{"backend-1", "node-1"}, std::pair{"backend-2", "node-2"}}) {
+    backends += std::string(R"yaml(---
+apiVersion: v1
+kind: Pod
+metadata: {name: )yaml") + name + R"yaml(, labels: {app: hostnames}}
+spec:
+  nodeSelector: {kubernetes.io/hostname: )yaml" + node + R"yaml(}
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: hostnames
+    image: registry.k8s.io/e2e-test-images/agnhost:2.39
+    args: [serve-hostname]
+    ports: [{containerPort: 9376}]
+    readinessProbe:
+      exec: {command: [cat, /probe/ready]}
+      periodSeconds: 1
+    volumeMounts: [{name: probe, mountPath: /probe}]
+  volumes:
+  - {name: probe, hostPath: {path: )yaml" + scratch + "/" + name + R"yaml(, type: Directory}}
+)yaml";
+  }
+  REQUIRE(pipeline.Submit(R"yaml(apiVersion: v1
+kind: Service
+metadata: {name: hostnames}
+spec:
+  type: NodePort
+  selector: {app: hostnames}
+  ports: [{name: http, port: 80, targetPort: 9376}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: client}
+spec:
+  nodeSelector: {kubernetes.io/hostname: node-3}
+  terminationGracePeriodSeconds: 1
+  containers: [{name: client, image: "registry.k8s.io/e2e-test-images/agnhost:2.39", args: [pause]}]
+)yaml" + backends).size() == 4);
+  INFO(pipeline.Logs());
+  if (pipeline.LogsContain("pods have no network of their own")) {
+    WARN("skipped: the runtime could make no pod network here (see its log)");
+    return;
+  }
+  for (const char* pod : {"backend-1", "backend-2"}) {
+    REQUIRE(pipeline.PodReaches(pod, [](const api::Pod& p) { return model::ConditionIsTrue(p, "Ready"); },
+                                std::chrono::seconds(30)));
+  }
+  REQUIRE(pipeline.PodReaches("client", Pipeline::Running, std::chrono::seconds(30)));
+  std::string service_bytes;
+  const api::Service* service = pipeline.WaitFor<api::Service>(
+      model::ObjectKey(model::Kind("Service"), "default", "hostnames"),
+      [](const api::Service& s) { return s.spec() && s.spec()->cluster_ip() && s.spec()->ports() && s.spec()->ports()->size() == 1; },
+      &service_bytes);
+  REQUIRE(service != nullptr);
+  const std::string cluster_ip = service->spec()->cluster_ip()->str();
+  const int32_t node_port = service->spec()->ports()->Get(0)->node_port();
+  REQUIRE(node_port >= 30000);
+  const std::set<std::string> both = {"backend-1", "backend-2"};
+
+  // The cluster IP spreads over both backends, each on a node other than the client's.
+  CHECK(AnswersBecome(pipeline, "client", "http://" + cluster_ip + "/", both) == both);
+  // So does the Service's name, through the cluster DNS at the pod's nameserver.
+  CHECK(AnswersBecome(pipeline, "client", "http://hostnames.default.svc.cluster.local/", both) == both);
+  CHECK(AnswersBecome(pipeline, "client", "http://hostnames/", both) == both);  // the pod's search path
+
+  // A backend whose readiness fails leaves the rotation; back when it passes again.
+  std::filesystem::remove(scratch + "/backend-1/ready");
+  REQUIRE(pipeline.PodReaches("backend-1", [](const api::Pod& p) { return !model::ConditionIsTrue(p, "Ready"); },
+                              std::chrono::seconds(20)));
+  CHECK(AnswersBecome(pipeline, "client", "http://" + cluster_ip + "/", {"backend-2"}) ==
+        std::set<std::string>{"backend-2"});
+  std::ofstream(scratch + "/backend-1/ready") << "ready\n";
+  REQUIRE(pipeline.PodReaches("backend-1", [](const api::Pod& p) { return model::ConditionIsTrue(p, "Ready"); },
+                              std::chrono::seconds(20)));
+  CHECK(AnswersBecome(pipeline, "client", "http://" + cluster_ip + "/", both) == both);
+
+  // The NodePort on node-1's own address (its InternalIP on the node network).
+  std::string node_bytes;
+  const api::Node* node = pipeline.WaitFor<api::Node>(
+      model::ObjectKey(model::Kind("Node"), "", "node-1"),
+      [](const api::Node& n) { return n.status() && n.status()->addresses() && n.status()->addresses()->size() > 0; },
+      &node_bytes);
+  REQUIRE(node != nullptr);
+  std::string node_ip;
+  for (const api::NodeAddress* a : *node->status()->addresses()) {
+    if (a->type() && a->type()->str() == "InternalIP" && a->address()) node_ip = a->address()->str();
+  }
+  REQUIRE_FALSE(node_ip.empty());
+  CHECK(node_ip != "127.0.0.1");
+  CHECK(AnswersBecome(pipeline, "client", "http://" + node_ip + ":" + std::to_string(node_port) + "/", both) == both);
+
+  // Stopped, podflow leaves no namespace of its network behind.
+  const std::string prefix = netns::PrefixFor(pipeline.data_dir());
+  CHECK(netns::NamespaceExists(netns::NodeNamespaceName(prefix, "node-1")));
+  pipeline.StopAll();
+  std::vector<std::string> left;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/run/netns", ec)) {
+    if (entry.path().filename().string().starts_with(prefix + "-")) left.push_back(entry.path().filename().string());
+  }
+  CHECK(left.empty());
   std::filesystem::remove_all(scratch);
 }
 

@@ -49,11 +49,38 @@ Result<ProxyConfig> ParseProxyConfig(const YAML::Node& section) {
       if (!ttl.ok()) return ttl.status();
       if (*ttl < 0 || *ttl > 3600) return Status::Invalid(where + ": must be between 0 and 3600");
       config.dns_ttl = static_cast<uint32_t>(*ttl);
+    } else if (key == "clusterDNS") {
+      Result<std::string> address = yaml::Scalar<std::string>(entry.second, where, "must be an IPv4 address or \"\"");
+      if (!address.ok()) return address.status();
+      in_addr parsed{};
+      if (!address->empty() && inet_pton(AF_INET, address->c_str(), &parsed) != 1) {
+        return Status::Invalid(where + ": must be an IPv4 address such as 10.96.0.10, not \"" + *address + "\"");
+      }
+      config.cluster_dns = *address;
+    } else if (key == "clusterCIDR") {
+      Result<std::string> cidr = yaml::Scalar<std::string>(entry.second, where, "must be an IPv4 CIDR");
+      if (!cidr.ok()) return cidr.status();
+      const size_t slash = cidr->find('/');
+      in_addr parsed{};
+      int prefix = -1;
+      const char* end = cidr->data() + cidr->size();
+      auto [stop, ec] = slash == std::string::npos ? std::from_chars_result{end, std::errc::invalid_argument}
+                                                   : std::from_chars(cidr->data() + slash + 1, end, prefix);
+      if (slash == std::string::npos || inet_pton(AF_INET, cidr->substr(0, slash).c_str(), &parsed) != 1 ||
+          ec != std::errc() || stop != end || prefix < 0 || prefix > 32) {
+        return Status::Invalid(where + ": must be an IPv4 CIDR such as 10.244.0.0/16, not \"" + *cidr + "\"");
+      }
+      config.cluster_cidr = *cidr;
     } else {
       return Status::Invalid(where + ": unknown field");
     }
   }
   return config;
+}
+
+std::string RuntimeClusterCidr(const YAML::Node& runtime) {
+  const YAML::Node configured = runtime.IsMap() ? runtime["clusterCIDR"] : YAML::Node();
+  return configured && configured.IsScalar() ? configured.as<std::string>() : "10.244.0.0/16";
 }
 
 }  // namespace podflow::proxy

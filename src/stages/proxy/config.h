@@ -17,12 +17,23 @@ struct ProxyConfig {
   uint16_t dns_port = 10053;                    // ... (port 0: one the system picks)
   bool dns = true;                              // dnsListen: "" turns it off
   uint32_t dns_ttl = 30;                        // CoreDNS's `ttl`
+  // On the pod network (the process runtime's): where the DNS answers in
+  // every node's namespace, port 53 (kubelet's clusterDNS; "" for none) ...
+  std::string cluster_dns = "10.96.0.10";
+  // ... and kube-proxy's --cluster-cidr (empty: the runtime's clusterCIDR).
+  std::string cluster_cidr;
 };
 
 // Reads `section` (absent: the defaults). Keys: clusterDomain
 // (cluster.local), dnsListen (HOST:PORT, 127.0.0.1:10053; "" for none),
-// dnsTTL (30, 0..3600). Invalid, naming the key, on an unknown key or a
-// value that is not one.
+// dnsTTL (30, 0..3600), clusterDNS (10.96.0.10; "" for none), clusterCIDR
+// (the runtime's). Invalid, naming the key, on an unknown key or a value
+// that is not one.
 Result<ProxyConfig> ParseProxyConfig(const YAML::Node& section);
+
+// The pods' addresses as the `runtime:` section gives them (its
+// clusterCIDR; 10.244.0.0/16 when it says nothing): kube-proxy's
+// --cluster-cidr unless the proxy is told otherwise.
+std::string RuntimeClusterCidr(const YAML::Node& runtime);
 
 }  // namespace podflow::proxy

@@ -8,9 +8,12 @@
 #include "base/logging.h"
 #include "client/client.h"
 #include "model/objects.h"
+#include "netns/pod_network.h"
 #include "stages/proxy/dns/from_objects.h"
 #include "stages/proxy/endpoint_slices.h"
 #include "stages/proxy/endpoints.h"
+#include "stages/proxy/node_proxies.h"
+#include "stages/proxy/rules/from_objects.h"
 
 namespace podflow::proxy {
 namespace {
@@ -41,8 +44,18 @@ std::pair<std::string, std::string> Split(const std::string& service) {
 // records in step with it. The loop's thread only.
 class Reconciler {
  public:
-  Reconciler(client::ApiClient& client, std::mutex& records_mu, dns::ClusterRecords& records)
-      : client_(client), records_mu_(records_mu), records_(records), rng_(std::random_device{}()) {}
+  Reconciler(client::ApiClient& client, std::mutex& records_mu, dns::ClusterRecords& records, rules::Ruleset& ruleset)
+      : client_(client), records_mu_(records_mu), records_(records), ruleset_(ruleset), rng_(std::random_device{}()) {}
+
+  // Whether the ruleset changed since the last call.
+  bool TakeRulesChanged() { return std::exchange(rules_changed_, false); }
+
+  // The nodes that exist.
+  std::set<std::string> Nodes() const {
+    std::set<std::string> nodes;
+    for (const auto& [name, zone] : zones_) nodes.insert(name);
+    return nodes;
+  }
 
   client::Informer::Handlers PodHandlers() {
     return {[this](const KeyValue& kv) {
@@ -133,7 +146,7 @@ class Reconciler {
     std::set<std::string> dirty = std::move(dirty_);
     dirty_.clear();
     for (const std::string& ns : dirty) SyncNamespace(ns, now);
-    RefreshDns();
+    RefreshServing();
   }
 
   // Once both the services and the slices have been listed: managed slices
@@ -381,12 +394,15 @@ class Reconciler {
     for (const std::string& slice_name : changes.deleted) DeleteSlice(ns, owner, slice_name);
   }
 
-  // The records of the services that changed, from what is stored now.
-  void RefreshDns() {
+  // The DNS records and kube-proxy's rules of the services that changed,
+  // from what is stored now.
+  void RefreshServing() {
     if (dns_dirty_.empty()) return;
     std::lock_guard<std::mutex> lock(records_mu_);
     for (const std::string& service : dns_dirty_) {
       const auto [ns, name] = Split(service);
+      ruleset_.RemoveService(ns, name);
+      rules_changed_ = true;
       auto stored = services_.find(model::ObjectKey(model::Kind("Service"), ns, name));
       if (stored == services_.end()) {
         records_.RemoveService(ns, name);
@@ -398,7 +414,9 @@ class Reconciler {
           owned.push_back(flatbuffers::GetRoot<api::EndpointSlice>(bytes.data()));
         }
       }
-      records_.SetService(dns::DnsServiceOf(*flatbuffers::GetRoot<api::Service>(stored->second.data()), owned));
+      const api::Service& object = *flatbuffers::GetRoot<api::Service>(stored->second.data());
+      records_.SetService(dns::DnsServiceOf(object, owned));
+      for (rules::ServicePort& port : rules::ServicePortsOf(object, owned)) ruleset_.Set(std::move(port));
     }
     records_.SetSerial(static_cast<uint32_t>(ToUnixMillis(WallClockNow()) / 1000));
     dns_dirty_.clear();
@@ -407,6 +425,8 @@ class Reconciler {
   client::ApiClient& client_;
   std::mutex& records_mu_;
   dns::ClusterRecords& records_;
+  rules::Ruleset& ruleset_;
+  bool rules_changed_ = false;
   std::mt19937_64 rng_;
   std::shared_ptr<spdlog::logger> log_ = Logger("stage.proxy");
 
@@ -424,7 +444,7 @@ class Reconciler {
   bool retry_armed_ = false;
   std::set<std::string> gone_;       // "ns/name" of deleted services whose objects are to delete
   std::set<std::string> gone_retry_;  // ... whose deletes failed: again once retry_after_ has come
-  std::set<std::string> dns_dirty_;  // "ns/name" of services whose records changed
+  std::set<std::string> dns_dirty_;  // "ns/name" of services whose records and rules changed
 };
 
 }  // namespace
@@ -432,6 +452,7 @@ class Reconciler {
 Result<std::unique_ptr<ProxyStage>> ProxyStage::Create(pipeline::StageContext& context) {
   Result<ProxyConfig> config = ParseProxyConfig(context.config.Section("proxy"));
   if (!config.ok()) return config.status();
+  if (config->cluster_cidr.empty()) config->cluster_cidr = RuntimeClusterCidr(context.config.Section("runtime"));
   return std::unique_ptr<ProxyStage>(new ProxyStage(context, std::move(*config)));
 }
 
@@ -469,7 +490,15 @@ void ProxyStage::Loop(const std::atomic<bool>& stopping) {
   client::Informer pods = informer("Pod"), services = informer("Service"), slices = informer("EndpointSlice"),
                    nodes = informer("Node"), namespaces = informer("Namespace");
   client::ApiClient client(context_.bus, context_.Endpoint("api"), "proxy");
-  Reconciler reconciler(client, records_mu_, records_);
+  rules::Ruleset ruleset({"", config_.cluster_cidr, false});
+  Reconciler reconciler(client, records_mu_, records_, ruleset);
+  // kube-proxy and the DNS on the nodes of the pod network, if there is one.
+  NodeProxies node_proxies(netns::PrefixFor(context_.config.data_dir), config_.dns ? config_.cluster_dns : "",
+                           [this](std::string_view name, dns::RrType type) {
+                             std::lock_guard<std::mutex> lock(records_mu_);
+                             return records_.Resolve(name, type);
+                           });
+  const auto known_nodes = [&] { return reconciler.Nodes(); };
   const client::Informer::Handlers pod_handlers = reconciler.PodHandlers(),
                                    service_handlers = reconciler.ServiceHandlers(),
                                    slice_handlers = reconciler.SliceHandlers(),
@@ -489,6 +518,8 @@ void ProxyStage::Loop(const std::atomic<bool>& stopping) {
     }
     if (!leftovers_collected) leftovers_collected = reconciler.CollectLeftovers();
     reconciler.Round();
+    if (reconciler.TakeRulesChanged()) node_proxies.RulesChanged();
+    node_proxies.Round(known_nodes, ruleset);
   }
 }
 

@@ -16,9 +16,24 @@ Status NodeAgentSet::AddNode(SimNode node) {
     if (host_ == nullptr) return Status::Unavailable("node \"" + node.name + "\" runs processes, and no process runtime is set up");
     host = host_;
   }
+  // On the pod network, where the host has one: its address there, its
+  // pods' gateway the podCIDR's first address.
+  std::string network;
+  Status networked;
+  if (host != nullptr && host->HasPodNetwork()) {
+    const Cidr& cidr = node.pod_cidr;
+    networked = host->AddNodeNetwork(node.name,
+                                     FormatIpv4(node.internal_ip) + "/" + std::to_string(node.node_network.prefix),
+                                     cidr.ToString(), FormatIpv4(cidr.base + 1) + "/" + std::to_string(cidr.prefix));
+    if (networked.ok()) network = host->NodeNetwork(node.name);
+  }
   std::string name = node.name;
-  nodes_.emplace(std::move(name),
-                 std::make_unique<NodeRuntime>(std::move(node), catalog_, &timing_, &sources_, host));
+  nodes_.emplace(std::move(name), std::make_unique<NodeRuntime>(std::move(node), catalog_, &timing_, &sources_, host,
+                                                                std::move(network)));
+  if (!networked.ok()) {
+    return Status(networked.code(), "not on the pod network (its pods run on this machine's network): " +
+                                        networked.message());
+  }
   return Status::Ok();
 }
 

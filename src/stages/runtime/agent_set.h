@@ -39,7 +39,10 @@ class NodeAgentSet {
   // must outlive the set. Without one a process node is refused.
   void SetContainerHost(ContainerHost* host) { host_ = host; }
   // AlreadyExists when a node of that name is hosted; Unavailable for
-  // a process node without a container host.
+  // a process node without a container host. A process node is put on the
+  // host's pod network when it has one; when that fails the node is hosted
+  // all the same, its pods on this machine's network, and the error says
+  // why.
   Status AddNode(SimNode node);
   // Stops every pod on the node (no further reports) and forgets it.
   void RemoveNode(const std::string& name);

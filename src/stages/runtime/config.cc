@@ -92,6 +92,7 @@ Result<std::vector<SimNode>> ResolveNodes(const RuntimeConfig& config) {
       Result<Ipv4> ip = ParseIpv4(def.internal_ip);
       if (!ip.ok()) return Status::Invalid(path + ".internalIP: " + ip.status().message());
       node.internal_ip = *ip;
+      node.internal_ip_given = true;
       claimed_ips.insert(*ip);
     }
     out.push_back(std::move(node));
@@ -116,10 +117,10 @@ Result<std::vector<SimNode>> ResolveNodes(const RuntimeConfig& config) {
         }
       }
     }
-    if (node.internal_ip == 0 && node.type == RuntimeType::kProcess) {
-      // Its containers run on this machine, on its network.
-      node.internal_ip = *ParseIpv4("127.0.0.1");
-    }
+    node.node_network = *node_range;
+    // A process node's too: on a pod network it is that node's address
+    // there (the runtime gives it this machine's loopback when its pods
+    // are on this machine's network).
     if (node.internal_ip == 0) {
       // Skip addresses a node names for itself.
       while (next_ip + 1 < node_range->size() &&

@@ -100,6 +100,10 @@ struct RuntimeConfig {
   // CRI-O's default_ulimits; none: they inherit podflow's own, as a CRI
   // runtime's containers inherit the runtime's.
   std::vector<ResourceLimit> ulimits;
+  // `podNetwork:` a process node's pods get a network of their own (a
+  // namespace each on their node's bridge, netns/pod_network.h) where this
+  // machine allows one; false: they run on this machine's network.
+  bool pod_network = true;
 };
 
 // Capacity a node reports for resources its definition leaves out.
@@ -117,6 +121,11 @@ struct SimNode {
   std::map<std::string, std::string> capacity;  // canonical quantities, defaults filled
   Cidr pod_cidr;
   Ipv4 internal_ip = 0;
+  // Its InternalIP was configured (or stored), not handed out.
+  bool internal_ip_given = false;
+  // The node network its InternalIP is on (runtime.nodeIPRange): the
+  // prefix its address has on a pod network.
+  Cidr node_network;
   std::vector<std::string> images;
   RuntimeType type = RuntimeType::kSimulated;
 };

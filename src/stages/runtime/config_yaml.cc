@@ -187,6 +187,13 @@ Status ParseInto(const YAML::Node& runtime, RuntimeConfig* c) {
           return Status::Ok();
         }},
        {"maxParallelImagePulls", [&](auto& n, auto& p) { return ReadInt(n, p, &max_parallel.emplace()); }},
+       {"podNetwork",
+        [&](auto& n, auto& p) {
+          Result<bool> b = yaml::Scalar<bool>(n, p, "must be true or false");
+          if (!b.ok()) return b.status();
+          c->pod_network = *b;
+          return Status::Ok();
+        }},
        {"backOffMillis", [&](auto& n, auto& p) { return ReadMillis(n, p, &t.backoff_initial); }},
        {"maxBackOffMillis", [&](auto& n, auto& p) { return ReadMillis(n, p, &t.backoff_max); }},
        {"syncRetryMillis", [&](auto& n, auto& p) { return ReadMillis(n, p, &t.sync_retry); }},

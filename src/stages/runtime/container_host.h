@@ -100,6 +100,10 @@ struct ContainerLaunch {
   EnvList env;
   std::string working_dir;  // empty: "/"
   std::string hostname;     // the pod's (its UTS namespace's, when it has one)
+  // The network namespace it joins (the pod's, or its node's for a
+  // hostNetwork pod; AddPodNetwork's and NodeNetwork's names); empty: this
+  // machine's.
+  std::string network;
   // Its resources: limits.memory, limits.cpu and requests.cpu (millicores).
   std::optional<int64_t> memory_limit_bytes;
   std::optional<int64_t> cpu_limit_milli;
@@ -134,6 +138,9 @@ struct ProbeCheck {
   EnvList env;                        // exec: the container's
   std::string working_dir;            // exec: the container's
   std::string host;                   // tcp, http
+  // tcp, http: the network namespace it connects from (the node's, where
+  // kubelet's prober is); empty: this machine's.
+  std::string network;
   int32_t port = 0;                   // tcp, http
   std::string path = "/";             // http
   std::vector<std::pair<std::string, std::string>> headers;  // http
@@ -188,6 +195,30 @@ class ContainerHost {
   // none.
   virtual std::string NodeHosts() const { return ""; }
   virtual std::string NodeResolvConf() const { return ""; }
+
+  // The pod network, as a CNI bridge plugin with host-local addresses and
+  // host-gateway routes makes it. Without one (the default, or where it
+  // cannot be made) every pod is on this machine's network, as a
+  // hostNetwork pod is.
+  virtual bool HasPodNetwork() const { return false; }
+  // Puts a node on it: `address` its InternalIP with the node network's
+  // prefix ("192.168.0.2/16"), `pod_cidr` its podCIDR ("10.244.1.0/24"),
+  // `gateway` its pods' gateway on the node's bridge ("10.244.1.1/24").
+  virtual Status AddNodeNetwork(const std::string& /*node*/, const std::string& /*address*/,
+                                const std::string& /*pod_cidr*/, const std::string& /*gateway*/) {
+    return Status::Unavailable("no pod network");
+  }
+  virtual void RemoveNodeNetwork(const std::string& /*node*/) {}
+  // The node's network namespace (its hostNetwork pods', its prober's).
+  virtual std::string NodeNetwork(const std::string& /*node*/) const { return ""; }
+  // A pod's sandbox network on its node: its own namespace, `address` (with
+  // the podCIDR's prefix) on a veth on the node's bridge. Returns the
+  // namespace's name, or the plugin's words for why not.
+  virtual Result<std::string> AddPodNetwork(const std::string& /*node*/, const std::string& /*pod*/,
+                                            const std::string& /*address*/) {
+    return Status::Unavailable("no pod network");
+  }
+  virtual void RemovePodNetwork(const std::string& /*pod*/) {}
 };
 
 }  // namespace podflow::runtime

@@ -225,6 +225,7 @@ bool PodRunner::LaunchProcess(Box& box, SimTime t) {
     while (!hostname.empty() && (hostname.back() == '-' || hostname.back() == '.')) hostname.pop_back();
   }
   launch.hostname = std::move(hostname);
+  launch.network = network_;
   launch.memory_limit_bytes = MemoryLimit(*box.spec);
   launch.cpu_limit_milli = MilliCpu(*box.spec, true);
   launch.cpu_request_milli = MilliCpu(*box.spec, false);

@@ -10,16 +10,21 @@ const ConfigSources kNoSources;
 }  // namespace
 
 NodeRuntime::NodeRuntime(SimNode node, const ImageCatalog* catalog, const RuntimeTiming* timing,
-                         const ConfigSources* sources, ContainerHost* host)
+                         const ConfigSources* sources, ContainerHost* host, std::string network)
     : node_(std::move(node)),
       host_ip_(FormatIpv4(node_.internal_ip)),
       catalog_(catalog),
       timing_(timing),
       sources_(sources != nullptr ? sources : &kNoSources),
       host_(host),
+      network_(std::move(network)),
       ip_pool_(node_.pod_cidr),
       puller_free_at_(static_cast<size_t>(std::max(timing->max_parallel_pulls, 0)), SimTime{}) {
   KeepImages(node_.images);
+}
+
+NodeRuntime::~NodeRuntime() {
+  if (host_ != nullptr && !network_.empty()) host_->RemoveNodeNetwork(node_.name);
 }
 
 void NodeRuntime::Store(const ResolvedImage& image, SimTime ready_at) {

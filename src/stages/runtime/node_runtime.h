@@ -38,8 +38,12 @@ class NodeRuntime {
   // `sources` no ConfigMap or Secret exists.
   // `host`, when given, runs the node's containers as real processes; it
   // must outlive the node.
+  // `network`: the node's namespace on `host`'s pod network (its pods get
+  // theirs on its bridge; it is taken off the network with the node);
+  // empty: its pods are on this machine's network.
   NodeRuntime(SimNode node, const ImageCatalog* catalog, const RuntimeTiming* timing,
-              const ConfigSources* sources = nullptr, ContainerHost* host = nullptr);
+              const ConfigSources* sources = nullptr, ContainerHost* host = nullptr, std::string network = "");
+  ~NodeRuntime();
   NodeRuntime(const NodeRuntime&) = delete;
   NodeRuntime& operator=(const NodeRuntime&) = delete;
 
@@ -51,6 +55,7 @@ class NodeRuntime {
   PodIpPool& ip_pool() { return ip_pool_; }
   // What really runs its containers; nullptr: they are simulated.
   ContainerHost* host() const { return host_; }
+  const std::string& network() const { return network_; }
 
   // Whether the image (canonical name) is on the node at `now`.
   bool HasImage(const std::string& canonical, SimTime now) const;
@@ -73,6 +78,7 @@ class NodeRuntime {
   const RuntimeTiming* timing_;
   const ConfigSources* sources_;
   ContainerHost* host_;
+  std::string network_;
   PodIpPool ip_pool_;
   struct Stored {
     CachedImage image;

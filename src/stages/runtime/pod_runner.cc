@@ -68,13 +68,15 @@ PodRunner::PodRunner(PodAssignment assignment, NodeRuntime* node, SimTime now)
 }
 
 PodRunner::~PodRunner() {
-  if (pod_ip_) node_->ip_pool().Release(*pod_ip_);
   if (ContainerHost* host = node_->host()) {
     // The pod is gone, or no longer this node's: nothing of it runs on.
     for (const Box& box : boxes_) {
       if (box.process) host->Signal(*box.process, SIGKILL);
     }
+    // The CNI plugin's DEL: its namespace and veth go.
+    if (own_network_) host->RemovePodNetwork(assignment_.pod->metadata->uid);
   }
+  if (pod_ip_) node_->ip_pool().Release(*pod_ip_);
 }
 
 void PodRunner::RemoveFiles() const {
@@ -193,18 +195,20 @@ void PodRunner::RefreshVolumes() {
   }
 }
 
-// The files kubelet writes for every container of the pod. A process
-// node's pods are on its network (no network of their own yet), as a
-// hostNetwork pod is. The volume's name is none a user's can have.
+// The files kubelet writes for every container of the pod: a pod without
+// a network of its own is on its node's (a hostNetwork pod, or every pod
+// of a process node without a pod network). The volume's name is none a
+// user's can have.
 void PodRunner::SetUpEtcFiles(SimTime t, ContainerHost& host, const std::string& pod_ip) {
+  const bool on_node_network = !own_network_;
   DnsSettings dns;
   dns.node_resolv_conf = host.NodeResolvConf();
-  ResolvConf resolv = PodResolvConf(*assignment_.pod, true, dns);
+  ResolvConf resolv = PodResolvConf(*assignment_.pod, on_node_network, dns);
   for (const auto& [reason, message] : resolv.warnings) Event(t, "Warning", reason.c_str(), message, "");
   VolumeSource etc;
   etc.name = "~etc";
   etc.type = VolumeSource::Type::kFiles;
-  etc.files = {{"hosts", HostsFile(*assignment_.pod, true, {pod_ip}, host.NodeHosts(), dns.cluster_domain)},
+  etc.files = {{"hosts", HostsFile(*assignment_.pod, on_node_network, {pod_ip}, host.NodeHosts(), dns.cluster_domain)},
                {"resolv.conf", std::move(resolv.text)}};
   Result<std::string> at = host.SetUpVolume(PodLogDir(), etc);
   etc_dir_ = at.ok() ? *at : "";  // without them the containers see the node's own
@@ -236,18 +240,35 @@ void PodRunner::RunSandbox(SimTime t) {
     sandbox_due_ = t + mount_backoff_;
     return;
   }
-  // A process node has no pod network yet: its pods are on the host's,
-  // as a hostNetwork pod is (issue 13 gives them their own).
-  if (spec_.host_network || node_->host() != nullptr) {
+  // A hostNetwork pod is on its node's network; so is every pod of a
+  // process node that has no pod network (this machine's network).
+  ContainerHost* host = node_->host();
+  if (spec_.host_network || (host != nullptr && node_->network().empty())) {
     pod_ip_.reset();
+    network_ = node_->network();
   } else {
+    // The CNI plugin's ADD: an address from the podCIDR (host-local), and
+    // on a process node the pod's namespace on the node's bridge.
     Result<Ipv4> ip = node_->ip_pool().Allocate();
-    if (!ip.ok()) {
+    Status networked = ip.ok() ? Status::Ok() : ip.status();
+    if (ip.ok() && host != nullptr) {
+      Result<std::string> ns = host->AddPodNetwork(
+          node_->node().name, assignment_.pod->metadata->uid,
+          FormatIpv4(*ip) + "/" + std::to_string(node_->node().pod_cidr.prefix));
+      if (ns.ok()) {
+        network_ = std::move(*ns);
+        own_network_ = true;
+      } else {
+        node_->ip_pool().Release(*ip);
+        networked = ns.status();
+      }
+    }
+    if (!networked.ok()) {
       // Kubelet retries the sandbox on its next sync.
       Event(t, "Warning", kubelet_text::kFailedCreatePodSandBox,
             "Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup "
-            "network for sandbox: plugin type=\"host-local\" failed (add): " +
-                ip.status().message(),
+            "network for sandbox: plugin type=\"" + std::string(ip.ok() ? "bridge" : "host-local") +
+                "\" failed (add): " + networked.message(),
             "");
       sandbox_due_ = t + node_->timing().backoff_initial;
       return;
@@ -255,7 +276,7 @@ void PodRunner::RunSandbox(SimTime t) {
     pod_ip_ = *ip;
   }
   const std::string pod_ip = pod_ip_ ? FormatIpv4(*pod_ip_) : node_->host_ip();
-  if (ContainerHost* host = node_->host()) SetUpEtcFiles(t, *host, pod_ip);
+  if (host != nullptr) SetUpEtcFiles(t, *host, pod_ip);
   status_.host_ip = node_->host_ip();
   status_.host_ips.clear();
   status_.host_ips.push_back(std::make_unique<api::HostIPT>());

@@ -338,6 +338,10 @@ class PodRunner {
   // containers (pod_dns.h): where they are, "" before the sandbox.
   std::string etc_dir_;
   std::optional<Ipv4> pod_ip_;
+  // The network namespace its containers join (its own, or its node's;
+  // empty: this machine's), and whether it is its own (removed with it).
+  std::string network_;
+  bool own_network_ = false;
   std::vector<model::ReportEvent> events_;  // of the step being run
   bool finishing_ = false;                  // no app container runs again: stopping sidecars
   bool terminating_ = false;                // deleted: stopping everything

@@ -59,7 +59,10 @@ void PodRunner::StartProbes(Box& box, SimTime t) {
     p.spec = spec;
     p.kind = kind;
     p.fails = FailSpans(box.plan, kind, *spec);
-    if (box.process) p.check = RealProbeCheck(*spec, *box.spec, status_.pod_ip, box.env);
+    if (box.process) {
+      p.check = RealProbeCheck(*spec, *box.spec, status_.pod_ip, box.env);
+      if (p.check) p.check->network = node_->network();  // kubelet's prober is on the node
+    }
     // kubelet's initial results: liveness Success, readiness Failure, startup Unknown.
     p.ok = kind == ProbeKind::kLiveness;
     p.known = kind != ProbeKind::kStartup;

@@ -14,6 +14,7 @@
 #include "model/api_status.h"
 #include "model/conditions.h"
 #include "model/objects.h"
+#include "netns/pod_network.h"
 #include "client/client.h"
 #include "stages/runtime/adopt.h"
 #include "stages/runtime/kubelet_text.h"
@@ -121,7 +122,6 @@ class RuntimeLoop {
                      model::KindPrefix(model::Kind("ConfigMap"))),
         secrets_(context.bus, context.Endpoint("api"), context.Endpoint("watch"),
                  model::KindPrefix(model::Kind("Secret"))) {
-    for (const SimNode& node : nodes_) hosted_defs_.push_back(NodeDefFromSim(node));
     // Adopted nodes take the runtime's type.
     if (config_.type == RuntimeType::kProcess ||
         std::ranges::any_of(nodes_, [](const SimNode& n) { return n.type == RuntimeType::kProcess; })) {
@@ -131,9 +131,20 @@ class RuntimeLoop {
           .state_root = data_dir + "/runtime",
           .hidden = {data_dir},
           .owner = DeterministicHex(data_dir, 16),
-          .limits = config_.ulimits});
+          .limits = config_.ulimits,
+          .network_prefix = config_.pod_network ? netns::PrefixFor(data_dir) : ""});
       for (const std::string& limit : engine_->limitations()) log_->warn("process runtime: {}", limit);
       agents_.SetContainerHost(engine_.get());
+    }
+    for (SimNode& node : nodes_) OnThisMachine(node);
+    for (const SimNode& node : nodes_) hosted_defs_.push_back(NodeDefFromSim(node));
+  }
+
+  // A process node without a pod network is this machine, on its network:
+  // its address is this machine's loopback, unless one was given.
+  void OnThisMachine(SimNode& node) const {
+    if (node.type == RuntimeType::kProcess && !node.internal_ip_given && !(engine_ && engine_->HasPodNetwork())) {
+      node.internal_ip = *ParseIpv4("127.0.0.1");
     }
   }
 
@@ -507,6 +518,7 @@ class RuntimeLoop {
       return;
     }
     node->images = CachedImages(*stored, catalog_);
+    OnThisMachine(*node);
     Result<client::WriteResult> written = client_.Write(
         {PutOp{kv.key, model::Pack(AdoptedNode(*stored, *node, catalog_, WallClockNow())), kv.mod_revision}});
     if (!written.ok()) {
@@ -583,7 +595,7 @@ class RuntimeLoop {
   LogMailbox& logs_;
   ExecMailbox& execs_;
   const RuntimeConfig& config_;
-  const std::vector<SimNode>& nodes_;
+  std::vector<SimNode> nodes_;  // the configured ones
   std::shared_ptr<spdlog::logger> log_;
   client::ApiClient client_;
   bus::Pusher reports_;

@@ -183,5 +183,62 @@ TEST_CASE("the pod network removes what a crashed run left", "[netns]") {
   CHECK(Namespaces(prefix).empty());
 }
 
+TEST_CASE("a pipeline's pod network is named by its data dir", "[netns]") {
+  const std::string a = PrefixFor("/var/lib/podflow-a"), b = PrefixFor("/var/lib/podflow-b");
+  CHECK(a.starts_with("podflow-"));
+  CHECK(a != b);
+  CHECK(PrefixFor("/var/lib/podflow-a/") == a);
+  CHECK(PrefixFor("/var/lib/x/../podflow-a") == a);
+  CHECK(NodeNamespaceName(a, "node-1") == a + "-node-node-1");
+  CHECK(PodNamespaceName(a, "uid-1") == a + "-pod-uid-1");
+  // Long names stay file names.
+  CHECK(NodeNamespaceName(a, std::string(250, 'n')).size() <= 255);
+}
+
+TEST_CASE("a thread in a namespace makes its sockets there, and comes back", "[netns]") {
+  if (auto why = Unavailable()) {
+    WARN("skipped: the pod network needs root and iproute2: " << *why);
+    return;
+  }
+  const std::string prefix = "pfs" + std::to_string(::getpid());
+  auto created = PodNetwork::Create(prefix);
+  REQUIRE(created.ok());
+  PodNetwork& net = **created;
+  REQUIRE(net.AddNode("n1", {"172.31.0.2/16", "10.250.1.0/24", "10.250.1.1/24"}).ok());
+  REQUIRE(net.AddPod("n1", "a", "10.250.1.5/24").ok());
+  CHECK(NamespaceExists(net.NodeNamespace("n1")));
+  CHECK_FALSE(NamespaceExists(prefix + "-node-none"));
+  const auto own_net = [] { return std::filesystem::read_symlink("/proc/thread-self/ns/net"); };
+  const auto before = own_net();
+  int listener = -1;
+  {
+    ThreadInNamespace in(net.NodeNamespace("n1"));
+    REQUIRE(in.status().ok());
+    CHECK(own_net() != before);
+    // The node's gateway address is there, not in this machine's namespace.
+    listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(9099);
+    ::inet_pton(AF_INET, "10.250.1.1", &addr.sin_addr);
+    REQUIRE(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    REQUIRE(::listen(listener, 4) == 0);
+  }
+  CHECK(own_net() == before);
+  // A pod reaches the socket, served from this thread outside the namespace.
+  const pid_t asker = ForkIn(net.PodNamespace("a"), [&] { return Ask("10.250.1.1", 9099, "hi"); });
+  pollfd p{listener, POLLIN, 0};
+  REQUIRE(::poll(&p, 1, 5000) == 1);
+  const int c = ::accept(listener, nullptr, nullptr);
+  REQUIRE(c >= 0);
+  CHECK(::write(c, "hi", 2) == 2);
+  ::close(c);
+  ::close(listener);
+  CHECK(Wait(asker) == 0);
+  ThreadInNamespace nowhere(prefix + "-node-none");
+  CHECK(nowhere.status().code() == Code::kNotFound);
+  CHECK(own_net() == before);
+}
+
 }  // namespace
 }  // namespace podflow::netns

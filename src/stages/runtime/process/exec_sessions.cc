@@ -58,7 +58,7 @@ enum Failed : int { kExec = 0, kDir = 1, kNamespaces = 2, kTerminal = 3, kIdenti
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   ::setsid();
   int report[3] = {0, -1, 0};  // errno, what failed, and its step
-  if (join && ::setns(container_pidfd, CLONE_NEWNS | CLONE_NEWUTS) != 0) report[0] = errno, report[1] = kNamespaces;
+  if (join && ::setns(container_pidfd, CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWNET) != 0) report[0] = errno, report[1] = kNamespaces;
   char go = 0;
   ssize_t n;
   while ((n = ::read(go_fd, &go, 1)) < 0 && errno == EINTR) {

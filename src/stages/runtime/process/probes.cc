@@ -17,6 +17,7 @@
 #include <chrono>
 
 #include "model/field_error.h"
+#include "netns/pod_network.h"
 #include "stages/runtime/process/spawn.h"
 
 namespace podflow::runtime::process {
@@ -98,7 +99,7 @@ ProbeResult RunExecProbe(const ProbeCheck& check, int container_pidfd, bool join
     // whose namespaces cannot be joined (it ended) runs nothing.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     ::setsid();
-    if (beside && ::setns(container_pidfd, CLONE_NEWNS | CLONE_NEWUTS) != 0) ::_exit(127);
+    if (beside && ::setns(container_pidfd, CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWNET) != 0) ::_exit(127);
     const int null_fd = ::open("/dev/null", O_RDONLY);
     ::dup2(null_fd, 0);
     ::dup2(out[1], 1);
@@ -319,11 +320,19 @@ void ProbeWorkers::Work() {
           result = RunExecProbe(job.check, job.pidfd, job.join, job.identity, &cancel_);
           break;
         case ProbeCheck::Type::kTcp:
-          result = RunTcpProbe(job.check, &cancel_);
+        case ProbeCheck::Type::kHttp: {
+          // From the node's network, where kubelet's prober is: this thread
+          // only, for this probe.
+          std::optional<netns::ThreadInNamespace> from;
+          if (!job.check.network.empty()) from.emplace(job.check.network);
+          if (from && !from->status().ok()) {
+            result = {false, from->status().message()};
+          } else {
+            result = job.check.type == ProbeCheck::Type::kTcp ? RunTcpProbe(job.check, &cancel_)
+                                                               : RunHttpProbe(job.check, &cancel_);
+          }
           break;
-        case ProbeCheck::Type::kHttp:
-          result = RunHttpProbe(job.check, &cancel_);
-          break;
+        }
       }
     } catch (const std::exception& e) {
       result = {false, std::string("probe failed: ") + e.what()};  // a header Beast refuses, say

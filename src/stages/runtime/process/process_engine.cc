@@ -1,5 +1,6 @@
 #include "stages/runtime/process/process_engine.h"
 
+#include "netns/command.h"
 #include "stages/runtime/process/container_root.h"
 #include "stages/runtime/process/identity.h"
 #include "stages/runtime/process/spawn.h"
@@ -64,15 +65,21 @@ enum ChildFailure : int { kNone = 0, kWorkingDir = 1, kNamespaces = 2, kRoot = 3
 
 // The child between clone and exec: only async-signal-safe calls. Every
 // signal is blocked on entry (the parent blocked them around the clone).
-[[noreturn]] void RunChild(bool isolate, const RootPlan* root, const char* hostname, size_t hostname_len, int go_fd,
-                           int fail_fd, int out_fd, int err_fd, const char* dir, const ProcessIdentity& identity,
-                           const ExecPlan& exec, char* const* argv, char* const* envp) {
+[[noreturn]] void RunChild(bool isolate, int network_fd, const RootPlan* root, const char* hostname,
+                           size_t hostname_len, int go_fd, int fail_fd, int out_fd, int err_fd, const char* dir,
+                           const ProcessIdentity& identity, const ExecPlan& exec, char* const* argv,
+                           char* const* envp) {
   // Killed if the thread that launched it ends (the runtime's loop), and
   // not run at all if the runtime went before it said go.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   ::setsid();
   int report[3] = {0, kNone, 0};  // errno, and what failed
-  if (isolate) {
+  // Its pod's network (or its node's) before anything else.
+  if (network_fd >= 0 && ::setns(network_fd, CLONE_NEWNET) != 0) {
+    report[0] = errno;
+    report[1] = kNamespaces;
+  }
+  if (isolate && report[1] == kNone) {
     // Its own root (or the machine's) and /proc, for its own PID
     // namespace; mounts stay in its namespace.
     if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
@@ -168,6 +175,24 @@ ProcessEngine::ProcessEngine(EngineOptions options) : options_(std::move(options
     limitations_.push_back("memory limits do not bound swap here: a process over its limit may swap instead of being OOM-killed");
   }
   if (!limits_cpu()) limitations_.push_back("CPU limits and requests are not enforced: " + why("cpu"));
+  if (!options_.network_prefix.empty()) {
+    std::optional<std::string> no_network;
+    if (!isolate_) {
+      no_network = "its containers cannot be put in namespaces here";
+    } else if (!netns::HasProgram("iptables-restore")) {
+      no_network = "no `iptables-restore` (Debian's iptables) for kube-proxy's rules";
+    } else if (Result<std::unique_ptr<netns::PodNetwork>> made =
+                   netns::PodNetwork::Create(options_.network_prefix);
+               made.ok()) {
+      network_ = std::move(*made);
+    } else {
+      no_network = made.status().message();
+    }
+    if (no_network) {
+      limitations_.push_back("pods have no network of their own (" + *no_network +
+                             "): they run on this machine's network, as hostNetwork pods do");
+    }
+  }
   wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   collector_ = std::thread([this] { Collect(); });
 }
@@ -190,6 +215,31 @@ ProcessEngine::~ProcessEngine() {
   procs_.clear();
   if (cgroups_) cgroups_->RemoveAll();
   CloseFd(wake_fd_);
+}
+
+Status ProcessEngine::AddNodeNetwork(const std::string& node, const std::string& address,
+                                     const std::string& pod_cidr, const std::string& gateway) {
+  if (!network_) return ContainerHost::AddNodeNetwork(node, address, pod_cidr, gateway);
+  return network_->AddNode(node, {address, pod_cidr, gateway});
+}
+
+void ProcessEngine::RemoveNodeNetwork(const std::string& node) {
+  if (network_) (void)network_->RemoveNode(node);
+}
+
+std::string ProcessEngine::NodeNetwork(const std::string& node) const {
+  return network_ ? network_->NodeNamespace(node) : "";
+}
+
+Result<std::string> ProcessEngine::AddPodNetwork(const std::string& node, const std::string& pod,
+                                                 const std::string& address) {
+  if (!network_) return ContainerHost::AddPodNetwork(node, pod, address);
+  if (Status added = network_->AddPod(node, pod, address); !added.ok()) return added;
+  return network_->PodNamespace(pod);
+}
+
+void ProcessEngine::RemovePodNetwork(const std::string& pod) {
+  if (network_) (void)network_->RemovePod(pod);
 }
 
 std::string ProcessEngine::RootfsBase() const { return options_.state_root + "/rootfs"; }
@@ -218,6 +268,12 @@ Result<ProcessId> ProcessEngine::Launch(const ContainerLaunch& launch) {
   }
 
   ExecArgs exec(launch.argv, launch.env);  // made before the child exists
+  UniqueFd network;
+  if (!launch.network.empty()) {
+    Result<int> opened = netns::OpenNamespace(launch.network);
+    if (!opened.ok()) return Status::Invalid("setting up the container's namespaces: " + opened.status().message());
+    network = UniqueFd(*opened);
+  }
 
   std::lock_guard lock(mu_);
   const ProcessId id = next_id_++;
@@ -249,8 +305,8 @@ Result<ProcessId> ProcessEngine::Launch(const ContainerLaunch& launch) {
   int pidfd = -1;
   const pid_t pid = Clone(isolate_ ? CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWUTS : 0, &pidfd);
   if (pid == 0) {
-    RunChild(isolate_, root ? &*root : nullptr, launch.hostname.data(), launch.hostname.size(), go[0], fail[1], out[1],
-             err[1], dir.c_str(), identity, lookup, exec.argv.data(), exec.envp.data());
+    RunChild(isolate_, network.get(), root ? &*root : nullptr, launch.hostname.data(), launch.hostname.size(), go[0],
+             fail[1], out[1], err[1], dir.c_str(), identity, lookup, exec.argv.data(), exec.envp.data());
   }
   const int clone_errno = errno;
   blocked.reset();

@@ -23,7 +23,12 @@
 //    in the CRI format (cri_log.h), rotated by size;
 //  - its exit seen through a pidfd, reaped by that thread, and reported
 //    through TakeExits with the exit code (128 + the signal when killed);
-//  - its probes run for real by workers of their own (probes.h).
+//  - its probes run for real by workers of their own (probes.h);
+//  - where a pod network may be made (EngineOptions::network_prefix, root,
+//    netns/pod_network.h), in its pod's network namespace (or its node's,
+//    for a hostNetwork pod): ContainerLaunch::network; its exec probes
+//    and exec commands join it, tcpSocket and httpGet probes connect from
+//    the node's (ProbeCheck::network).
 // A container is killed (SIGKILL) when the thread that launched it ends
 // (PR_SET_PDEATHSIG), so also when this process dies; the destructor kills
 // and reaps every container still running and removes the cgroups. As
@@ -43,6 +48,7 @@
 #include <thread>
 #include <vector>
 
+#include "netns/pod_network.h"
 #include "stages/runtime/container_host.h"
 #include "stages/runtime/process/cri_log.h"
 #include "stages/runtime/process/exec_sessions.h"
@@ -67,6 +73,11 @@ struct EngineOptions {
   CriLogLimits log_limits;
   // The resource limits every container's processes get (none: podflow's own).
   std::vector<ResourceLimit> limits;
+  // Pods get a network of their own (netns/pod_network.h) where one can be
+  // made here (root, namespaces, iproute2 and iptables), its namespaces
+  // named "<network_prefix>-…"; otherwise, or when empty, they are on this
+  // machine's network.
+  std::string network_prefix;
 };
 
 class ProcessEngine final : public ContainerHost {
@@ -86,6 +97,14 @@ class ProcessEngine final : public ContainerHost {
   std::vector<ProbeOutcome> TakeProbeOutcomes() override;
   std::string NodeHosts() const override;
   std::string NodeResolvConf() const override;
+  bool HasPodNetwork() const override { return network_ != nullptr; }
+  Status AddNodeNetwork(const std::string& node, const std::string& address, const std::string& pod_cidr,
+                        const std::string& gateway) override;
+  void RemoveNodeNetwork(const std::string& node) override;
+  std::string NodeNetwork(const std::string& node) const override;
+  Result<std::string> AddPodNetwork(const std::string& node, const std::string& pod,
+                                    const std::string& address) override;
+  void RemovePodNetwork(const std::string& pod) override;
 
   // The container process `id` as an exec session joins it: a pidfd of its
   // own, whether it has namespaces, its cgroup (env and working dir are the
@@ -113,6 +132,8 @@ class ProcessEngine final : public ContainerHost {
   std::string RootfsBase() const;
 
   EngineOptions options_;
+  // Destroyed last: its namespaces outlive every container in them.
+  std::unique_ptr<netns::PodNetwork> network_;
   bool isolate_ = false;
   bool own_root_ = false;
   std::unique_ptr<PodVolumes> volumes_;

@@ -91,6 +91,27 @@ nodeTemplate: {count: 1, type: simulated}
   REQUIRE(nodes.ok());
   CHECK((*nodes)[0].type == RuntimeType::kSimulated);
   CHECK((*nodes)[1].type == RuntimeType::kProcess);
+  CHECK(plain->pod_network);
+}
+
+TEST_CASE("runtime config: a process node's address is handed out from nodeIPRange unless given; podNetwork") {
+  Result<RuntimeConfig> config =
+      Parse("type: process\nnodeIPRange: 172.20.0.0/16\npodNetwork: false\n"
+            "nodes: [{name: a}, {name: b, internalIP: 172.20.9.9}]\n");
+  REQUIRE(config.ok());
+  CHECK_FALSE(config->pod_network);
+  Result<std::vector<SimNode>> nodes = ResolveNodes(*config);
+  REQUIRE(nodes.ok());
+  // The runtime puts a process node without a pod network on this
+  // machine's loopback; on one it keeps this address.
+  CHECK(FormatIpv4((*nodes)[0].internal_ip) == "172.20.0.2");
+  CHECK_FALSE((*nodes)[0].internal_ip_given);
+  CHECK((*nodes)[0].node_network.ToString() == "172.20.0.0/16");
+  CHECK(FormatIpv4((*nodes)[1].internal_ip) == "172.20.9.9");
+  CHECK((*nodes)[1].internal_ip_given);
+  Result<RuntimeConfig> bad = Parse("podNetwork: maybe\n");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.status().message() == "runtime.podNetwork: must be true or false");
 }
 
 TEST_CASE("runtime config: errors name the path") {

@@ -1,0 +1,90 @@
+#include "stages/proxy/node_proxies.h"
+
+#include "base/logging.h"
+#include "netns/command.h"
+#include "netns/pod_network.h"
+
+namespace podflow::proxy {
+namespace {
+
+constexpr auto kScanPeriod = std::chrono::seconds(1);
+constexpr auto kMinSyncPeriod = std::chrono::seconds(1);  // kube-proxy's --iptables-min-sync-period
+constexpr uint16_t kDnsPort = 53;
+
+}  // namespace
+
+NodeProxies::NodeProxies(std::string prefix, std::string dns_address, dns::Lookup lookup)
+    : prefix_(std::move(prefix)), dns_address_(std::move(dns_address)), lookup_(std::move(lookup)) {}
+
+NodeProxies::~NodeProxies() = default;
+
+std::set<std::string> NodeProxies::Served() const {
+  std::set<std::string> served;
+  for (const auto& [name, node] : nodes_) served.insert(name);
+  return served;
+}
+
+void NodeProxies::Attach(const std::string& node, const std::string& ns, uint64_t id) {
+  Node& served = nodes_[node];
+  served.ns = ns;
+  served.id = id;
+  if (dns_address_.empty()) return;
+  // The cluster DNS address is the node's own, on its loopback: a pod's
+  // query goes to its gateway and is delivered here.
+  Status addressed = netns::RunChecked({"ip", "-n", ns, "addr", "replace", dns_address_ + "/32", "dev", "lo"});
+  if (!addressed.ok()) {
+    Logger("stage.proxy")->warn("node {}: no cluster DNS on its network: {}", node, addressed.ToString());
+    return;
+  }
+  // Its sockets are made in the node's namespace and stay there.
+  netns::ThreadInNamespace in(ns);
+  if (!in.status().ok()) {
+    Logger("stage.proxy")->warn("node {}: no cluster DNS on its network: {}", node, in.status().ToString());
+    return;
+  }
+  Result<std::unique_ptr<dns::DnsServer>> server = dns::DnsServer::Start(dns_address_, kDnsPort, lookup_);
+  if (!server.ok()) {
+    Logger("stage.proxy")->warn("node {}: no cluster DNS on its network: {}", node, server.status().ToString());
+    return;
+  }
+  served.dns = std::move(*server);
+  Logger("stage.proxy")->info("node {}: cluster DNS answers on {}:{} in {}", node, dns_address_, kDnsPort, ns);
+}
+
+void NodeProxies::Round(const std::function<std::set<std::string>()>& known, const rules::Ruleset& ruleset) {
+  const auto now = std::chrono::steady_clock::now();
+  if (now >= next_scan_) {
+    next_scan_ = now + kScanPeriod;
+    const std::set<std::string> nodes = known();
+    // A node gone, or its namespace removed or made again (its runtime
+    // restarted): its DNS goes with the old namespace.
+    for (auto it = nodes_.begin(); it != nodes_.end();) {
+      const bool gone = !nodes.contains(it->first) || netns::NamespaceId(it->second.ns) != it->second.id;
+      it = gone ? nodes_.erase(it) : std::next(it);
+    }
+    for (const std::string& node : nodes) {
+      if (nodes_.contains(node)) continue;
+      const std::string ns = netns::NodeNamespaceName(prefix_, node);
+      if (const uint64_t id = netns::NamespaceId(ns); id != 0) Attach(node, ns, id);
+    }
+  }
+  if (changed_) {
+    for (auto& [name, node] : nodes_) node.dirty = true;
+    changed_ = false;
+  }
+  if (now < next_restore_) return;
+  bool restored = false;
+  for (auto& [name, node] : nodes_) {
+    if (!node.dirty) continue;
+    restored = true;
+    Status applied = netns::RunChecked({"ip", "netns", "exec", node.ns, "iptables-restore"}, ruleset.RenderOwned(name));
+    if (applied.ok()) {
+      node.dirty = false;
+    } else {
+      Logger("stage.proxy")->warn("node {}: restoring its rules: {}; trying again", name, applied.ToString());
+    }
+  }
+  if (restored) next_restore_ = now + kMinSyncPeriod;
+}
+
+}  // namespace podflow::proxy

@@ -1,0 +1,63 @@
+// kube-proxy and the cluster DNS on the nodes of the pod network (the
+// namespaces the process runtime makes, netns/pod_network.h): a node's
+// ruleset restored whole in its namespace (`iptables-restore`) when it
+// changed, at most once a second (kube-proxy's minSyncPeriod); and the
+// cluster DNS answering on the cluster DNS address (10.96.0.10, added to
+// the namespace's loopback) port 53, where the pods' resolv.conf sends
+// them. A node is found by its namespace: one without (a simulated node)
+// gets neither. The loop's thread only; the DNS servers have threads of
+// their own.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "stages/proxy/dns/dns_server.h"
+#include "stages/proxy/rules/iptables.h"
+
+namespace podflow::proxy {
+
+class NodeProxies {
+ public:
+  // `prefix`: the pod network's (netns::PrefixFor). `dns_address`: where the
+  // DNS answers in each node's namespace ("" for no DNS there).
+  NodeProxies(std::string prefix, std::string dns_address, dns::Lookup lookup);
+  ~NodeProxies();
+  NodeProxies(const NodeProxies&) = delete;
+  NodeProxies& operator=(const NodeProxies&) = delete;
+
+  // The ruleset changed: every node's is restored again.
+  void RulesChanged() { changed_ = true; }
+
+  // One round: once a second, the namespaces of the nodes `nodes()` names
+  // looked for (a new one gets its DNS and its rules; a gone one is
+  // forgotten); then, when the rules changed and a second has passed since
+  // the last restore, each node's ruleset restored. A failed restore is
+  // tried again a second later.
+  void Round(const std::function<std::set<std::string>()>& nodes, const rules::Ruleset& ruleset);
+
+  // The nodes served now (their namespaces found).
+  std::set<std::string> Served() const;
+
+ private:
+  struct Node {
+    std::string ns;
+    uint64_t id = 0;  // the namespace's (netns::NamespaceId): one made again is new
+    std::unique_ptr<dns::DnsServer> dns;
+    bool dirty = true;  // its rules are to be restored
+  };
+  void Attach(const std::string& node, const std::string& ns, uint64_t id);
+
+  const std::string prefix_;
+  const std::string dns_address_;
+  const dns::Lookup lookup_;
+  std::map<std::string, Node> nodes_;
+  bool changed_ = true;
+  std::chrono::steady_clock::time_point next_scan_{}, next_restore_{};
+};
+
+}  // namespace podflow::proxy

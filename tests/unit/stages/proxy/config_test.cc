@@ -1,0 +1,63 @@
+// The `proxy:` section: defaults, each key, and errors that name the key.
+#include "stages/proxy/config.h"
+
+#include <catch2/catch.hpp>
+
+namespace podflow::proxy {
+namespace {
+
+Result<ProxyConfig> Parse(const std::string& yaml) { return ParseProxyConfig(YAML::Load(yaml)); }
+
+TEST_CASE("proxy config: the defaults, and each key read") {
+  Result<ProxyConfig> defaults = ParseProxyConfig(YAML::Node());
+  REQUIRE(defaults.ok());
+  CHECK(defaults->cluster_domain == "cluster.local");
+  CHECK(defaults->dns);
+  CHECK(defaults->dns_host == "127.0.0.1");
+  CHECK(defaults->dns_port == 10053);
+  CHECK(defaults->cluster_dns == "10.96.0.10");
+  CHECK(defaults->cluster_cidr.empty());
+
+  Result<ProxyConfig> set = Parse(
+      "{clusterDomain: example.org., dnsListen: \"127.0.0.2:5353\", dnsTTL: 5, clusterDNS: 10.100.0.10, "
+      "clusterCIDR: 10.8.0.0/14}");
+  REQUIRE(set.ok());
+  CHECK(set->cluster_domain == "example.org");
+  CHECK(set->dns_host == "127.0.0.2");
+  CHECK(set->dns_port == 5353);
+  CHECK(set->dns_ttl == 5);
+  CHECK(set->cluster_dns == "10.100.0.10");
+  CHECK(set->cluster_cidr == "10.8.0.0/14");
+
+  Result<ProxyConfig> off = Parse("{dnsListen: \"\", clusterDNS: \"\"}");
+  REQUIRE(off.ok());
+  CHECK_FALSE(off->dns);
+  CHECK(off->cluster_dns.empty());
+}
+
+TEST_CASE("proxy config: a bad value is refused, naming its key") {
+  const std::pair<const char*, const char*> cases[] = {
+      {"{dnsListen: localhost}", "proxy.dnsListen: must be an IPv4 HOST:PORT such as 127.0.0.1:10053"},
+      {"{clusterDNS: 10.96.0}", "proxy.clusterDNS: must be an IPv4 address such as 10.96.0.10, not \"10.96.0\""},
+      {"{clusterCIDR: 10.244.0.0}", "proxy.clusterCIDR: must be an IPv4 CIDR such as 10.244.0.0/16"},
+      {"{clusterCIDR: 10.244.0.0/33}", "proxy.clusterCIDR: must be an IPv4 CIDR"},
+      {"{clusterCIDR: 10.244.0.0/16x}", "proxy.clusterCIDR: must be an IPv4 CIDR"},
+      {"{dnsTTL: 4000}", "proxy.dnsTTL: must be between 0 and 3600"},
+      {"{clusterDns: 10.96.0.10}", "proxy.clusterDns: unknown field"},
+  };
+  for (const auto& [yaml, message] : cases) {
+    INFO(yaml);
+    Result<ProxyConfig> parsed = Parse(yaml);
+    REQUIRE_FALSE(parsed.ok());
+    CHECK_THAT(parsed.status().message(), Catch::StartsWith(message));
+  }
+}
+
+TEST_CASE("proxy config: kube-proxy's cluster CIDR is the runtime's unless the proxy says") {
+  CHECK(RuntimeClusterCidr(YAML::Load("{clusterCIDR: 10.32.0.0/12}")) == "10.32.0.0/12");
+  CHECK(RuntimeClusterCidr(YAML::Load("{nodes: []}")) == "10.244.0.0/16");
+  CHECK(RuntimeClusterCidr(YAML::Node()) == "10.244.0.0/16");
+}
+
+}  // namespace
+}  // namespace podflow::proxy
