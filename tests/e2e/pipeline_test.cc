@@ -2091,6 +2091,18 @@ spec:
 )yaml";
   }
   REQUIRE(pipeline.Submit(R"yaml(apiVersion: v1
+kind: Pod
+metadata: {name: on-host-port}
+spec:
+  nodeSelector: {kubernetes.io/hostname: node-2}
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: hostnames
+    image: registry.k8s.io/e2e-test-images/agnhost:2.39
+    args: [serve-hostname]
+    ports: [{containerPort: 9376, hostPort: 8081}]
+---
+apiVersion: v1
 kind: Service
 metadata: {name: hostnames}
 spec:
@@ -2105,7 +2117,7 @@ spec:
   nodeSelector: {kubernetes.io/hostname: node-3}
   terminationGracePeriodSeconds: 1
   containers: [{name: client, image: "registry.k8s.io/e2e-test-images/agnhost:2.39", args: [pause]}]
-)yaml" + backends).size() == 4);
+)yaml" + backends).size() == 5);
   INFO(pipeline.Logs());
   if (pipeline.LogsContain("pods have no network of their own")) {
     WARN("skipped: the runtime could make no pod network here (see its log)");
@@ -2145,19 +2157,30 @@ spec:
   CHECK(AnswersBecome(pipeline, "client", "http://" + cluster_ip + "/", both) == both);
 
   // The NodePort on node-1's own address (its InternalIP on the node network).
-  std::string node_bytes;
-  const api::Node* node = pipeline.WaitFor<api::Node>(
-      model::ObjectKey(model::Kind("Node"), "", "node-1"),
-      [](const api::Node& n) { return n.status() && n.status()->addresses() && n.status()->addresses()->size() > 0; },
-      &node_bytes);
-  REQUIRE(node != nullptr);
-  std::string node_ip;
-  for (const api::NodeAddress* a : *node->status()->addresses()) {
-    if (a->type() && a->type()->str() == "InternalIP" && a->address()) node_ip = a->address()->str();
-  }
+  const auto internal_ip = [&](const std::string& name) {
+    std::string node_bytes;
+    const api::Node* node = pipeline.WaitFor<api::Node>(
+        model::ObjectKey(model::Kind("Node"), "", name),
+        [](const api::Node& n) { return n.status() && n.status()->addresses() && n.status()->addresses()->size() > 0; },
+        &node_bytes);
+    std::string ip;
+    if (node == nullptr) return ip;
+    for (const api::NodeAddress* a : *node->status()->addresses()) {
+      if (a->type() && a->type()->str() == "InternalIP" && a->address()) ip = a->address()->str();
+    }
+    return ip;
+  };
+  const std::string node_ip = internal_ip("node-1");
   REQUIRE_FALSE(node_ip.empty());
   CHECK(node_ip != "127.0.0.1");
   CHECK(AnswersBecome(pipeline, "client", "http://" + node_ip + ":" + std::to_string(node_port) + "/", both) == both);
+
+  // A hostPort answers on its node's address, through the portmap plugin's DNAT.
+  REQUIRE(pipeline.PodReaches("on-host-port", Pipeline::Running, std::chrono::seconds(30)));
+  const std::string node_2_ip = internal_ip("node-2");
+  REQUIRE_FALSE(node_2_ip.empty());
+  CHECK(AnswersBecome(pipeline, "client", "http://" + node_2_ip + ":8081/", {"on-host-port"}) ==
+        std::set<std::string>{"on-host-port"});
 
   // Stopped, podflow leaves no namespace of its network behind.
   const std::string prefix = netns::PrefixFor(pipeline.data_dir());

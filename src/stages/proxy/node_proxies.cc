@@ -51,7 +51,8 @@ void NodeProxies::Attach(const std::string& node, const std::string& ns, uint64_
   Logger("stage.proxy")->info("node {}: cluster DNS answers on {}:{} in {}", node, dns_address_, kDnsPort, ns);
 }
 
-void NodeProxies::Round(const std::function<std::set<std::string>()>& known, const rules::Ruleset& ruleset) {
+void NodeProxies::Round(const std::function<std::set<std::string>()>& known,
+                        const std::function<std::string(const std::string& node)>& render) {
   const auto now = std::chrono::steady_clock::now();
   if (now >= next_scan_) {
     next_scan_ = now + kScanPeriod;
@@ -77,7 +78,7 @@ void NodeProxies::Round(const std::function<std::set<std::string>()>& known, con
   for (auto& [name, node] : nodes_) {
     if (!node.dirty) continue;
     restored = true;
-    Status applied = netns::RunChecked({"ip", "netns", "exec", node.ns, "iptables-restore"}, ruleset.RenderOwned(name));
+    Status applied = netns::RunChecked({"ip", "netns", "exec", node.ns, "iptables-restore"}, render(name));
     if (applied.ok()) {
       node.dirty = false;
     } else {

@@ -17,7 +17,6 @@
 #include <string>
 
 #include "stages/proxy/dns/dns_server.h"
-#include "stages/proxy/rules/iptables.h"
 
 namespace podflow::proxy {
 
@@ -30,7 +29,8 @@ class NodeProxies {
   NodeProxies(const NodeProxies&) = delete;
   NodeProxies& operator=(const NodeProxies&) = delete;
 
-  // The ruleset changed: every node's is restored again.
+  // The rules changed (a Service's, its endpoints', a pod's hostPorts):
+  // every node's are restored again.
   void RulesChanged() { changed_ = true; }
 
   // One round: once a second, the namespaces of the nodes `nodes()` names
@@ -38,7 +38,9 @@ class NodeProxies {
   // forgotten); then, when the rules changed and a second has passed since
   // the last restore, each node's ruleset restored. A failed restore is
   // tried again a second later.
-  void Round(const std::function<std::set<std::string>()>& nodes, const rules::Ruleset& ruleset);
+  // `render` gives a node's whole document.
+  void Round(const std::function<std::set<std::string>()>& nodes,
+             const std::function<std::string(const std::string& node)>& render);
 
   // The nodes served now (their namespaces found).
   std::set<std::string> Served() const;

@@ -14,6 +14,7 @@
 #include "stages/proxy/endpoints.h"
 #include "stages/proxy/node_proxies.h"
 #include "stages/proxy/rules/from_objects.h"
+#include "stages/proxy/rules/host_ports.h"
 
 namespace podflow::proxy {
 namespace {
@@ -50,6 +51,16 @@ class Reconciler {
   // Whether the ruleset changed since the last call.
   bool TakeRulesChanged() { return std::exchange(rules_changed_, false); }
 
+  // The CNI portmap plugin's rules for the hostPorts of the pods on `node`.
+  rules::Fragment HostPortRules(const std::string& node) const {
+    std::vector<rules::PodHostPorts> pods;
+    for (const auto& [key, placed] : host_ports_) {
+      if (placed.first == node) pods.push_back(placed.second);
+    }
+    auto cidr = pod_cidrs_.find(node);
+    return rules::RenderHostPorts(pods, cidr == pod_cidrs_.end() ? "" : cidr->second);
+  }
+
   // The nodes that exist.
   std::set<std::string> Nodes() const {
     std::set<std::string> nodes;
@@ -65,9 +76,11 @@ class Reconciler {
               }
               pods_[kv.key] = kv.value;
               Touch(NamespaceOf(kv.key));
+              NoteHostPorts(kv.key, flatbuffers::GetRoot<api::Pod>(kv.value.data()));
             },
             [this](const std::string& key) {
               if (pods_.erase(key)) Touch(NamespaceOf(key));
+              NoteHostPorts(key, nullptr);
             }};
   }
 
@@ -114,9 +127,12 @@ class Reconciler {
                 it->second = zone;
                 TouchAll();
               }
+              const std::string cidr = node->spec() && node->spec()->pod_cidr() ? node->spec()->pod_cidr()->str() : "";
+              if (std::exchange(pod_cidrs_[NameOf(kv.key)], cidr) != cidr) rules_changed_ = true;
             },
             [this](const std::string& key) {
               if (zones_.erase(NameOf(key))) TouchAll();
+              pod_cidrs_.erase(NameOf(key));
             }};
   }
 
@@ -394,6 +410,24 @@ class Reconciler {
     for (const std::string& slice_name : changes.deleted) DeleteSlice(ns, owner, slice_name);
   }
 
+  // A pod's hostPorts on its node, as the CNI portmap plugin maps them
+  // (`pod` null: it is gone). Only a change of them changes the rules.
+  void NoteHostPorts(const std::string& key, const api::Pod* pod) {
+    rules::PodHostPorts ports = pod ? rules::HostPortsOf(*pod) : rules::PodHostPorts{};
+    const std::string node = pod && pod->spec() && pod->spec()->node_name() ? pod->spec()->node_name()->str() : "";
+    auto it = host_ports_.find(key);
+    if (ports.ports.empty() || node.empty()) {
+      if (it != host_ports_.end()) {
+        host_ports_.erase(it);
+        rules_changed_ = true;
+      }
+      return;
+    }
+    if (it != host_ports_.end() && it->second.first == node && it->second.second == ports) return;
+    host_ports_[key] = {node, std::move(ports)};
+    rules_changed_ = true;
+  }
+
   // The DNS records and kube-proxy's rules of the services that changed,
   // from what is stored now.
   void RefreshServing() {
@@ -434,6 +468,8 @@ class Reconciler {
   std::map<std::string, std::string> pods_, services_;
   std::map<std::string, size_t> services_per_ns_;
   std::map<std::string, std::string> zones_;  // node -> topology.kubernetes.io/zone
+  std::map<std::string, std::string> pod_cidrs_;  // node -> its podCIDR
+  std::map<std::string, std::pair<std::string, rules::PodHostPorts>> host_ports_;  // pod key -> its node, its hostPorts
   std::map<std::string, std::map<std::string, std::string>> slices_;  // "ns/service" -> slice name -> bytes
   std::map<std::string, std::string> slice_owner_;                    // slice key -> "ns/service"
   std::map<std::string, Revision> slice_revisions_;                   // slice key -> last revision seen or written
@@ -519,7 +555,10 @@ void ProxyStage::Loop(const std::atomic<bool>& stopping) {
     if (!leftovers_collected) leftovers_collected = reconciler.CollectLeftovers();
     reconciler.Round();
     if (reconciler.TakeRulesChanged()) node_proxies.RulesChanged();
-    node_proxies.Round(known_nodes, ruleset);
+    node_proxies.Round(known_nodes, [&](const std::string& node) {
+      const rules::Fragment host_ports = reconciler.HostPortRules(node);
+      return ruleset.RenderOwned(node, &host_ports);
+    });
   }
 }
 

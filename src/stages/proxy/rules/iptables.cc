@@ -230,11 +230,13 @@ void Ruleset::RemoveService(const std::string& namespace_, const std::string& se
   }
 }
 
-std::string Ruleset::Render(const std::string& node) const { return RenderDocument(node, false); }
+std::string Ruleset::Render(const std::string& node) const { return RenderDocument(node, false, nullptr); }
 
-std::string Ruleset::RenderOwned(const std::string& node) const { return RenderDocument(node, true); }
+std::string Ruleset::RenderOwned(const std::string& node, const Fragment* beside) const {
+  return RenderDocument(node, true, beside);
+}
 
-std::string Ruleset::RenderDocument(const std::string& node, bool owned) const {
+std::string Ruleset::RenderDocument(const std::string& node, bool owned, const Fragment* beside) const {
   NodeSettings here = settings_;
   here.node = node;
   std::vector<Fragment> rendered;  // the node-dependent ones
@@ -272,6 +274,7 @@ std::string Ruleset::RenderDocument(const std::string& node, bool owned) const {
       "-A KUBE-FORWARD -m comment --comment \"kubernetes forwarding conntrack rule\" -m conntrack --ctstate "
       "RELATED,ESTABLISHED -j ACCEPT\n";
   if (owned) out += kFilterJumps;
+  if (beside != nullptr) out += beside->filter_rules;
   out += "COMMIT\n*nat\n";
   if (owned) out += ":PREROUTING ACCEPT [0:0]\n:INPUT ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n:POSTROUTING ACCEPT [0:0]\n";
   out +=
@@ -280,6 +283,7 @@ std::string Ruleset::RenderDocument(const std::string& node, bool owned) const {
       ":KUBE-POSTROUTING - [0:0]\n"
       ":KUBE-MARK-MASQ - [0:0]\n";
   for (const Fragment* f : fragments) out += f->nat_chains;
+  if (beside != nullptr) out += beside->nat_chains;
   out += std::string("-A KUBE-POSTROUTING -m mark ! --mark ") + kMark + "/" + kMark + " -j RETURN\n";
   out += std::string("-A KUBE-POSTROUTING -j MARK --xor-mark ") + kMark + "\n";
   out +=
@@ -289,6 +293,7 @@ std::string Ruleset::RenderDocument(const std::string& node, bool owned) const {
   for (const Fragment* f : fragments) out += f->nat_rules;
   out += kNodePortsJump;
   if (owned) out += kNatJumps;
+  if (beside != nullptr) out += beside->nat_rules;
   out += "COMMIT\n";
   return out;
 }

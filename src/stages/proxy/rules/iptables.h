@@ -93,12 +93,14 @@ class Ruleset {
   std::string Render(const std::string& node) const;
   // Render, with the built-in chains' jumps into kube-proxy's chains that
   // kube-proxy inserts beside its document: for a namespace whose tables
-  // hold nothing else (a node of the pod network), restored whole.
-  std::string RenderOwned(const std::string& node) const;
+  // hold nothing else (a node of the pod network), restored whole. Rules
+  // of others for the same tables (the hostPorts', host_ports.h) come
+  // after kube-proxy's, as `beside`.
+  std::string RenderOwned(const std::string& node, const Fragment* beside = nullptr) const;
   size_t size() const { return ports_.size(); }
 
  private:
-  std::string RenderDocument(const std::string& node, bool owned) const;
+  std::string RenderDocument(const std::string& node, bool owned, const Fragment* beside) const;
 
   struct Entry {
     ServicePort port;

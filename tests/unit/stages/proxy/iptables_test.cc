@@ -14,6 +14,7 @@
 #include "model/codec.h"
 #include "stages/proxy/rules/chain_names.h"
 #include "stages/proxy/rules/from_objects.h"
+#include "stages/proxy/rules/host_ports.h"
 #include "temp_dir.h"
 
 namespace podflow::proxy::rules {
@@ -384,12 +385,15 @@ TEST_CASE("every rendered ruleset passes iptables-restore --test in a namespace 
   empty.node_port = 30100;
   empty.protocol = "udp";
   rules.Set(empty);
+  const Fragment host_ports = RenderHostPorts(
+      {{"uid-1", "10.244.1.9", {{"tcp", 8080, 80, ""}, {"udp", 5353, 53, "192.168.0.2"}}}}, "10.244.1.0/24");
   testing::TempDir dir("podflow-rules");
-  for (const std::string name : {"node-1", "node-2", "node-1 owned"}) {
+  for (const std::string name : {"node-1", "node-2", "node-1 owned", "node-2 owned"}) {
     INFO(name);
     const std::string node = name.substr(0, name.find(' '));
     const std::string path = dir.path() + "/" + node + (node == name ? "" : "-owned") + ".rules";
-    const std::string document = node == name ? rules.Render(node) : rules.RenderOwned(node);
+    const std::string document =
+        node == name ? rules.Render(node) : rules.RenderOwned(node, node == "node-2" ? &host_ports : nullptr);
     std::ofstream(path) << document;
     const std::string command = "unshare --net iptables-restore --test < " + path + " 2>" + path + ".err";
     const int rc = std::system(command.c_str());
@@ -399,6 +403,99 @@ TEST_CASE("every rendered ruleset passes iptables-restore --test in a namespace 
     INFO(why);
     CHECK(rc == 0);
   }
+}
+
+
+TEST_CASE("hostPorts: the CNI portmap plugin's chains — DNAT to the pod, hairpin and localhost masqueraded",
+          "[proxy][iptables]") {
+  const Fragment none = RenderHostPorts({{"uid-0", "10.244.1.4", {}}}, "10.244.1.0/24");
+  CHECK(none.nat_chains.empty());
+  CHECK(none.nat_rules.empty());
+  const Fragment f = RenderHostPorts(
+      {{"uid-1", "10.244.1.9", {{"tcp", 8080, 80, ""}, {"tcp", 8443, 443, "0.0.0.0"}, {"udp", 5353, 53, "192.168.0.2"}}}},
+      "10.244.1.0/24");
+  const std::string chain = HostPortChain("uid-1");
+  CHECK(chain.size() == 28);
+  CHECK(chain.rfind("CNI-DN-", 0) == 0);
+  CHECK(chain != HostPortChain("uid-2"));
+  CHECK(Lines(f.nat_chains) == std::vector<std::string>{":CNI-HOSTPORT-DNAT - [0:0]", ":CNI-HOSTPORT-SETMARK - [0:0]",
+                                                        ":CNI-HOSTPORT-MASQ - [0:0]", ":" + chain + " - [0:0]"});
+  CHECK(Lines(f.nat_rules, "-A PREROUTING") ==
+        std::vector<std::string>{"-A PREROUTING -m addrtype --dst-type LOCAL -j CNI-HOSTPORT-DNAT"});
+  CHECK(Lines(f.nat_rules, "-A OUTPUT") ==
+        std::vector<std::string>{"-A OUTPUT -m addrtype --dst-type LOCAL -j CNI-HOSTPORT-DNAT"});
+  CHECK(Lines(f.nat_rules, "-A CNI-HOSTPORT-MASQ") ==
+        std::vector<std::string>{"-A CNI-HOSTPORT-MASQ -m mark --mark 0x2000/0x2000 -j MASQUERADE"});
+  // One jump per protocol, its ports together.
+  CHECK(Lines(f.nat_rules, "-A CNI-HOSTPORT-DNAT") ==
+        std::vector<std::string>{
+            "-A CNI-HOSTPORT-DNAT -p tcp -m comment --comment \"dnat name: \\\"podflow\\\" id: \\\"uid-1\\\"\" -m "
+            "multiport --dports 8080,8443 -j " + chain,
+            "-A CNI-HOSTPORT-DNAT -p udp -m comment --comment \"dnat name: \\\"podflow\\\" id: \\\"uid-1\\\"\" -m "
+            "multiport --dports 5353 -j " + chain});
+  CHECK(Lines(f.nat_rules, "-A " + chain) ==
+        std::vector<std::string>{
+            "-A " + chain + " -s 10.244.1.0/24 -p tcp -m tcp --dport 8080 -j CNI-HOSTPORT-SETMARK",
+            "-A " + chain + " -s 127.0.0.1/32 -p tcp -m tcp --dport 8080 -j CNI-HOSTPORT-SETMARK",
+            "-A " + chain + " -p tcp -m tcp --dport 8080 -j DNAT --to-destination 10.244.1.9:80",
+            "-A " + chain + " -s 10.244.1.0/24 -p tcp -m tcp --dport 8443 -j CNI-HOSTPORT-SETMARK",
+            "-A " + chain + " -s 127.0.0.1/32 -p tcp -m tcp --dport 8443 -j CNI-HOSTPORT-SETMARK",
+            "-A " + chain + " -p tcp -m tcp --dport 8443 -j DNAT --to-destination 10.244.1.9:443",
+            "-A " + chain + " -s 10.244.1.0/24 -d 192.168.0.2/32 -p udp -m udp --dport 5353 -j CNI-HOSTPORT-SETMARK",
+            "-A " + chain + " -s 127.0.0.1/32 -d 192.168.0.2/32 -p udp -m udp --dport 5353 -j CNI-HOSTPORT-SETMARK",
+            "-A " + chain + " -d 192.168.0.2/32 -p udp -m udp --dport 5353 -j DNAT --to-destination 10.244.1.9:53"});
+  // Beside kube-proxy's in a node's own document: after its jumps.
+  Ruleset rules({"", "10.244.0.0/16", false});
+  const std::string document = rules.RenderOwned("node-1", &f);
+  const std::vector<std::string> prerouting = Lines(document, "-A PREROUTING");
+  REQUIRE(prerouting.size() == 2);
+  CHECK(prerouting[0].find("KUBE-SERVICES") != std::string::npos);
+  CHECK(prerouting[1].find("CNI-HOSTPORT-DNAT") != std::string::npos);
+  CHECK(document.find(":" + chain + " - [0:0]") < document.find("-A " + chain));
+}
+
+TEST_CASE("hostPorts: a pod's, as the plugin is handed them — its containers' and sidecars' ports with a hostPort, "
+          "once it has its own IP",
+          "[proxy][iptables]") {
+  const std::string running = Decode(R"(apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: default, uid: 0b6e3c52-0000-4000-8000-000000000001}
+spec:
+  nodeName: node-1
+  initContainers:
+  - {name: setup, image: busybox, ports: [{containerPort: 7000, hostPort: 7000}]}
+  - {name: proxy, image: envoy, restartPolicy: Always, ports: [{containerPort: 9901, hostPort: 19901}]}
+  containers:
+  - name: web
+    image: nginx
+    ports: [{containerPort: 80, hostPort: 8080}, {containerPort: 443}, {containerPort: 53, hostPort: 5353, protocol: UDP, hostIP: 192.168.0.2}]
+status: {phase: Running, podIP: 10.244.1.9}
+)");
+  const PodHostPorts ports = HostPortsOf(*flatbuffers::GetRoot<api::Pod>(running.data()));
+  CHECK(ports.id == "0b6e3c52-0000-4000-8000-000000000001");
+  CHECK(ports.pod_ip == "10.244.1.9");
+  CHECK(ports.ports == std::vector<HostPortMapping>{{"tcp", 19901, 9901, ""}, {"tcp", 8080, 80, ""},
+                                                    {"udp", 5353, 53, "192.168.0.2"}});
+  for (const char* status : {"{phase: Pending}", "{phase: Succeeded, podIP: 10.244.1.9}"}) {
+    INFO(status);
+    std::string yaml = R"(apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: default, uid: u}
+spec:
+  containers: [{name: web, image: nginx, ports: [{containerPort: 80, hostPort: 8080}]}]
+status: )";
+    const std::string pod = Decode(yaml + status + "\n");
+    CHECK(HostPortsOf(*flatbuffers::GetRoot<api::Pod>(pod.data())).ports.empty());
+  }
+  const std::string host_network = Decode(R"(apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: default, uid: u}
+spec:
+  hostNetwork: true
+  containers: [{name: web, image: nginx, ports: [{containerPort: 8080, hostPort: 8080}]}]
+status: {phase: Running, podIP: 192.168.0.2}
+)");
+  CHECK(HostPortsOf(*flatbuffers::GetRoot<api::Pod>(host_network.data())).ports.empty());
 }
 
 }  // namespace
