@@ -7,7 +7,12 @@ namespace {
 
 std::string Str(const flatbuffers::String* s) { return s ? s->str() : ""; }
 
-std::string Protocol(api::Protocol p) {
+// kube-proxy's default ClientIP affinity timeout (3 hours).
+constexpr int32_t kDefaultAffinitySeconds = 10800;
+
+}  // namespace
+
+std::string ProtocolName(api::Protocol p) {
   switch (p) {
     case api::Protocol::UDP:
       return "udp";
@@ -17,11 +22,6 @@ std::string Protocol(api::Protocol p) {
       return "tcp";
   }
 }
-
-// kube-proxy's default ClientIP affinity timeout (3 hours).
-constexpr int32_t kDefaultAffinitySeconds = 10800;
-
-}  // namespace
 
 std::vector<ServicePort> ServicePortsOf(const api::Service& service,
                                         const std::vector<const api::EndpointSlice*>& slices) {
@@ -37,7 +37,7 @@ std::vector<ServicePort> ServicePortsOf(const api::Service& service,
     port.namespace_ = ns;
     port.service = Str(service.metadata()->name());
     port.port_name = Str(sp->name());
-    port.protocol = Protocol(sp->protocol());
+    port.protocol = ProtocolName(sp->protocol());
     port.cluster_ip = external_name ? "" : Str(spec->cluster_ip());
     port.port = sp->port();
     port.node_port = sp->node_port();
@@ -64,7 +64,7 @@ std::vector<ServicePort> ServicePortsOf(const api::Service& service,
       if (slice->address_type() != api::AddressType::IPv4) continue;
       std::optional<int32_t> target;
       for (const api::EndpointSlicePort* p : *slice->ports()) {
-        if (Str(p->name()) == port.port_name && Protocol(p->protocol()) == port.protocol && p->port()) {
+        if (Str(p->name()) == port.port_name && ProtocolName(p->protocol()) == port.protocol && p->port()) {
           target = *p->port();
         }
       }

@@ -6,21 +6,12 @@
 #include <cstdio>
 #include <map>
 
+#include "stages/proxy/rules/from_objects.h"
+
 namespace podflow::proxy::rules {
 namespace {
 
 constexpr char kMark[] = "0x2000/0x2000";  // the portmap plugin's masquerade bit
-
-const char* ProtocolName(api::Protocol protocol) {
-  switch (protocol) {
-    case api::Protocol::UDP:
-      return "udp";
-    case api::Protocol::SCTP:
-      return "sctp";
-    default:
-      return "tcp";
-  }
-}
 
 void AddPorts(const flatbuffers::Vector<flatbuffers::Offset<api::ContainerPort>>* ports, PodHostPorts& out) {
   if (ports == nullptr) return;
