@@ -158,10 +158,10 @@ bool NamespaceExists(const std::string& name) {
   return std::filesystem::exists(std::string(kNetnsDir) + "/" + name, ec);
 }
 
-uint64_t NamespaceId(const std::string& name) {
-  struct stat st {};
-  if (::stat((std::string(kNetnsDir) + "/" + name).c_str(), &st) != 0) return 0;
-  return static_cast<uint64_t>(st.st_ino);
+bool NamedNamespaceIs(const std::string& name, int fd) {
+  struct stat named {}, held {};
+  if (::stat((std::string(kNetnsDir) + "/" + name).c_str(), &named) != 0 || ::fstat(fd, &held) != 0) return false;
+  return named.st_dev == held.st_dev && named.st_ino == held.st_ino;
 }
 
 Result<int> OpenNamespace(const std::string& name) {
@@ -220,15 +220,20 @@ Status PodNetwork::AddNode(const std::string& node, const NodeAddresses& address
   Status made = IpSteps(steps);
   if (made.ok()) made = WriteSysctl(ns, "/proc/sys/net/ipv4/ip_forward", "1");
   if (!made.ok()) {
+    Ip(fabric_, {"link", "del", uplink});
     Ip("", {"netns", "del", ns});
     return made;
   }
+  std::vector<std::string> routed;  // the nodes given a route to it so far
   for (const auto& [other, known] : nodes_) {
     if (Status s = Ip(NodeNamespace(other), {"route", "add", addresses.pod_cidr, "via", Address(addresses.address)});
         !s.ok()) {
+      for (const std::string& back : routed) Ip(NodeNamespace(back), {"route", "del", addresses.pod_cidr});
+      Ip(fabric_, {"link", "del", uplink});
       Ip("", {"netns", "del", ns});
       return s;
     }
+    routed.push_back(other);
   }
   // Bridged pod-to-pod traffic through the node's iptables, so that a
   // service's DNAT and its reply meet in conntrack (br_netfilter; a
@@ -247,8 +252,12 @@ Status PodNetwork::RemoveNode(const std::string& node) {
   const NodeAddresses gone = it->second.addresses;
   nodes_.erase(it);
   for (const auto& [other, known] : nodes_) Ip(NodeNamespace(other), {"route", "del", gone.pod_cidr});
-  // Its uplink's fabric end goes with the namespace's end.
-  return Ip("", {"netns", "del", NodeNamespace(node)});
+  // Its uplink now (with its peer, the node's eth0 and address): the
+  // namespace itself lives on while anything holds it (a socket of the
+  // cluster DNS), and the name is free for the node to come back at once.
+  Status first = Ip(fabric_, {"link", "del", "vn" + ShortHash(node)});
+  Status removed = Ip("", {"netns", "del", NodeNamespace(node)});
+  return first.ok() ? removed : first;
 }
 
 Status PodNetwork::AddPod(const std::string& node, const std::string& pod, const std::string& address) {
@@ -266,9 +275,13 @@ Status PodNetwork::AddPod(const std::string& node, const std::string& pod, const
                          {ns, {"link", "set", "eth0", "up"}},
                          {ns, {"route", "add", "default", "via", Address(it->second.addresses.gateway)}}});
   if (!made.ok()) {
+    Ip(node_ns, {"link", "del", port});
     Ip("", {"netns", "del", ns});
     return made;
   }
+  // The address may have been an earlier pod's: the node forgets that
+  // pod's link-layer address now rather than after its cache times out.
+  Ip(node_ns, {"neigh", "flush", "to", Address(address)});
   it->second.pods.insert(pod);
   pod_nodes_[pod] = node;
   return Status::Ok();
@@ -277,10 +290,14 @@ Status PodNetwork::AddPod(const std::string& node, const std::string& pod, const
 Status PodNetwork::RemovePod(const std::string& pod) {
   auto it = pod_nodes_.find(pod);
   if (it == pod_nodes_.end()) return Status::NotFound("pod " + pod + " is not on the pod network");
-  nodes_[it->second].pods.erase(pod);
+  const std::string node = it->second;
+  nodes_[node].pods.erase(pod);
   pod_nodes_.erase(it);
-  // The veth pair goes with the pod's namespace.
-  return Ip("", {"netns", "del", PodNamespace(pod)});
+  // Its veth now, off the node's bridge (the namespace itself may outlive
+  // this while its processes are reaped): its address is free at once.
+  Status first = Ip(NodeNamespace(node), {"link", "del", "vp" + ShortHash(pod)});
+  Status removed = Ip("", {"netns", "del", PodNamespace(pod)});
+  return first.ok() ? removed : first;
 }
 
 Status PodNetwork::ApplyRules(const std::string& node, const std::string& document) {

@@ -49,9 +49,10 @@ std::string NodeNamespaceName(const std::string& prefix, const std::string& node
 std::string PodNamespaceName(const std::string& prefix, const std::string& pod);
 // Whether the named namespace exists (under /run/netns).
 bool NamespaceExists(const std::string& name);
-// Which namespace the name holds now (its inode; 0: none): one removed and
-// made again under the same name is another.
-uint64_t NamespaceId(const std::string& name);
+// Whether the name still holds the namespace `fd` (OpenNamespace's) is
+// open on: false once it was removed, or removed and made again (holding
+// the descriptor keeps its identity from being reused).
+bool NamedNamespaceIs(const std::string& name, int fd);
 
 // Opens the named namespace (O_CLOEXEC), for setns(fd, CLONE_NEWNET).
 Result<int> OpenNamespace(const std::string& name);

@@ -1,5 +1,7 @@
 #include "stages/proxy/node_proxies.h"
 
+#include <unistd.h>
+
 #include "base/logging.h"
 #include "netns/command.h"
 #include "netns/pod_network.h"
@@ -24,31 +26,23 @@ std::set<std::string> NodeProxies::Served() const {
   return served;
 }
 
-void NodeProxies::Attach(const std::string& node, const std::string& ns, uint64_t id) {
-  Node& served = nodes_[node];
-  served.ns = ns;
-  served.id = id;
-  if (dns_address_.empty()) return;
+NodeProxies::Node::~Node() {
+  dns.reset();
+  if (fd >= 0) ::close(fd);
+}
+
+Status NodeProxies::StartDns(Node& served) {
   // The cluster DNS address is the node's own, on its loopback: a pod's
   // query goes to its gateway and is delivered here.
-  Status addressed = netns::RunChecked({"ip", "-n", ns, "addr", "replace", dns_address_ + "/32", "dev", "lo"});
-  if (!addressed.ok()) {
-    Logger("stage.proxy")->warn("node {}: no cluster DNS on its network: {}", node, addressed.ToString());
-    return;
-  }
+  PODFLOW_RETURN_IF_ERROR(
+      netns::RunChecked({"ip", "-n", served.ns, "addr", "replace", dns_address_ + "/32", "dev", "lo"}));
   // Its sockets are made in the node's namespace and stay there.
-  netns::ThreadInNamespace in(ns);
-  if (!in.status().ok()) {
-    Logger("stage.proxy")->warn("node {}: no cluster DNS on its network: {}", node, in.status().ToString());
-    return;
-  }
+  netns::ThreadInNamespace in(served.ns);
+  PODFLOW_RETURN_IF_ERROR(in.status());
   Result<std::unique_ptr<dns::DnsServer>> server = dns::DnsServer::Start(dns_address_, kDnsPort, lookup_);
-  if (!server.ok()) {
-    Logger("stage.proxy")->warn("node {}: no cluster DNS on its network: {}", node, server.status().ToString());
-    return;
-  }
+  if (!server.ok()) return server.status();
   served.dns = std::move(*server);
-  Logger("stage.proxy")->info("node {}: cluster DNS answers on {}:{} in {}", node, dns_address_, kDnsPort, ns);
+  return Status::Ok();
 }
 
 void NodeProxies::Round(const std::function<std::set<std::string>()>& known,
@@ -60,13 +54,29 @@ void NodeProxies::Round(const std::function<std::set<std::string>()>& known,
     // A node gone, or its namespace removed or made again (its runtime
     // restarted): its DNS goes with the old namespace.
     for (auto it = nodes_.begin(); it != nodes_.end();) {
-      const bool gone = !nodes.contains(it->first) || netns::NamespaceId(it->second.ns) != it->second.id;
+      const bool gone = !nodes.contains(it->first) || !netns::NamedNamespaceIs(it->second.ns, it->second.fd);
       it = gone ? nodes_.erase(it) : std::next(it);
     }
     for (const std::string& node : nodes) {
-      if (nodes_.contains(node)) continue;
-      const std::string ns = netns::NodeNamespaceName(prefix_, node);
-      if (const uint64_t id = netns::NamespaceId(ns); id != 0) Attach(node, ns, id);
+      auto served = nodes_.find(node);
+      if (served == nodes_.end()) {
+        const std::string ns = netns::NodeNamespaceName(prefix_, node);
+        Result<int> fd = netns::OpenNamespace(ns);
+        if (!fd.ok()) continue;  // not on the pod network (a simulated node), or not yet
+        if (!note_.empty()) Logger("stage.proxy")->info("{}", std::exchange(note_, ""));
+        served = nodes_.try_emplace(node).first;
+        served->second.ns = ns;
+        served->second.fd = *fd;
+      }
+      Node& here = served->second;
+      if (dns_address_.empty() || here.dns) continue;
+      // Tried again at each look; said once per reason.
+      if (Status started = StartDns(here); started.ok()) {
+        Logger("stage.proxy")->info("node {}: cluster DNS answers on {}:{} in {}", node, dns_address_, kDnsPort, here.ns);
+      } else if (started.message() != here.dns_error) {
+        here.dns_error = started.message();
+        Logger("stage.proxy")->warn("node {}: no cluster DNS on its network yet: {}", node, here.dns_error);
+      }
     }
   }
   if (changed_) {

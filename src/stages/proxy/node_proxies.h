@@ -42,22 +42,32 @@ class NodeProxies {
   void Round(const std::function<std::set<std::string>()>& nodes,
              const std::function<std::string(const std::string& node)>& render);
 
+  // Logged when the first node is found (what applies to the pod network only).
+  void NoteOnce(std::string note) { note_ = std::move(note); }
+
   // The nodes served now (their namespaces found).
   std::set<std::string> Served() const;
 
  private:
   struct Node {
+    Node() = default;
+    Node(const Node&) = delete;
+    Node& operator=(const Node&) = delete;
+    ~Node();
     std::string ns;
-    uint64_t id = 0;  // the namespace's (netns::NamespaceId): one made again is new
-    std::unique_ptr<dns::DnsServer> dns;
-    bool dirty = true;  // its rules are to be restored
+    int fd = -1;  // the namespace found: one removed and made again under its name is another
+    std::unique_ptr<dns::DnsServer> dns;  // none: not yet (tried again at the next look)
+    std::string dns_error;                // why not, as last said
+    bool dirty = true;                    // its rules are to be restored
   };
-  void Attach(const std::string& node, const std::string& ns, uint64_t id);
+  // Starts the node's DNS inside its namespace.
+  Status StartDns(Node& served);
 
   const std::string prefix_;
   const std::string dns_address_;
   const dns::Lookup lookup_;
   std::map<std::string, Node> nodes_;
+  std::string note_;
   bool changed_ = true;
   std::chrono::steady_clock::time_point next_scan_{}, next_restore_{};
 };

@@ -1,6 +1,7 @@
 #include "stages/proxy/proxy_stage.h"
 
 #include <chrono>
+#include <filesystem>
 #include <random>
 #include <variant>
 
@@ -526,7 +527,12 @@ void ProxyStage::Loop(const std::atomic<bool>& stopping) {
   client::Informer pods = informer("Pod"), services = informer("Service"), slices = informer("EndpointSlice"),
                    nodes = informer("Node"), namespaces = informer("Namespace");
   client::ApiClient client(context_.bus, context_.Endpoint("api"), "proxy");
-  rules::Ruleset ruleset({"", config_.cluster_cidr, false});
+  // Without br_netfilter a node's bridge would carry a reply from a pod on
+  // the same node past conntrack, un-DNATed: every Service's traffic is
+  // masqueraded then (kube-proxy's --masquerade-all), so that replies come
+  // back through the node.
+  const bool bridged = std::filesystem::exists("/proc/sys/net/bridge/bridge-nf-call-iptables");
+  rules::Ruleset ruleset({"", config_.cluster_cidr, !bridged});
   Reconciler reconciler(client, records_mu_, records_, ruleset);
   // kube-proxy and the DNS on the nodes of the pod network, if there is one.
   NodeProxies node_proxies(netns::PrefixFor(context_.config.data_dir), config_.dns ? config_.cluster_dns : "",
@@ -535,6 +541,9 @@ void ProxyStage::Loop(const std::atomic<bool>& stopping) {
                              return records_.Resolve(name, type);
                            });
   const auto known_nodes = [&] { return reconciler.Nodes(); };
+  if (!bridged) {
+    node_proxies.NoteOnce("no br_netfilter in this kernel: on the pod network every Service's traffic is masqueraded");
+  }
   const client::Informer::Handlers pod_handlers = reconciler.PodHandlers(),
                                    service_handlers = reconciler.ServiceHandlers(),
                                    slice_handlers = reconciler.SliceHandlers(),

@@ -3,6 +3,11 @@
 #include "model/objects.h"
 
 namespace podflow::runtime {
+namespace {
+
+const Ipv4 kThisMachine = 0x7f000001;  // 127.0.0.1
+
+}  // namespace
 
 NodeAgentSet::NodeAgentSet(const ImageCatalog* catalog, RuntimeTiming timing)
     : catalog_(catalog), timing_(timing) {}
@@ -22,10 +27,22 @@ Status NodeAgentSet::AddNode(SimNode node) {
   Status networked;
   if (host != nullptr && host->HasPodNetwork()) {
     const Cidr& cidr = node.pod_cidr;
-    networked = host->AddNodeNetwork(node.name,
-                                     FormatIpv4(node.internal_ip) + "/" + std::to_string(node.node_network.prefix),
-                                     cidr.ToString(), FormatIpv4(cidr.base + 1) + "/" + std::to_string(cidr.prefix));
-    if (networked.ok()) network = host->NodeNetwork(node.name);
+    const Cidr& nodes = node.node_network;
+    const auto in = [](Ipv4 ip, const Cidr& c) {
+      return c.prefix == 0 || (ip >> (32 - c.prefix)) == (c.base >> (32 - c.prefix));
+    };
+    if (nodes.prefix == 0 || !in(node.internal_ip, nodes) || (node.internal_ip >> 24) == 127) {
+      networked = Status::Invalid("its InternalIP " + FormatIpv4(node.internal_ip) + " is not an address of nodeIPRange " +
+                                  nodes.ToString());
+    } else {
+      networked = host->AddNodeNetwork(node.name, FormatIpv4(node.internal_ip) + "/" + std::to_string(nodes.prefix),
+                                       cidr.ToString(), FormatIpv4(cidr.base + 1) + "/" + std::to_string(cidr.prefix));
+    }
+    if (networked.ok()) {
+      network = host->NodeNetwork(node.name);
+    } else if (!node.internal_ip_given) {
+      node.internal_ip = kThisMachine;  // on this machine's network after all
+    }
   }
   std::string name = node.name;
   nodes_.emplace(std::move(name), std::make_unique<NodeRuntime>(std::move(node), catalog_, &timing_, &sources_, host,

@@ -40,8 +40,10 @@ class NodeAgentSet {
   void SetContainerHost(ContainerHost* host) { host_ = host; }
   // AlreadyExists when a node of that name is hosted; Unavailable for
   // a process node without a container host. A process node is put on the
-  // host's pod network when it has one; when that fails the node is hosted
-  // all the same, its pods on this machine's network, and the error says
+  // host's pod network when it has one (its InternalIP must be in its
+  // nodeIPRange); when that fails the node is hosted all the same, its
+  // pods on this machine's network (its InternalIP this machine's
+  // loopback unless one was given: FindNode tells), and the error says
   // why.
   Status AddNode(SimNode node);
   // Stops every pod on the node (no further reports) and forgets it.

@@ -199,10 +199,15 @@ class RuntimeLoop {
   // Registers the configured nodes: creates each Node unless it exists (a
   // restart keeps the registered object and its creationTimestamp).
   void RegisterNodes(const std::atomic<bool>& stopping) {
-    for (const SimNode& node : nodes_) {
+    for (SimNode& node : nodes_) {
       Status added = agents_.AddNode(node);
       if (!added.ok()) log_->error("node {}: {}", node.name, added.ToString());
+      // A node the pod network could not take is on this machine's: its
+      // address is what the agent set made it.
+      if (const NodeRuntime* hosted = agents_.FindNode(node.name)) node.internal_ip = hosted->node().internal_ip;
     }
+    hosted_defs_.clear();
+    for (const SimNode& node : nodes_) hosted_defs_.push_back(NodeDefFromSim(node));
     stored_leases_ = StoredLeases(stopping);
     // A first start creates them kNodesPerWrite to a write; one of a write
     // that exists already (a restart), or a write that failed (too large,

@@ -1,5 +1,6 @@
 #include "stages/runtime/process/process_engine.h"
 
+#include "base/logging.h"
 #include "netns/command.h"
 #include "stages/runtime/process/container_root.h"
 #include "stages/runtime/process/identity.h"
@@ -179,6 +180,10 @@ ProcessEngine::ProcessEngine(EngineOptions options) : options_(std::move(options
     std::optional<std::string> no_network;
     if (!isolate_) {
       no_network = "its containers cannot be put in namespaces here";
+    } else if (!own_root_) {
+      // Without a root of their own they would read this machine's
+      // resolv.conf, whose servers the pod's network does not reach.
+      no_network = "its containers have no root of their own for kubelet's /etc/resolv.conf and /etc/hosts";
     } else if (!netns::HasProgram("iptables-restore")) {
       no_network = "no `iptables-restore` (Debian's iptables) for kube-proxy's rules";
     } else if (Result<std::unique_ptr<netns::PodNetwork>> made =
@@ -224,7 +229,10 @@ Status ProcessEngine::AddNodeNetwork(const std::string& node, const std::string&
 }
 
 void ProcessEngine::RemoveNodeNetwork(const std::string& node) {
-  if (network_) (void)network_->RemoveNode(node);
+  if (!network_) return;
+  if (Status removed = network_->RemoveNode(node); !removed.ok()) {
+    Logger("stage.runtime")->warn("taking node {} off the pod network: {}", node, removed.ToString());
+  }
 }
 
 std::string ProcessEngine::NodeNetwork(const std::string& node) const {
@@ -239,7 +247,10 @@ Result<std::string> ProcessEngine::AddPodNetwork(const std::string& node, const 
 }
 
 void ProcessEngine::RemovePodNetwork(const std::string& pod) {
-  if (network_) (void)network_->RemovePod(pod);
+  if (!network_) return;
+  if (Status removed = network_->RemovePod(pod); !removed.ok()) {
+    Logger("stage.runtime")->warn("taking pod {} off the pod network: {}", pod, removed.ToString());
+  }
 }
 
 std::string ProcessEngine::RootfsBase() const { return options_.state_root + "/rootfs"; }

@@ -53,6 +53,28 @@ struct FakeHost : ContainerHost {
   std::vector<ProbeOutcome> TakeProbeOutcomes() override { return std::exchange(outcomes, {}); }
   std::vector<std::pair<std::string, ProbeCheck>> probes;
   std::vector<ProbeOutcome> outcomes;
+
+  // A pod network, when `network` (its calls recorded; `refuse_node` and
+  // `refuse_pod` fail the next of theirs).
+  bool network = false;
+  std::optional<Status> refuse_node, refuse_pod;
+  std::vector<std::string> node_networks, pod_networks, removed_pod_networks, removed_node_networks;
+  bool HasPodNetwork() const override { return network; }
+  Status AddNodeNetwork(const std::string& node, const std::string& address, const std::string& pod_cidr,
+                        const std::string& gateway) override {
+    if (refuse_node) return *std::exchange(refuse_node, std::nullopt);
+    node_networks.push_back(node + " " + address + " " + pod_cidr + " " + gateway);
+    return Status::Ok();
+  }
+  void RemoveNodeNetwork(const std::string& node) override { removed_node_networks.push_back(node); }
+  std::string NodeNetwork(const std::string& node) const override { return "ns-node-" + node; }
+  Result<std::string> AddPodNetwork(const std::string& node, const std::string& pod,
+                                    const std::string& address) override {
+    if (refuse_pod) return *std::exchange(refuse_pod, std::nullopt);
+    pod_networks.push_back(node + " " + pod + " " + address);
+    return "ns-pod-" + pod;
+  }
+  void RemovePodNetwork(const std::string& pod) override { removed_pod_networks.push_back(pod); }
 };
 
 struct Fixture {
@@ -715,6 +737,85 @@ spec:
   REQUIRE(runner->due() == t1 + SimDuration(2500));
   f.RunUntil(*runner, t1 + SimDuration(2500));
   CHECK(f.host.signals == std::vector<std::pair<ProcessId, int>>{{1, SIGTERM}, {1, SIGKILL}});
+}
+
+TEST_CASE("process node on a pod network: the node joins it, each pod's sandbox gets a namespace and an IP of its "
+          "own that its containers join, its probes connect from the node's; a node the network refuses is this "
+          "machine") {
+  Fixture f;
+  f.host.network = true;
+  NodeAgentSet agents(&f.catalog, f.timing);
+  agents.SetContainerHost(&f.host);
+  SimNode joined = Fixture::ProcessNode();
+  joined.node_network = *ParseCidr("192.168.0.0/16");
+  REQUIRE(agents.AddNode(joined).ok());
+  CHECK(f.host.node_networks == std::vector<std::string>{"node-1 192.168.0.2/16 10.244.1.0/24 10.244.1.1/24"});
+  NodeRuntime* node = agents.FindNode("node-1");
+  REQUIRE(node != nullptr);
+  CHECK(node->network() == "ns-node-node-1");
+  CHECK(node->host_ip() == "192.168.0.2");
+
+  {
+    PodRunner runner(PodAssignment{"/registry/pods/default/p", 7, PodFromYaml(R"(apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers:
+  - name: web
+    image: busybox:1.28
+    command: ["python3", "-m", "http.server", "8080"]
+    readinessProbe: {httpGet: {port: 8080}}
+)")},
+                     node, f.clock.now);
+    f.host.refuse_pod = Status::Unavailable("veth: File exists");
+    model::Report r = f.RunUntil(runner, f.clock.now + SimDuration(1));
+    // The plugin's failure: the sandbox is retried, the address not kept.
+    REQUIRE(Count(r, "FailedCreatePodSandBox") == 1);
+    CHECK(r.events.front().message.find("plugin type=\"bridge\" failed (add): veth: File exists") != std::string::npos);
+    CHECK(f.host.launched.empty());
+    r = f.RunUntil(runner, f.clock.now + SimDuration(20'000));
+    REQUIRE(f.host.pod_networks.size() == 1);
+    CHECK(f.host.pod_networks[0] == "node-1 uid-1 10.244.1.2/24");  // the address the failed try took, given back
+    CHECK(r.status.pod_ip == "10.244.1.2");
+    CHECK(r.status.host_ip == "192.168.0.2");
+    REQUIRE(f.host.launched.size() == 1);
+    CHECK(f.host.launched[0].network == "ns-pod-uid-1");
+    REQUIRE(f.host.probes.size() >= 1);
+    CHECK(f.host.probes[0].second.host == "10.244.1.2");
+    CHECK(f.host.probes[0].second.network == "ns-node-node-1");
+    // Its own /etc/hosts, as kubelet writes a pod's on its own network.
+    const auto etc = std::find_if(f.host.sources.begin(), f.host.sources.end(),
+                                  [](const VolumeSource& v) { return v.name == "~etc"; });
+    REQUIRE(etc != f.host.sources.end());
+    CHECK(etc->files.at(0).data.find("10.244.1.2\tp") != std::string::npos);
+  }
+  // The runner gone, its namespace goes and its address is free again.
+  CHECK(f.host.removed_pod_networks == std::vector<std::string>{"uid-1"});
+  CHECK(node->ip_pool().Allocate().value() == *ParseIpv4("10.244.1.2"));
+
+  // A node whose address is outside nodeIPRange, or that the network
+  // refuses, is hosted on this machine's network.
+  SimNode outside = testing::TestNode("node-2", "10.244.2.0/24");
+  outside.type = RuntimeType::kProcess;
+  outside.node_network = *ParseCidr("172.16.0.0/16");
+  Status added = agents.AddNode(outside);
+  CHECK_FALSE(added.ok());
+  CHECK(added.message() == "not on the pod network (its pods run on this machine's network): its InternalIP "
+                           "192.168.0.2 is not an address of nodeIPRange 172.16.0.0/16");
+  REQUIRE(agents.FindNode("node-2") != nullptr);
+  CHECK(agents.FindNode("node-2")->network().empty());
+  CHECK(agents.FindNode("node-2")->host_ip() == "127.0.0.1");
+  SimNode refused = testing::TestNode("node-3", "10.244.3.0/24");
+  refused.type = RuntimeType::kProcess;
+  refused.node_network = *ParseCidr("192.168.0.0/16");
+  refused.internal_ip = *ParseIpv4("192.168.0.4");
+  refused.internal_ip_given = true;  // given: kept
+  f.host.refuse_node = Status::Unavailable("RTNETLINK answers: File exists");
+  CHECK_FALSE(agents.AddNode(refused).ok());
+  CHECK(agents.FindNode("node-3")->host_ip() == "192.168.0.4");
+  CHECK(agents.FindNode("node-3")->network().empty());
+  agents.RemoveNode("node-1");
+  CHECK(f.host.removed_node_networks == std::vector<std::string>{"node-1"});
 }
 
 }  // namespace podflow::runtime
