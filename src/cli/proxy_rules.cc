@@ -42,12 +42,12 @@ int RunProxyRules(const ProxyRulesOptions& options) {
       return 1;
     }
     // As the proxy stage reads it: its own clusterCIDR, else the runtime's.
-    Result<proxy::ProxyConfig> proxy = proxy::ParseProxyConfig(config->Section("proxy"));
+    Result<proxy::ProxyConfig> proxy = proxy::LoadProxyConfig(config->Section("proxy"), config->Section("runtime"));
     if (!proxy.ok()) {
       std::fprintf(stderr, "error: %s\n", proxy.status().message().c_str());
       return 1;
     }
-    cidr = proxy->cluster_cidr.empty() ? proxy::RuntimeClusterCidr(config->Section("runtime")) : proxy->cluster_cidr;
+    cidr = proxy->cluster_cidr;
   }
   Result<std::unique_ptr<ApiSession>> api = Connect(options);
   if (!api.ok()) {

@@ -78,9 +78,23 @@ Result<ProxyConfig> ParseProxyConfig(const YAML::Node& section) {
   return config;
 }
 
-std::string RuntimeClusterCidr(const YAML::Node& runtime) {
-  const YAML::Node configured = runtime.IsMap() ? runtime["clusterCIDR"] : YAML::Node();
-  return configured && configured.IsScalar() ? configured.as<std::string>() : "10.244.0.0/16";
+Result<ProxyConfig> LoadProxyConfig(const YAML::Node& proxy, const YAML::Node& runtime) {
+  YAML::Node merged = yaml::Absent(proxy) ? YAML::Node(YAML::NodeType::Map) : YAML::Clone(proxy);
+  if (merged.IsMap() && runtime.IsMap()) {
+    const YAML::Node& mine = merged;
+    for (const char* key : {"clusterDomain", "clusterCIDR", "clusterDNS"}) {
+      const YAML::Node& theirs = runtime[key];
+      if (mine[key] || !theirs) continue;
+      if (std::string(key) == "clusterDNS" && theirs.IsSequence()) {
+        merged[key] = theirs.size() > 0 ? theirs[0] : YAML::Node("");
+      } else {
+        merged[key] = theirs;
+      }
+    }
+  }
+  Result<ProxyConfig> config = ParseProxyConfig(merged);
+  if (config.ok() && config->cluster_cidr.empty()) config->cluster_cidr = "10.244.0.0/16";
+  return config;
 }
 
 }  // namespace podflow::proxy

@@ -20,7 +20,7 @@ struct ProxyConfig {
   // On the pod network (the process runtime's): where the DNS answers in
   // every node's namespace, port 53 (kubelet's clusterDNS; "" for none) ...
   std::string cluster_dns = "10.96.0.10";
-  // ... and kube-proxy's --cluster-cidr (empty: the runtime's clusterCIDR).
+  // ... and kube-proxy's --cluster-cidr (LoadProxyConfig: the runtime's clusterCIDR).
   std::string cluster_cidr;
 };
 
@@ -31,9 +31,11 @@ struct ProxyConfig {
 // that is not one.
 Result<ProxyConfig> ParseProxyConfig(const YAML::Node& section);
 
-// The pods' addresses as the `runtime:` section gives them (its
-// clusterCIDR; 10.244.0.0/16 when it says nothing): kube-proxy's
-// --cluster-cidr unless the proxy is told otherwise.
-std::string RuntimeClusterCidr(const YAML::Node& runtime);
+// The `proxy:` section as the stage reads it: what it leaves out of
+// clusterDomain, clusterDNS (the first of the list) and clusterCIDR is the
+// `runtime:` section's (kubelet's settings, the pods' addresses), so that
+// kube-proxy, the DNS and kubelet agree; clusterCIDR 10.244.0.0/16 when
+// neither says.
+Result<ProxyConfig> LoadProxyConfig(const YAML::Node& proxy, const YAML::Node& runtime);
 
 }  // namespace podflow::proxy

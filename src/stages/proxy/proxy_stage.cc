@@ -487,9 +487,8 @@ class Reconciler {
 }  // namespace
 
 Result<std::unique_ptr<ProxyStage>> ProxyStage::Create(pipeline::StageContext& context) {
-  Result<ProxyConfig> config = ParseProxyConfig(context.config.Section("proxy"));
+  Result<ProxyConfig> config = LoadProxyConfig(context.config.Section("proxy"), context.config.Section("runtime"));
   if (!config.ok()) return config.status();
-  if (config->cluster_cidr.empty()) config->cluster_cidr = RuntimeClusterCidr(context.config.Section("runtime"));
   return std::unique_ptr<ProxyStage>(new ProxyStage(context, std::move(*config)));
 }
 

@@ -46,7 +46,7 @@ Status NodeAgentSet::AddNode(SimNode node) {
   }
   std::string name = node.name;
   nodes_.emplace(std::move(name), std::make_unique<NodeRuntime>(std::move(node), catalog_, &timing_, &sources_, host,
-                                                                std::move(network)));
+                                                                std::move(network), &dns_));
   if (!networked.ok()) {
     return Status(networked.code(), "not on the pod network (its pods run on this machine's network): " +
                                         networked.message());

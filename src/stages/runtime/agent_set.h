@@ -38,6 +38,11 @@ class NodeAgentSet {
   // What runs the containers of process nodes (SimNode::type kProcess);
   // must outlive the set. Without one a process node is refused.
   void SetContainerHost(ContainerHost* host) { host_ = host; }
+  // kubelet's clusterDNS and clusterDomain for the nodes added after.
+  void SetClusterDns(std::vector<std::string> servers, std::string domain) {
+    dns_.cluster_dns = std::move(servers);
+    dns_.cluster_domain = std::move(domain);
+  }
   // AlreadyExists when a node of that name is hosted; Unavailable for
   // a process node without a container host. A process node is put on the
   // host's pod network when it has one (its InternalIP must be in its
@@ -125,6 +130,7 @@ class NodeAgentSet {
 
   const ImageCatalog* catalog_;
   ContainerHost* host_ = nullptr;
+  DnsSettings dns_;
   RuntimeTiming timing_;
   ConfigSources sources_;
   std::unordered_map<std::string, std::unique_ptr<NodeRuntime>> nodes_;

@@ -104,6 +104,10 @@ struct RuntimeConfig {
   // namespace each on their node's bridge, netns/pod_network.h) where this
   // machine allows one; false: they run on this machine's network.
   bool pod_network = true;
+  // kubelet's clusterDNS and clusterDomain: what a ClusterFirst pod's
+  // resolv.conf names (the proxy stage answers there unless told otherwise).
+  std::vector<std::string> cluster_dns = {"10.96.0.10"};
+  std::string cluster_domain = "cluster.local";
 };
 
 // Capacity a node reports for resources its definition leaves out.

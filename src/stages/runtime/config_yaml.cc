@@ -187,6 +187,27 @@ Status ParseInto(const YAML::Node& runtime, RuntimeConfig* c) {
           return Status::Ok();
         }},
        {"maxParallelImagePulls", [&](auto& n, auto& p) { return ReadInt(n, p, &max_parallel.emplace()); }},
+       {"clusterDNS",
+        [&](auto& n, auto& p) {
+          PODFLOW_RETURN_IF_ERROR(ReadStringList(n, p, &c->cluster_dns));
+          for (size_t i = 0; i < c->cluster_dns.size(); ++i) {
+            if (!ParseIpv4(c->cluster_dns[i]).ok()) {
+              return Status::Invalid(p + "[" + std::to_string(i) + "]: must be an IPv4 address such as 10.96.0.10, not \"" +
+                                     c->cluster_dns[i] + "\"");
+            }
+          }
+          return Status::Ok();
+        }},
+       {"clusterDomain",
+        [&](auto& n, auto& p) {
+          PODFLOW_RETURN_IF_ERROR(ReadString(n, p, &c->cluster_domain));
+          std::string& d = c->cluster_domain;
+          if (!d.empty() && d.back() == '.') d.pop_back();
+          if (d.empty() || d.front() == '.' || d.find("..") != std::string::npos) {
+            return Status::Invalid(p + ": must be a domain such as cluster.local");
+          }
+          return Status::Ok();
+        }},
        {"podNetwork",
         [&](auto& n, auto& p) {
           Result<bool> b = yaml::Scalar<bool>(n, p, "must be true or false");

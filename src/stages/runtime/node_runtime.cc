@@ -6,11 +6,13 @@ namespace podflow::runtime {
 namespace {
 
 const ConfigSources kNoSources;
+const DnsSettings kDefaultDns;
 
 }  // namespace
 
 NodeRuntime::NodeRuntime(SimNode node, const ImageCatalog* catalog, const RuntimeTiming* timing,
-                         const ConfigSources* sources, ContainerHost* host, std::string network)
+                         const ConfigSources* sources, ContainerHost* host, std::string network,
+                         const DnsSettings* dns)
     : node_(std::move(node)),
       host_ip_(FormatIpv4(node_.internal_ip)),
       catalog_(catalog),
@@ -18,6 +20,7 @@ NodeRuntime::NodeRuntime(SimNode node, const ImageCatalog* catalog, const Runtim
       sources_(sources != nullptr ? sources : &kNoSources),
       host_(host),
       network_(std::move(network)),
+      dns_(dns != nullptr ? dns : &kDefaultDns),
       ip_pool_(node_.pod_cidr),
       puller_free_at_(static_cast<size_t>(std::max(timing->max_parallel_pulls, 0)), SimTime{}) {
   KeepImages(node_.images);

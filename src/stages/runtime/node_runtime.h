@@ -14,6 +14,7 @@
 #include "base/clock.h"
 #include "model/image_catalog.h"
 #include "stages/runtime/config.h"
+#include "stages/runtime/pod_dns.h"
 #include "stages/runtime/container_host.h"
 #include "stages/runtime/ip_pool.h"
 #include "stages/runtime/pod_config.h"
@@ -41,8 +42,10 @@ class NodeRuntime {
   // `network`: the node's namespace on `host`'s pod network (its pods get
   // theirs on its bridge; it is taken off the network with the node);
   // empty: its pods are on this machine's network.
+  // `dns`: kubelet's clusterDNS and clusterDomain (none: the defaults).
   NodeRuntime(SimNode node, const ImageCatalog* catalog, const RuntimeTiming* timing,
-              const ConfigSources* sources = nullptr, ContainerHost* host = nullptr, std::string network = "");
+              const ConfigSources* sources = nullptr, ContainerHost* host = nullptr, std::string network = "",
+              const DnsSettings* dns = nullptr);
   ~NodeRuntime();
   NodeRuntime(const NodeRuntime&) = delete;
   NodeRuntime& operator=(const NodeRuntime&) = delete;
@@ -52,6 +55,7 @@ class NodeRuntime {
   const ImageCatalog& catalog() const { return *catalog_; }
   const RuntimeTiming& timing() const { return *timing_; }
   const ConfigSources& sources() const { return *sources_; }
+  const DnsSettings& dns() const { return *dns_; }
   PodIpPool& ip_pool() { return ip_pool_; }
   // What really runs its containers; nullptr: they are simulated.
   ContainerHost* host() const { return host_; }
@@ -79,6 +83,7 @@ class NodeRuntime {
   const ConfigSources* sources_;
   ContainerHost* host_;
   std::string network_;
+  const DnsSettings* dns_;
   PodIpPool ip_pool_;
   struct Stored {
     CachedImage image;

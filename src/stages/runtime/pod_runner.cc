@@ -201,7 +201,7 @@ void PodRunner::RefreshVolumes() {
 // user's can have.
 void PodRunner::SetUpEtcFiles(SimTime t, ContainerHost& host, const std::string& pod_ip) {
   const bool on_node_network = !own_network_;
-  DnsSettings dns;
+  DnsSettings dns = node_->dns();
   dns.node_resolv_conf = host.NodeResolvConf();
   ResolvConf resolv = PodResolvConf(*assignment_.pod, on_node_network, dns);
   for (const auto& [reason, message] : resolv.warnings) Event(t, "Warning", reason.c_str(), message, "");

@@ -122,6 +122,7 @@ class RuntimeLoop {
                      model::KindPrefix(model::Kind("ConfigMap"))),
         secrets_(context.bus, context.Endpoint("api"), context.Endpoint("watch"),
                  model::KindPrefix(model::Kind("Secret"))) {
+    agents_.SetClusterDns(config_.cluster_dns, config_.cluster_domain);
     // Adopted nodes take the runtime's type.
     if (config_.type == RuntimeType::kProcess ||
         std::ranges::any_of(nodes_, [](const SimNode& n) { return n.type == RuntimeType::kProcess; })) {

@@ -53,10 +53,24 @@ TEST_CASE("proxy config: a bad value is refused, naming its key") {
   }
 }
 
-TEST_CASE("proxy config: kube-proxy's cluster CIDR is the runtime's unless the proxy says") {
-  CHECK(RuntimeClusterCidr(YAML::Load("{clusterCIDR: 10.32.0.0/12}")) == "10.32.0.0/12");
-  CHECK(RuntimeClusterCidr(YAML::Load("{nodes: []}")) == "10.244.0.0/16");
-  CHECK(RuntimeClusterCidr(YAML::Node()) == "10.244.0.0/16");
+TEST_CASE("proxy config: the cluster CIDR, DNS address and domain are the runtime's unless the proxy says") {
+  Result<ProxyConfig> from_runtime = LoadProxyConfig(
+      YAML::Node(), YAML::Load("{clusterCIDR: 10.32.0.0/12, clusterDNS: [10.32.0.10, 10.32.0.11], clusterDomain: corp.local}"));
+  REQUIRE(from_runtime.ok());
+  CHECK(from_runtime->cluster_cidr == "10.32.0.0/12");
+  CHECK(from_runtime->cluster_dns == "10.32.0.10");
+  CHECK(from_runtime->cluster_domain == "corp.local");
+  Result<ProxyConfig> own = LoadProxyConfig(YAML::Load("{clusterCIDR: 10.8.0.0/16, clusterDNS: 10.8.0.53}"),
+                                            YAML::Load("{clusterCIDR: 10.32.0.0/12, clusterDNS: [10.32.0.10]}"));
+  REQUIRE(own.ok());
+  CHECK(own->cluster_cidr == "10.8.0.0/16");
+  CHECK(own->cluster_dns == "10.8.0.53");
+  CHECK(own->cluster_domain == "cluster.local");
+  Result<ProxyConfig> neither = LoadProxyConfig(YAML::Node(), YAML::Load("{nodes: []}"));
+  REQUIRE(neither.ok());
+  CHECK(neither->cluster_cidr == "10.244.0.0/16");
+  CHECK(neither->cluster_dns == "10.96.0.10");
+  CHECK_FALSE(LoadProxyConfig(YAML::Load("{dnsTTL: -1}"), YAML::Node()).ok());
 }
 
 }  // namespace

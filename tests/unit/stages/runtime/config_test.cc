@@ -94,7 +94,8 @@ nodeTemplate: {count: 1, type: simulated}
   CHECK(plain->pod_network);
 }
 
-TEST_CASE("runtime config: a process node's address is handed out from nodeIPRange unless given; podNetwork") {
+TEST_CASE("runtime config: a process node's address is handed out from nodeIPRange unless given; podNetwork; "
+          "clusterDNS and clusterDomain") {
   Result<RuntimeConfig> config =
       Parse("type: process\nnodeIPRange: 172.20.0.0/16\npodNetwork: false\n"
             "nodes: [{name: a}, {name: b, internalIP: 172.20.9.9}]\n");
@@ -112,6 +113,17 @@ TEST_CASE("runtime config: a process node's address is handed out from nodeIPRan
   Result<RuntimeConfig> bad = Parse("podNetwork: maybe\n");
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.status().message() == "runtime.podNetwork: must be true or false");
+  // kubelet's clusterDNS and clusterDomain.
+  CHECK(config->cluster_dns == std::vector<std::string>{"10.96.0.10"});
+  CHECK(config->cluster_domain == "cluster.local");
+  Result<RuntimeConfig> dns = Parse("clusterDNS: [10.100.0.10, 10.100.0.11]\nclusterDomain: corp.local.\n");
+  REQUIRE(dns.ok());
+  CHECK(dns->cluster_dns == std::vector<std::string>{"10.100.0.10", "10.100.0.11"});
+  CHECK(dns->cluster_domain == "corp.local");
+  Result<RuntimeConfig> bad_dns = Parse("clusterDNS: [10.100.0]\n");
+  REQUIRE_FALSE(bad_dns.ok());
+  CHECK(bad_dns.status().message() == "runtime.clusterDNS[0]: must be an IPv4 address such as 10.96.0.10, not \"10.100.0\"");
+  CHECK_FALSE(Parse("clusterDomain: a..b\n").ok());
 }
 
 TEST_CASE("runtime config: errors name the path") {
