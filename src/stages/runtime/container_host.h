@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -219,6 +220,29 @@ class ContainerHost {
     return Status::Unavailable("no pod network");
   }
   virtual void RemovePodNetwork(const std::string& /*pod*/) {}
+
+  // This machine's own ports, as the pods on its network take them: every
+  // process node without a pod network is this machine, so the scheduler's
+  // per-node check cannot see two such pods asking for one port. `pod`
+  // (its "namespace/name") takes `ports` ("8080/TCP"), all or none; the
+  // error names the port and the pod that has it. The runtime's loop only.
+  Status ClaimPorts(const std::string& pod, const std::vector<std::string>& ports) {
+    for (const std::string& port : ports) {
+      auto it = port_owners_.find(port);
+      if (it != port_owners_.end() && it->second != pod) {
+        return Status::AlreadyExists("port " + port + " of this machine is taken by pod " + it->second +
+                                     " (the pods of process nodes without a pod network share this machine's network)");
+      }
+    }
+    for (const std::string& port : ports) port_owners_[port] = pod;
+    return Status::Ok();
+  }
+  void ReleasePorts(const std::string& pod) {
+    std::erase_if(port_owners_, [&](const auto& owned) { return owned.second == pod; });
+  }
+
+ private:
+  std::map<std::string, std::string> port_owners_;  // "8080/TCP" -> "namespace/name"
 };
 
 }  // namespace podflow::runtime

@@ -75,6 +75,7 @@ PodRunner::~PodRunner() {
     }
     // The CNI plugin's DEL: its namespace and veth go.
     if (own_network_) host->RemovePodNetwork(assignment_.pod->metadata->uid);
+    if (claimed_ports_) host->ReleasePorts(PodName());
   }
   if (pod_ip_) node_->ip_pool().Release(*pod_ip_);
 }
@@ -214,6 +215,33 @@ void PodRunner::SetUpEtcFiles(SimTime t, ContainerHost& host, const std::string&
   etc_dir_ = at.ok() ? *at : "";  // without them the containers see the node's own
 }
 
+std::string PodRunner::PodName() const {
+  const api::ObjectMetaT& meta = *assignment_.pod->metadata;
+  return (meta.namespace_.empty() ? "default" : meta.namespace_) + "/" + meta.name;
+}
+
+// The ports a pod on its node's network listens on: each container's
+// (and sidecar's) containerPort — its hostPort, which on the node's network
+// is the same.
+std::vector<std::string> PodRunner::MachinePorts() const {
+  std::vector<std::string> ports;
+  const auto add = [&](const api::ContainerT& c) {
+    for (const auto& p : c.ports) {
+      if (!p) continue;
+      const int32_t port = p->host_port > 0 ? p->host_port : p->container_port;
+      const char* protocol = p->protocol == api::Protocol::UDP ? "UDP" : p->protocol == api::Protocol::SCTP ? "SCTP" : "TCP";
+      if (port > 0) ports.push_back(std::to_string(port) + "/" + protocol);
+    }
+  };
+  for (const auto& c : spec_.init_containers) {
+    if (c && c->restart_policy == "Always") add(*c);
+  }
+  for (const auto& c : spec_.containers) {
+    if (c) add(*c);
+  }
+  return ports;
+}
+
 void PodRunner::RunSandbox(SimTime t) {
   sandbox_due_.reset();
   // kubelet waits for the pod's volumes before it makes the sandbox.
@@ -244,6 +272,16 @@ void PodRunner::RunSandbox(SimTime t) {
   // process node that has no pod network (this machine's network).
   ContainerHost* host = node_->host();
   if (spec_.host_network || (host != nullptr && node_->network().empty())) {
+    // On this machine's own network, its ports are this machine's.
+    if (host != nullptr && node_->network().empty()) {
+      if (Status claimed = host->ClaimPorts(PodName(), MachinePorts()); !claimed.ok()) {
+        Event(t, "Warning", kubelet_text::kFailedCreatePodSandBox,
+              "Failed to create pod sandbox: " + claimed.message(), "");
+        sandbox_due_ = t + node_->timing().backoff_initial;
+        return;
+      }
+      claimed_ports_ = true;
+    }
     pod_ip_.reset();
     network_ = node_->network();
   } else {

@@ -319,6 +319,8 @@ class PodRunner {
   // ended with StartError) when it cannot.
   bool LaunchProcess(Box& box, SimTime t);
   std::string PodLogDir() const;  // "<namespace>_<name>_<uid>"
+  std::string PodName() const;    // "<namespace>/<name>"
+  std::vector<std::string> MachinePorts() const;
 
   PodAssignment assignment_;
   const api::PodSpecT& spec_;
@@ -342,6 +344,7 @@ class PodRunner {
   // empty: this machine's), and whether it is its own (removed with it).
   std::string network_;
   bool own_network_ = false;
+  bool claimed_ports_ = false;  // this machine's ports it holds (ContainerHost::ClaimPorts)
   std::vector<model::ReportEvent> events_;  // of the step being run
   bool finishing_ = false;                  // no app container runs again: stopping sidecars
   bool terminating_ = false;                // deleted: stopping everything

@@ -818,4 +818,32 @@ spec:
   CHECK(f.host.removed_node_networks == std::vector<std::string>{"node-1"});
 }
 
+TEST_CASE("process node on this machine's network: two pods cannot take one port of it; the second's sandbox waits "
+          "until the port is free") {
+  Fixture f;
+  const auto web = [&](const std::string& name) {
+    return std::make_unique<PodRunner>(PodAssignment{"/registry/pods/default/" + name, 7, PodFromYaml(R"(apiVersion: v1
+kind: Pod
+metadata: {name: )" + name + R"(}
+spec:
+  containers:
+  - {name: web, image: busybox:1.28, command: ["sleep", "3600"], ports: [{containerPort: 8080}, {containerPort: 53, protocol: UDP}]}
+)")},
+                                       f.node.get(), f.clock.now);
+  };
+  auto first = web("first");
+  f.RunUntil(*first, f.clock.now + SimDuration(1000));
+  REQUIRE(f.host.launched.size() == 1);
+  auto second = web("second");
+  model::Report r = f.RunUntil(*second, f.clock.now + SimDuration(1000));
+  REQUIRE(Count(r, "FailedCreatePodSandBox") == 1);
+  CHECK(r.events.front().message ==
+        "Failed to create pod sandbox: port 8080/TCP of this machine is taken by pod default/first (the pods of process "
+        "nodes without a pod network share this machine's network)");
+  CHECK(f.host.launched.size() == 1);
+  first.reset();  // its ports are free again
+  f.RunUntil(*second, f.clock.now + SimDuration(30'000));
+  CHECK(f.host.launched.size() == 2);
+}
+
 }  // namespace podflow::runtime
