@@ -219,6 +219,9 @@ Status PodNetwork::AddNode(const std::string& node, const NodeAddresses& address
   }
   Status made = IpSteps(steps);
   if (made.ok()) made = WriteSysctl(ns, "/proc/sys/net/ipv4/ip_forward", "1");
+  // Localhost may be DNATed to a pod (a hostPort, a NodePort on
+  // 127.0.0.1), as the portmap plugin and kube-proxy let it.
+  if (made.ok()) made = WriteSysctl(ns, "/proc/sys/net/ipv4/conf/all/route_localnet", "1");
   if (!made.ok()) {
     Ip(fabric_, {"link", "del", uplink});
     Ip("", {"netns", "del", ns});

@@ -84,7 +84,7 @@ Result<ProxyConfig> LoadProxyConfig(const YAML::Node& proxy, const YAML::Node& r
     const YAML::Node& mine = merged;
     for (const char* key : {"clusterDomain", "clusterCIDR", "clusterDNS"}) {
       const YAML::Node& theirs = runtime[key];
-      if (mine[key] || !theirs) continue;
+      if (mine[key] || !theirs || theirs.IsNull()) continue;
       if (std::string(key) == "clusterDNS" && theirs.IsSequence()) {
         merged[key] = theirs.size() > 0 ? theirs[0] : YAML::Node("");
       } else {

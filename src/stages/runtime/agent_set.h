@@ -38,7 +38,7 @@ class NodeAgentSet {
   // What runs the containers of process nodes (SimNode::type kProcess);
   // must outlive the set. Without one a process node is refused.
   void SetContainerHost(ContainerHost* host) { host_ = host; }
-  // kubelet's clusterDNS and clusterDomain for the nodes added after.
+  // kubelet's clusterDNS and clusterDomain (every node reads them here).
   void SetClusterDns(std::vector<std::string> servers, std::string domain) {
     dns_.cluster_dns = std::move(servers);
     dns_.cluster_domain = std::move(domain);

@@ -175,6 +175,13 @@ model::Report PodRunner::Step() {
     terminal_ = std::none_of(boxes_.begin(), boxes_.end(),
                              [](const Box& b) { return BoxDue(b).has_value() || b.process.has_value(); });
   }
+  // A finished pod whose processes are all gone holds none of this
+  // machine's ports, though its object stays.
+  if (claimed_ports_ && (status_.phase == api::PodPhase::Succeeded || status_.phase == api::PodPhase::Failed) &&
+      std::none_of(boxes_.begin(), boxes_.end(), [](const Box& b) { return b.process.has_value(); })) {
+    node_->host()->ReleasePorts(PodName());
+    claimed_ports_ = false;
+  }
 
   model::Report report;
   report.node_name = node_->node().name;
@@ -220,15 +227,15 @@ std::string PodRunner::PodName() const {
   return (meta.namespace_.empty() ? "default" : meta.namespace_) + "/" + meta.name;
 }
 
-// The ports a pod on its node's network listens on: each container's
-// (and sidecar's) containerPort — its hostPort, which on the node's network
-// is the same.
+// The ports a pod on this machine's network listens on: each container's
+// (and sidecar's) containerPort, which its process binds (a hostPort is
+// mapped to nothing here; a hostNetwork pod's equals it).
 std::vector<std::string> PodRunner::MachinePorts() const {
   std::vector<std::string> ports;
   const auto add = [&](const api::ContainerT& c) {
     for (const auto& p : c.ports) {
       if (!p) continue;
-      const int32_t port = p->host_port > 0 ? p->host_port : p->container_port;
+      const int32_t port = p->container_port;
       const char* protocol = p->protocol == api::Protocol::UDP ? "UDP" : p->protocol == api::Protocol::SCTP ? "SCTP" : "TCP";
       if (port > 0) ports.push_back(std::to_string(port) + "/" + protocol);
     }

@@ -10,13 +10,13 @@
 
 namespace podflow::proxy::rules {
 
+// A port's protocol as the rules write it: "tcp" (also when unset), "udp", "sctp".
+std::string ProtocolName(api::Protocol protocol);
+
 // The ports of `service` with the endpoints of `slices` (the slices
 // labelled kubernetes.io/service-name with its name, in its namespace).
 // A headless or ExternalName service's ports come with no cluster IP, and
 // render nothing.
-// A port's protocol as the rules write it: "tcp" (also when unset), "udp", "sctp".
-std::string ProtocolName(api::Protocol protocol);
-
 std::vector<ServicePort> ServicePortsOf(const api::Service& service,
                                         const std::vector<const api::EndpointSlice*>& slices);
 

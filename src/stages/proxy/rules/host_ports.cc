@@ -2,6 +2,7 @@
 
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <map>
@@ -80,15 +81,19 @@ Fragment RenderHostPorts(const std::vector<PodHostPorts>& pods, const std::strin
     if (pod.ports.empty()) continue;
     const std::string chain = HostPortChain(pod.id);
     out.nat_chains += ":" + chain + " - [0:0]\n";
-    // One jump per protocol, its ports listed.
-    std::map<std::string, std::string> dports;
+    // One jump per protocol and up to 15 of its ports (a multiport
+    // match's most), as the plugin splits them.
+    std::map<std::string, std::vector<std::string>> dports;
     for (const HostPortMapping& m : pod.ports) {
-      std::string& list = dports[m.protocol];
-      list += (list.empty() ? "" : ",") + std::to_string(m.host_port);
+      std::vector<std::string>& lists = dports[m.protocol];
+      if (lists.empty() || std::count(lists.back().begin(), lists.back().end(), ',') == 14) lists.emplace_back();
+      lists.back() += (lists.back().empty() ? "" : ",") + std::to_string(m.host_port);
     }
-    for (const auto& [protocol, list] : dports) {
-      out.nat_rules += "-A CNI-HOSTPORT-DNAT -p " + protocol + " -m comment --comment \"dnat name: \\\"podflow\\\" id: \\\"" +
-                       pod.id + "\\\"\" -m multiport --dports " + list + " -j " + chain + "\n";
+    for (const auto& [protocol, lists] : dports) {
+      for (const std::string& list : lists) {
+        out.nat_rules += "-A CNI-HOSTPORT-DNAT -p " + protocol + " -m comment --comment \"dnat name: \\\"podflow\\\" id: \\\"" +
+                         pod.id + "\\\"\" -m multiport --dports " + list + " -j " + chain + "\n";
+      }
     }
     for (const HostPortMapping& m : pod.ports) {
       const std::string match = "-p " + m.protocol + " -m " + m.protocol + " --dport " + std::to_string(m.host_port);

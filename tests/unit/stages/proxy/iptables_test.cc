@@ -385,8 +385,10 @@ TEST_CASE("every rendered ruleset passes iptables-restore --test in a namespace 
   empty.node_port = 30100;
   empty.protocol = "udp";
   rules.Set(empty);
+  PodHostPorts many{"uid-2", "10.244.1.10", {}};
+  for (int32_t port = 9000; port < 9020; ++port) many.ports.push_back({"tcp", port, port, ""});
   const Fragment host_ports = RenderHostPorts(
-      {{"uid-1", "10.244.1.9", {{"tcp", 8080, 80, ""}, {"udp", 5353, 53, "192.168.0.2"}}}}, "10.244.1.0/24");
+      {{"uid-1", "10.244.1.9", {{"tcp", 8080, 80, ""}, {"udp", 5353, 53, "192.168.0.2"}}}, many}, "10.244.1.0/24");
   testing::TempDir dir("podflow-rules");
   for (const std::string name : {"node-1", "node-2", "node-1 owned", "node-2 owned"}) {
     INFO(name);
@@ -444,6 +446,14 @@ TEST_CASE("hostPorts: the CNI portmap plugin's chains — DNAT to the pod, hairp
             "-A " + chain + " -s 10.244.1.0/24 -d 192.168.0.2/32 -p udp -m udp --dport 5353 -j CNI-HOSTPORT-SETMARK",
             "-A " + chain + " -s 127.0.0.1/32 -d 192.168.0.2/32 -p udp -m udp --dport 5353 -j CNI-HOSTPORT-SETMARK",
             "-A " + chain + " -d 192.168.0.2/32 -p udp -m udp --dport 5353 -j DNAT --to-destination 10.244.1.9:53"});
+  // Up to 15 ports to a multiport match, as iptables takes them.
+  PodHostPorts many{"uid-9", "10.244.1.10", {}};
+  for (int32_t port = 9000; port < 9016; ++port) many.ports.push_back({"tcp", port, port, ""});
+  const std::vector<std::string> jumps = Lines(RenderHostPorts({many}, "").nat_rules, "-A CNI-HOSTPORT-DNAT");
+  REQUIRE(jumps.size() == 2);
+  CHECK(jumps[0].find("--dports 9000,9001,9002,9003,9004,9005,9006,9007,9008,9009,9010,9011,9012,9013,9014 -j") !=
+        std::string::npos);
+  CHECK(jumps[1].find("--dports 9015 -j") != std::string::npos);
   // Beside kube-proxy's in a node's own document: after its jumps.
   Ruleset rules({"", "10.244.0.0/16", false});
   const std::string document = rules.RenderOwned("node-1", &f);

@@ -844,6 +844,28 @@ spec:
   first.reset();  // its ports are free again
   f.RunUntil(*second, f.clock.now + SimDuration(30'000));
   CHECK(f.host.launched.size() == 2);
+  second.reset();
+
+  // What a container binds is its containerPort (a hostPort maps nothing
+  // here); a finished pod holds none, though its object stays.
+  auto done = std::make_unique<PodRunner>(PodAssignment{"/registry/pods/default/done", 7, PodFromYaml(R"(apiVersion: v1
+kind: Pod
+metadata: {name: done}
+spec:
+  restartPolicy: Never
+  containers: [{name: job, image: busybox:1.28, command: ["true"], ports: [{containerPort: 9000, hostPort: 19000}]}]
+)")},
+                                           f.node.get(), f.clock.now);
+  f.RunUntil(*done, f.clock.now + SimDuration(1000));
+  REQUIRE(f.host.launched.size() == 3);
+  CHECK(f.host.ClaimPorts("default/other", {"9000/TCP"}).code() == Code::kAlreadyExists);
+  CHECK(f.host.ClaimPorts("default/other", {"19000/TCP"}).ok());
+  f.host.ReleasePorts("default/other");
+  const SimTime ended = f.clock.now + SimDuration(2000);
+  REQUIRE(done->ProcessExited(ContainerExit{3, "/registry/pods/default/done", 0, false, ended}));
+  model::Report r2 = f.RunUntil(*done, ended);
+  REQUIRE(r2.status.phase == api::PodPhase::Succeeded);
+  CHECK(f.host.ClaimPorts("default/other", {"9000/TCP"}).ok());
 }
 
 }  // namespace podflow::runtime
