@@ -2103,6 +2103,15 @@ spec:
     ports: [{containerPort: 9376, hostPort: 8081}]
 ---
 apiVersion: v1
+kind: Pod
+metadata: {name: node-2-shell}
+spec:
+  hostNetwork: true
+  nodeSelector: {kubernetes.io/hostname: node-2}
+  terminationGracePeriodSeconds: 1
+  containers: [{name: shell, image: "registry.k8s.io/e2e-test-images/agnhost:2.39", args: [pause]}]
+---
+apiVersion: v1
 kind: Service
 metadata: {name: hostnames}
 spec:
@@ -2117,7 +2126,7 @@ spec:
   nodeSelector: {kubernetes.io/hostname: node-3}
   terminationGracePeriodSeconds: 1
   containers: [{name: client, image: "registry.k8s.io/e2e-test-images/agnhost:2.39", args: [pause]}]
-)yaml" + backends).size() == 5);
+)yaml" + backends).size() == 6);
   INFO(pipeline.Logs());
   if (pipeline.LogsContain("pods have no network of their own")) {
     WARN("skipped: the runtime could make no pod network here (see its log)");
@@ -2180,6 +2189,12 @@ spec:
   const std::string node_2_ip = internal_ip("node-2");
   REQUIRE_FALSE(node_2_ip.empty());
   CHECK(AnswersBecome(pipeline, "client", "http://" + node_2_ip + ":8081/", {"on-host-port"}) ==
+        std::set<std::string>{"on-host-port"});
+  // And on the node itself, from a hostNetwork pod there: by its address and by localhost.
+  REQUIRE(pipeline.PodReaches("node-2-shell", Pipeline::Running, std::chrono::seconds(30)));
+  CHECK(AnswersBecome(pipeline, "node-2-shell", "http://" + node_2_ip + ":8081/", {"on-host-port"}) ==
+        std::set<std::string>{"on-host-port"});
+  CHECK(AnswersBecome(pipeline, "node-2-shell", "http://127.0.0.1:8081/", {"on-host-port"}) ==
         std::set<std::string>{"on-host-port"});
 
   // Stopped, podflow leaves no namespace of its network behind.
