@@ -20,12 +20,6 @@ NodeProxies::NodeProxies(std::string prefix, std::string dns_address, dns::Looku
 
 NodeProxies::~NodeProxies() = default;
 
-std::set<std::string> NodeProxies::Served() const {
-  std::set<std::string> served;
-  for (const auto& [name, node] : nodes_) served.insert(name);
-  return served;
-}
-
 NodeProxies::Node::~Node() {
   dns.reset();
   if (fd >= 0) ::close(fd);

@@ -45,9 +45,6 @@ class NodeProxies {
   // Logged when the first node is found (what applies to the pod network only).
   void NoteOnce(std::string note) { note_ = std::move(note); }
 
-  // The nodes served now (their namespaces found).
-  std::set<std::string> Served() const;
-
  private:
   struct Node {
     Node() = default;

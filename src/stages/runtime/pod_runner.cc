@@ -236,7 +236,7 @@ std::vector<std::string> PodRunner::MachinePorts() const {
     for (const auto& p : c.ports) {
       if (!p) continue;
       const int32_t port = p->container_port;
-      const char* protocol = p->protocol == api::Protocol::UDP ? "UDP" : p->protocol == api::Protocol::SCTP ? "SCTP" : "TCP";
+      const char* protocol = p->protocol == api::Protocol::Unset ? "TCP" : api::EnumNameProtocol(p->protocol);
       if (port > 0) ports.push_back(std::to_string(port) + "/" + protocol);
     }
   };
