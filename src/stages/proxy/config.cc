@@ -5,6 +5,7 @@
 #include <charconv>
 
 #include "base/yaml_reader.h"
+#include "stages/proxy/dns/forwarder.h"
 
 namespace podflow::proxy {
 
@@ -71,8 +72,30 @@ Result<ProxyConfig> ParseProxyConfig(const YAML::Node& section) {
         return Status::Invalid(where + ": must be an IPv4 CIDR such as 10.244.0.0/16, not \"" + *cidr + "\"");
       }
       config.cluster_cidr = *cidr;
+    } else if (key == "dnsForward") {
+      if (!entry.second.IsSequence()) {
+        return Status::Invalid(where + ": must be a list of IP, IP:PORT or resolv.conf paths ([] for none)");
+      }
+      config.dns_forward.clear();
+      config.dns_forward_default = false;
+      for (size_t i = 0; i < entry.second.size(); ++i) {
+        const std::string at = yaml::Index(where, i);
+        Result<std::string> to = yaml::Scalar<std::string>(entry.second[i], at, "must be IP, IP:PORT or a path");
+        if (!to.ok()) return to.status();
+        if (Status valid = dns::CheckUpstream(*to); !valid.ok()) return Status::Invalid(at + ": " + valid.message());
+        config.dns_forward.push_back(*to);
+      }
     } else {
       return Status::Invalid(where + ": unknown field");
+    }
+  }
+  // A forward to the DNS's own address would send its queries round for ever.
+  const std::string listen = config.dns_host + ":" + std::to_string(config.dns_port);
+  for (size_t i = 0; config.dns && i < config.dns_forward.size(); ++i) {
+    const std::string& to = config.dns_forward[i];
+    if (to == listen || (config.dns_port == 53 && to == config.dns_host)) {
+      return Status::Invalid(yaml::Index("proxy.dnsForward", i) + ": " + to +
+                             " is where this DNS answers (proxy.dnsListen): its queries would come back to it");
     }
   }
   return config;

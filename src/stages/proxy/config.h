@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <yaml-cpp/yaml.h>
 
@@ -22,13 +23,20 @@ struct ProxyConfig {
   std::string cluster_dns = "10.96.0.10";
   // ... and kube-proxy's --cluster-cidr (LoadProxyConfig: the runtime's clusterCIDR).
   std::string cluster_cidr;
+  // Where names outside the cluster's zones go (CoreDNS's `forward .`): IP,
+  // IP:PORT or a resolv.conf file; empty: nowhere (REFUSED). The default
+  // is this machine's resolvers, and a machine without that file simply
+  // has no forwarding.
+  std::vector<std::string> dns_forward = {"/etc/resolv.conf"};
+  bool dns_forward_default = true;
 };
 
 // Reads `section` (absent: the defaults). Keys: clusterDomain
 // (cluster.local), dnsListen (HOST:PORT, 127.0.0.1:10053; "" for none),
 // dnsTTL (30, 0..3600), clusterDNS (10.96.0.10; "" for none), clusterCIDR
-// (the runtime's). Invalid, naming the key, on an unknown key or a value
-// that is not one.
+// (the runtime's), dnsForward ([/etc/resolv.conf]; each IP, IP:PORT or an
+// absolute path, never dnsListen itself). Invalid, naming the key, on an
+// unknown key or a value that is not one.
 Result<ProxyConfig> ParseProxyConfig(const YAML::Node& section);
 
 // The `proxy:` section as the stage reads it: what it leaves out of

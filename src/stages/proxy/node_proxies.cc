@@ -15,8 +15,8 @@ constexpr uint16_t kDnsPort = 53;
 
 }  // namespace
 
-NodeProxies::NodeProxies(std::string prefix, std::string dns_address, dns::Lookup lookup)
-    : prefix_(std::move(prefix)), dns_address_(std::move(dns_address)), lookup_(std::move(lookup)) {}
+NodeProxies::NodeProxies(std::string prefix, std::string dns_address, dns::Lookup lookup, dns::Forwarder* forwarder)
+    : prefix_(std::move(prefix)), dns_address_(std::move(dns_address)), lookup_(std::move(lookup)), forwarder_(forwarder) {}
 
 NodeProxies::~NodeProxies() = default;
 
@@ -33,7 +33,7 @@ Status NodeProxies::StartDns(Node& served) {
   // Its sockets are made in the node's namespace and stay there.
   netns::ThreadInNamespace in(served.ns);
   PODFLOW_RETURN_IF_ERROR(in.status());
-  Result<std::unique_ptr<dns::DnsServer>> server = dns::DnsServer::Start(dns_address_, kDnsPort, lookup_);
+  Result<std::unique_ptr<dns::DnsServer>> server = dns::DnsServer::Start(dns_address_, kDnsPort, lookup_, forwarder_);
   if (!server.ok()) return server.status();
   served.dns = std::move(*server);
   return Status::Ok();

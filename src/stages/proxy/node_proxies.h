@@ -23,8 +23,10 @@ namespace podflow::proxy {
 class NodeProxies {
  public:
   // `prefix`: the pod network's (netns::PrefixFor). `dns_address`: where the
-  // DNS answers in each node's namespace ("" for no DNS there).
-  NodeProxies(std::string prefix, std::string dns_address, dns::Lookup lookup);
+  // DNS answers in each node's namespace ("" for no DNS there). `forwarder`
+  // (may be null; outlives this): where the DNS sends other names; started
+  // outside the node namespaces, it reaches this machine's resolvers.
+  NodeProxies(std::string prefix, std::string dns_address, dns::Lookup lookup, dns::Forwarder* forwarder);
   ~NodeProxies();
   NodeProxies(const NodeProxies&) = delete;
   NodeProxies& operator=(const NodeProxies&) = delete;
@@ -63,6 +65,7 @@ class NodeProxies {
   const std::string prefix_;
   const std::string dns_address_;
   const dns::Lookup lookup_;
+  dns::Forwarder* const forwarder_;
   std::map<std::string, Node> nodes_;
   std::string note_;
   bool changed_ = true;

@@ -493,6 +493,21 @@ Result<std::unique_ptr<ProxyStage>> ProxyStage::Create(pipeline::StageContext& c
 }
 
 Status ProxyStage::Start() {
+  if (config_.dns && !config_.dns_forward.empty()) {
+    // Started here, so its threads (and the sockets they make) are in this
+    // machine's network namespace, whichever server hands it a query.
+    Result<std::unique_ptr<dns::Forwarder>> forwarder = dns::Forwarder::Start(config_.dns_forward);
+    if (forwarder.ok()) {
+      forwarder_ = std::move(*forwarder);
+      std::string to;
+      for (const std::string& upstream : forwarder_->upstreams()) to += (to.empty() ? "" : ", ") + upstream;
+      Logger("stage.proxy")->info("cluster DNS forwards other names to {}", to);
+    } else if (config_.dns_forward_default) {
+      Logger("stage.proxy")->warn("cluster DNS forwards no other names (REFUSED): {}", forwarder.status().message());
+    } else {
+      return Status(forwarder.status().code(), "proxy." + forwarder.status().message());
+    }
+  }
   if (config_.dns) {
     // Without its address (taken, not allowed) the cluster has no DNS; the
     // rest of the stage goes on.
@@ -500,7 +515,7 @@ Status ProxyStage::Start() {
         dns::DnsServer::Start(config_.dns_host, config_.dns_port, [this](std::string_view name, dns::RrType type) {
           std::lock_guard<std::mutex> lock(records_mu_);
           return records_.Resolve(name, type);
-        });
+        }, forwarder_.get());
     if (server.ok()) {
       dns_server_ = std::move(*server);
       Logger("stage.proxy")->info("cluster DNS ({}) answers on {}:{} (udp, tcp)", config_.cluster_domain,
@@ -516,6 +531,7 @@ Status ProxyStage::Start() {
 void ProxyStage::Stop() {
   loop_.Stop();
   dns_server_.reset();
+  forwarder_.reset();
 }
 
 void ProxyStage::Loop(const std::atomic<bool>& stopping) {
@@ -538,7 +554,8 @@ void ProxyStage::Loop(const std::atomic<bool>& stopping) {
                            [this](std::string_view name, dns::RrType type) {
                              std::lock_guard<std::mutex> lock(records_mu_);
                              return records_.Resolve(name, type);
-                           });
+                           },
+                           forwarder_.get());
   const auto known_nodes = [&] { return reconciler.Nodes(); };
   if (!bridged) {
     node_proxies.NoteOnce("no br_netfilter in this kernel: on the pod network every Service's traffic is masqueraded");

@@ -36,7 +36,8 @@ class ProxyStage {
   const ProxyConfig config_;
   std::mutex records_mu_;
   dns::ClusterRecords records_;  // GUARDED_BY(records_mu_): the loop writes, the DNS server reads
-  std::unique_ptr<dns::DnsServer> dns_server_;
+  std::unique_ptr<dns::Forwarder> forwarder_;  // names outside the cluster's zones (none: REFUSED)
+  std::unique_ptr<dns::DnsServer> dns_server_;  // before the forwarder it uses is gone
   pipeline::LoopThread loop_;
 };
 static_assert(pipeline::Stage<ProxyStage>);

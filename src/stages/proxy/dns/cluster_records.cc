@@ -109,6 +109,7 @@ Answer ClusterRecords::Resolve(std::string_view qname_in, RrType qtype) const {
     Answer refused;
     refused.rcode = Rcode::kRefused;
     refused.authoritative = false;
+    refused.fallthrough = true;
     return refused;
   }
   const std::string fqdn = qname + ".";
@@ -235,6 +236,7 @@ Answer ClusterRecords::Reverse(std::string_view qname, RrType qtype) const {
   std::vector<std::string> labels = Split(qname.substr(0, qname.size() - std::string_view("in-addr.arpa").size()));
   if (!labels.empty() && labels.back().empty()) labels.pop_back();
   Answer nx = NxDomain();
+  nx.fallthrough = true;
   if (labels.size() != 4) return nx;
   const std::string ip = DashedIpv4(labels[3] + "-" + labels[2] + "-" + labels[1] + "-" + labels[0]);
   if (ip.empty()) return nx;

@@ -11,8 +11,10 @@
 //   D.C.B.A.in-addr.arpa       PTR of a cluster IP or an endpoint
 //   ZONE                       SOA, NS
 // A name that exists without the type asked is NODATA, anything else in the
-// zone NXDOMAIN, both with the zone's SOA in the authority section. Plain
-// values in and out: no sockets, no packets.
+// zone NXDOMAIN, both with the zone's SOA in the authority section. A name
+// outside the zone is Refused and a reverse name without a record NXDOMAIN,
+// both marked to fall through to the upstreams (`forward .`). Plain values
+// in and out: no sockets, no packets.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +44,10 @@ enum class Rcode { kNoError = 0, kNxDomain = 3, kRefused = 5 };
 struct Answer {
   Rcode rcode = Rcode::kNoError;
   bool authoritative = true;
+  // Not the cluster's to answer: a name outside its zones (Refused), or a
+  // reverse name it holds no record for (CoreDNS's `fallthrough in-addr.arpa
+  // ip6.arpa`). A server with upstreams forwards such a query.
+  bool fallthrough = false;
   std::vector<Record> answer, authority, additional;
 };
 
@@ -75,7 +81,7 @@ class ClusterRecords {
 
   // The answer to a question for `qname` (any case, with or without the
   // final dot) of type `qtype`; Refused for a name outside the zone and
-  // in-addr.arpa.
+  // in-addr.arpa (marked fallthrough, as is a reverse name it has no record for).
   Answer Resolve(std::string_view qname, RrType qtype) const;
 
   const std::string& zone() const { return zone_; }

@@ -86,32 +86,40 @@ std::optional<std::string> Encode(const ldns_pkt* query, const Answer& answer, b
 }  // namespace
 
 std::optional<std::string> Reply(std::string_view query, const Lookup& lookup, size_t max_size) {
-  if (query.size() < 12) return std::nullopt;
+  return Handle(query, lookup, max_size, false).reply;
+}
+
+std::string ServerFailure(std::string_view query) { return RcodeReply(query, LDNS_RCODE_SERVFAIL); }
+
+Handling Handle(std::string_view query, const Lookup& lookup, size_t max_size, bool can_forward) {
+  if (query.size() < 12) return {};
   Packet pkt;
   if (ldns_wire2pkt(&pkt.p, reinterpret_cast<const uint8_t*>(query.data()), query.size()) != LDNS_STATUS_OK) {
-    return RcodeReply(query, LDNS_RCODE_FORMERR);
+    return {RcodeReply(query, LDNS_RCODE_FORMERR)};
   }
-  if (ldns_pkt_qr(pkt.p)) return std::nullopt;  // a reply, not a question
-  if (ldns_pkt_get_opcode(pkt.p) != LDNS_PACKET_QUERY) return RcodeReply(query, LDNS_RCODE_NOTIMPL);
-  if (ldns_pkt_qdcount(pkt.p) != 1) return RcodeReply(query, LDNS_RCODE_FORMERR);
+  if (ldns_pkt_qr(pkt.p)) return {};  // a reply, not a question
+  if (ldns_pkt_get_opcode(pkt.p) != LDNS_PACKET_QUERY) return {RcodeReply(query, LDNS_RCODE_NOTIMPL)};
+  if (ldns_pkt_qdcount(pkt.p) != 1) return {RcodeReply(query, LDNS_RCODE_FORMERR)};
   const ldns_rr* question = ldns_rr_list_rr(ldns_pkt_question(pkt.p), 0);
   char* owner = ldns_rdf2str(ldns_rr_owner(question));
-  if (owner == nullptr) return RcodeReply(query, LDNS_RCODE_SERVFAIL);
+  if (owner == nullptr) return {RcodeReply(query, LDNS_RCODE_SERVFAIL)};
   const std::string qname = owner;
   free(owner);
   if (ldns_rr_get_class(question) != LDNS_RR_CLASS_IN && ldns_rr_get_class(question) != LDNS_RR_CLASS_ANY) {
-    return RcodeReply(query, LDNS_RCODE_REFUSED);
+    return {RcodeReply(query, LDNS_RCODE_REFUSED)};
   }
   const Answer answer = lookup(qname, static_cast<RrType>(ldns_rr_get_type(question)));
+  if (can_forward && answer.fallthrough) return {.forward = true};
   size_t limit = max_size;
   if (limit < kTcpMax && ldns_pkt_edns(pkt.p)) limit = std::max<size_t>(kUdpDefault, ldns_pkt_edns_udp_size(pkt.p));
   std::optional<std::string> out = Encode(pkt.p, answer, false);
-  if (!out) return RcodeReply(query, LDNS_RCODE_SERVFAIL);
+  if (!out) return {ServerFailure(query)};
   if (out->size() > limit) out = Encode(pkt.p, answer, true);  // the client asks again over TCP
-  return out;
+  return {std::move(out)};
 }
 
-Result<std::unique_ptr<DnsServer>> DnsServer::Start(const std::string& host, uint16_t port, Lookup lookup) {
+Result<std::unique_ptr<DnsServer>> DnsServer::Start(const std::string& host, uint16_t port, Lookup lookup,
+                                                    Forwarder* forwarder) {
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(port);
@@ -139,11 +147,21 @@ Result<std::unique_ptr<DnsServer>> DnsServer::Start(const std::string& host, uin
   }
   const int wake = ::eventfd(0, EFD_CLOEXEC);
   if (wake < 0) return fail("eventfd", {udp, tcp});
-  return std::unique_ptr<DnsServer>(new DnsServer(udp, tcp, wake, ntohs(addr.sin_port), std::move(lookup)));
+  return std::unique_ptr<DnsServer>(
+      new DnsServer(udp, tcp, wake, ntohs(addr.sin_port), std::move(lookup), forwarder));
 }
 
-DnsServer::DnsServer(int udp, int tcp, int wake, uint16_t port, Lookup lookup)
-    : udp_(udp), tcp_(tcp), wake_(wake), port_(port), lookup_(std::move(lookup)) {
+DnsServer::DnsServer(int udp, int tcp, int wake, uint16_t port, Lookup lookup, Forwarder* forwarder)
+    : udp_(new int(udp),
+           [](const int* fd) {
+             ::close(*fd);
+             delete fd;
+           }),
+      tcp_(tcp),
+      wake_(wake),
+      port_(port),
+      lookup_(std::move(lookup)),
+      forwarder_(forwarder) {
   thread_ = std::thread([this] { Serve(); });
 }
 
@@ -151,13 +169,12 @@ DnsServer::~DnsServer() {
   const uint64_t one = 1;
   (void)!::write(wake_, &one, sizeof one);
   thread_.join();
-  ::close(udp_);
   ::close(tcp_);
   ::close(wake_);
 }
 
 void DnsServer::Serve() {
-  pollfd fds[3] = {{udp_, POLLIN, 0}, {tcp_, POLLIN, 0}, {wake_, POLLIN, 0}};
+  pollfd fds[3] = {{*udp_, POLLIN, 0}, {tcp_, POLLIN, 0}, {wake_, POLLIN, 0}};
   std::string buffer(kTcpMax, '\0');
   while (true) {
     if (::poll(fds, 3, -1) < 0) {
@@ -168,12 +185,8 @@ void DnsServer::Serve() {
     if (fds[0].revents & POLLIN) {
       sockaddr_storage peer{};
       socklen_t length = sizeof peer;
-      const ssize_t n = ::recvfrom(udp_, buffer.data(), buffer.size(), 0, reinterpret_cast<sockaddr*>(&peer), &length);
-      if (n > 0) {
-        if (std::optional<std::string> reply = Reply(std::string_view(buffer.data(), n), lookup_, kUdpDefault)) {
-          ::sendto(udp_, reply->data(), reply->size(), 0, reinterpret_cast<sockaddr*>(&peer), length);
-        }
-      }
+      const ssize_t n = ::recvfrom(*udp_, buffer.data(), buffer.size(), 0, reinterpret_cast<sockaddr*>(&peer), &length);
+      if (n > 0) ServeUdp(std::string_view(buffer.data(), static_cast<size_t>(n)), peer, length);
     }
     if (fds[1].revents & POLLIN) {
       const int connection = ::accept4(tcp_, nullptr, nullptr, SOCK_CLOEXEC);
@@ -182,6 +195,21 @@ void DnsServer::Serve() {
         ::close(connection);
       }
     }
+  }
+}
+
+void DnsServer::ServeUdp(std::string_view query, const sockaddr_storage& peer, socklen_t length) {
+  Handling handled = Handle(query, lookup_, kUdpDefault, forwarder_ != nullptr);
+  if (handled.forward) {
+    forwarder_->Forward(std::string(query), false,
+                        [udp = udp_, peer, length, failure = ServerFailure(query)](std::optional<std::string> reply) {
+                          const std::string& out = reply ? *reply : failure;
+                          ::sendto(*udp, out.data(), out.size(), 0, reinterpret_cast<const sockaddr*>(&peer), length);
+                        });
+    return;
+  }
+  if (handled.reply) {
+    ::sendto(*udp_, handled.reply->data(), handled.reply->size(), 0, reinterpret_cast<const sockaddr*>(&peer), length);
   }
 }
 
@@ -204,7 +232,12 @@ void DnsServer::ServeTcp(int connection) {
     if (!read_exactly(reinterpret_cast<char*>(prefix), 2)) return;
     message.resize(static_cast<size_t>(prefix[0]) << 8 | prefix[1]);
     if (!read_exactly(message.data(), message.size())) return;
-    std::optional<std::string> reply = Reply(message, lookup_, kTcpMax);
+    Handling handled = Handle(message, lookup_, kTcpMax, forwarder_ != nullptr);
+    std::optional<std::string> reply = std::move(handled.reply);
+    if (handled.forward) {
+      reply = forwarder_->Exchange(message, true);
+      if (!reply) reply = ServerFailure(message);
+    }
     if (!reply) return;
     std::string framed;
     framed += static_cast<char>(reply->size() >> 8);

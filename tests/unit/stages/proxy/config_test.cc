@@ -17,6 +17,8 @@ TEST_CASE("proxy config: the defaults, and each key read") {
   CHECK(defaults->dns_port == 10053);
   CHECK(defaults->cluster_dns == "10.96.0.10");
   CHECK(defaults->cluster_cidr.empty());
+  CHECK(defaults->dns_forward == std::vector<std::string>{"/etc/resolv.conf"});
+  CHECK(defaults->dns_forward_default);
 
   Result<ProxyConfig> set = Parse(
       "{clusterDomain: example.org., dnsListen: \"127.0.0.2:5353\", dnsTTL: 5, clusterDNS: 10.100.0.10, "
@@ -28,6 +30,14 @@ TEST_CASE("proxy config: the defaults, and each key read") {
   CHECK(set->dns_ttl == 5);
   CHECK(set->cluster_dns == "10.100.0.10");
   CHECK(set->cluster_cidr == "10.8.0.0/14");
+
+  Result<ProxyConfig> forward = Parse("{dnsForward: [1.1.1.1, \"10.0.0.2:5353\", /run/resolv.conf]}");
+  REQUIRE(forward.ok());
+  CHECK(forward->dns_forward == std::vector<std::string>{"1.1.1.1", "10.0.0.2:5353", "/run/resolv.conf"});
+  CHECK_FALSE(forward->dns_forward_default);
+  Result<ProxyConfig> nowhere = Parse("{dnsForward: []}");
+  REQUIRE(nowhere.ok());
+  CHECK(nowhere->dns_forward.empty());
 
   Result<ProxyConfig> off = Parse("{dnsListen: \"\", clusterDNS: \"\"}");
   REQUIRE(off.ok());
@@ -44,6 +54,14 @@ TEST_CASE("proxy config: a bad value is refused, naming its key") {
       {"{clusterCIDR: 10.244.0.0/16x}", "proxy.clusterCIDR: must be an IPv4 CIDR"},
       {"{dnsTTL: 4000}", "proxy.dnsTTL: must be between 0 and 3600"},
       {"{clusterDns: 10.96.0.10}", "proxy.clusterDns: unknown field"},
+      {"{dnsForward: 1.1.1.1}", "proxy.dnsForward: must be a list"},
+      {"{dnsForward: [1.1.1.1, dns.google]}",
+       "proxy.dnsForward[1]: \"dns.google\" is none of IP, IP:PORT (IPv4) or the path of a resolv.conf file"},
+      {"{dnsForward: [\"1.1.1.1:0\"]}", "proxy.dnsForward[0]: \"1.1.1.1:0\" is none of"},
+      {"{dnsForward: [resolv.conf]}", "proxy.dnsForward[0]: \"resolv.conf\" is none of"},
+      {"{dnsForward: [\"127.0.0.1:10053\"]}",
+       "proxy.dnsForward[0]: 127.0.0.1:10053 is where this DNS answers (proxy.dnsListen)"},
+      {"{dnsListen: \"127.0.0.3:53\", dnsForward: [127.0.0.3]}", "proxy.dnsForward[0]: 127.0.0.3 is where this DNS answers"},
   };
   for (const auto& [yaml, message] : cases) {
     INFO(yaml);

@@ -1,11 +1,19 @@
 // Cluster DNS: the answers CoreDNS's kubernetes plugin gives, then the same
 // asked of the server with dig over UDP and TCP.
 #include <catch2/catch.hpp>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 
 #include "stages/proxy/dns/cluster_records.h"
 #include "stages/proxy/dns/dns_server.h"
+#include "stages/proxy/dns/forwarder.h"
 
 namespace podflow::proxy::dns {
 namespace {
@@ -106,9 +114,13 @@ TEST_CASE("cluster DNS: NXDOMAIN and NODATA with the zone's SOA; PTR; names outs
         std::vector<std::string>{"web.shop.svc.cluster.local."});
   CHECK(Data(records.Resolve("7.1.244.10.in-addr.arpa.", RrType::PTR).answer) ==
         std::vector<std::string>{"db-0.db.shop.svc.cluster.local."});
-  CHECK(records.Resolve("1.1.1.1.in-addr.arpa.", RrType::PTR).rcode == Rcode::kNxDomain);
+  Answer unknown_ptr = records.Resolve("1.1.1.1.in-addr.arpa.", RrType::PTR);
+  CHECK(unknown_ptr.rcode == Rcode::kNxDomain);
+  CHECK(unknown_ptr.fallthrough);  // to the upstreams, where there are any
+  CHECK_FALSE(records.Resolve("web.shop.other.cluster.local.", RrType::A).fallthrough);
   Answer outside = records.Resolve("example.com.", RrType::A);
   CHECK(outside.rcode == Rcode::kRefused);
+  CHECK(outside.fallthrough);
   CHECK_FALSE(outside.authoritative);
 }
 
@@ -122,11 +134,14 @@ std::string Dig(const std::string& args) {
   return out;
 }
 
+bool HasDig() {
+  if (std::system("command -v dig >/dev/null 2>&1") == 0) return true;
+  WARN("skipped: dig is not installed (Debian's bind9-dnsutils, which tools/setup installs)");
+  return false;
+}
+
 TEST_CASE("the DNS server answers dig over UDP and TCP", "[proxy][dns]") {
-  if (std::system("command -v dig >/dev/null 2>&1") != 0) {
-    WARN("skipped: dig is not installed (Debian's bind9-dnsutils, which tools/setup installs)");
-    return;
-  }
+  if (!HasDig()) return;
   const ClusterRecords records = Cluster();
   Result<std::unique_ptr<DnsServer>> server = DnsServer::Start(
       "127.0.0.1", 0, [&](std::string_view name, RrType type) { return records.Resolve(name, type); });
@@ -143,6 +158,97 @@ TEST_CASE("the DNS server answers dig over UDP and TCP", "[proxy][dns]") {
   CHECK(nx.find("flags: qr aa") != std::string::npos);
   CHECK(nx.find("cluster.local.\t\t30\tIN\tSOA\tns.dns.cluster.local. hostmaster.cluster.local.") != std::string::npos);
   CHECK(Dig(at + "example.com A").find("status: REFUSED") != std::string::npos);
+}
+
+TEST_CASE("names the cluster does not hold go to the upstreams and come back unchanged, as CoreDNS's forward plugin "
+          "sends them; the cluster's own are answered here, misses too",
+          "[proxy][dns]") {
+  if (!HasDig()) return;
+  // The upstream: another zone, with a service the cluster does not know.
+  ClusterRecords elsewhere("example.test");
+  elsewhere.SetSerial(1700000000);
+  elsewhere.SetNamespace("default", true);
+  elsewhere.SetService({"default", "web", "10.0.0.5", "", {{"http", "tcp", 80}}, {}});
+  Result<std::unique_ptr<DnsServer>> upstream = DnsServer::Start(
+      "127.0.0.1", 0, [&](std::string_view name, RrType type) { return elsewhere.Resolve(name, type); });
+  REQUIRE(upstream.ok());
+  Result<std::unique_ptr<Forwarder>> forwarder =
+      Forwarder::Start({"127.0.0.1:" + std::to_string((*upstream)->port())});
+  REQUIRE(forwarder.ok());
+  CHECK((*forwarder)->upstreams() == std::vector<std::string>{"127.0.0.1:" + std::to_string((*upstream)->port())});
+
+  const ClusterRecords records = Cluster();
+  Result<std::unique_ptr<DnsServer>> server = DnsServer::Start(
+      "127.0.0.1", 0, [&](std::string_view name, RrType type) { return records.Resolve(name, type); },
+      forwarder->get());
+  REQUIRE(server.ok());
+  const std::string at = "@127.0.0.1 -p " + std::to_string((*server)->port()) + " +time=2 +tries=1 ";
+  CHECK(Dig(at + "+short web.default.svc.example.test A") == "10.0.0.5\n");
+  CHECK(Dig(at + "+short +tcp web.default.svc.example.test A") == "10.0.0.5\n");
+  // The upstream's NXDOMAIN, with its own SOA and its authority flag.
+  const std::string nx = Dig(at + "nope.default.svc.example.test A");
+  INFO(nx);
+  CHECK(nx.find("status: NXDOMAIN") != std::string::npos);
+  CHECK(nx.find("flags: qr aa") != std::string::npos);
+  CHECK(nx.find("ns.dns.example.test.") != std::string::npos);
+  // A reverse name the cluster has no record for falls through (`fallthrough in-addr.arpa`).
+  CHECK(Dig(at + "+short -x 10.0.0.5") == "web.default.svc.example.test.\n");
+  // The cluster's own names and misses stay here.
+  CHECK(Dig(at + "+short web.shop.svc.cluster.local A") == "10.96.0.20\n");
+  CHECK(Dig(at + "+short -x 10.96.0.20") == "web.shop.svc.cluster.local.\n");
+  const std::string here = Dig(at + "nope.shop.svc.cluster.local A");
+  CHECK(here.find("status: NXDOMAIN") != std::string::npos);
+  CHECK(here.find("ns.dns.cluster.local.") != std::string::npos);
+  // What neither holds: the upstream's REFUSED, passed on.
+  CHECK(Dig(at + "example.com A").find("status: REFUSED") != std::string::npos);
+}
+
+TEST_CASE("an upstream that does not answer in time: SERVFAIL over UDP and TCP", "[proxy][dns]") {
+  if (!HasDig()) return;
+  // A UDP socket nobody reads; no TCP listener on its port.
+  const int silent = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  REQUIRE(silent >= 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::bind(silent, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  socklen_t length = sizeof addr;
+  REQUIRE(::getsockname(silent, reinterpret_cast<sockaddr*>(&addr), &length) == 0);
+  Result<std::unique_ptr<Forwarder>> forwarder = Forwarder::Start(
+      {"127.0.0.1:" + std::to_string(ntohs(addr.sin_port))}, {.timeout = std::chrono::milliseconds(300)});
+  REQUIRE(forwarder.ok());
+  const ClusterRecords records = Cluster();
+  Result<std::unique_ptr<DnsServer>> server = DnsServer::Start(
+      "127.0.0.1", 0, [&](std::string_view name, RrType type) { return records.Resolve(name, type); },
+      forwarder->get());
+  REQUIRE(server.ok());
+  const std::string at = "@127.0.0.1 -p " + std::to_string((*server)->port()) + " +time=3 +tries=1 ";
+  CHECK(Dig(at + "example.com A").find("status: SERVFAIL") != std::string::npos);
+  CHECK(Dig(at + "+tcp example.com A").find("status: SERVFAIL") != std::string::npos);
+  CHECK(Dig(at + "+short web.shop.svc.cluster.local A") == "10.96.0.20\n");  // the cluster's still answered
+  ::close(silent);
+}
+
+TEST_CASE("the forwarder's upstreams: addresses, and the nameservers of resolv.conf files", "[proxy][dns]") {
+  const std::string dir = std::filesystem::temp_directory_path() / ("podflow-forward-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/resolv.conf") << "search example.test\nnameserver 10.1.2.3\nnameserver 10.1.2.4\noptions ndots:2\n";
+  Result<std::unique_ptr<Forwarder>> read = Forwarder::Start({"192.0.2.1:5353", dir + "/resolv.conf"});
+  REQUIRE(read.ok());
+  CHECK((*read)->upstreams() == std::vector<std::string>{"192.0.2.1:5353", "10.1.2.3:53", "10.1.2.4:53"});
+
+  Result<std::unique_ptr<Forwarder>> missing = Forwarder::Start({"1.1.1.1", dir + "/nope.conf"});
+  REQUIRE_FALSE(missing.ok());
+  CHECK_THAT(missing.status().message(), Catch::StartsWith("dnsForward[1]: " + dir + "/nope.conf: "));
+  Result<std::unique_ptr<Forwarder>> bad = Forwarder::Start({"localhost"});
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.status().message() ==
+        "dnsForward[0]: \"localhost\" is none of IP, IP:PORT (IPv4) or the path of a resolv.conf file");
+  std::ofstream(dir + "/empty.conf") << "search example.test\n";
+  Result<std::unique_ptr<Forwarder>> none = Forwarder::Start({dir + "/empty.conf"});
+  REQUIRE_FALSE(none.ok());
+  CHECK_THAT(none.status().message(), Catch::StartsWith("dnsForward"));
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("the DNS server refuses what is not a query it can read", "[proxy][dns]") {
