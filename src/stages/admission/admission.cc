@@ -52,7 +52,7 @@ std::optional<ApiStatusInfo> AfterValidation(api::ServiceT& service, Context& ct
   api::ServiceSpecT& spec = *service.spec;
   if (spec.type == api::ServiceType::ExternalName || spec.cluster_ip == "None") return std::nullopt;
   if (spec.cluster_ip.empty()) {
-    Result<std::string> ip = ctx.cluster_ips.Allocate(ctx.taken_ips);
+    Result<std::string> ip = ctx.cluster_ips.Allocate(ctx.taken_ips, ctx.rng);
     if (!ip.ok())
       return InternalErrorStatus("failed to allocate a serviceIP: " + ip.status().message());
     spec.cluster_ip = *ip;

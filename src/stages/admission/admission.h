@@ -153,6 +153,20 @@ class Authorizer {
 // Hands out service cluster IPs from an IPv4 CIDR (--service-cluster-ip-range),
 // lowest free address first, never the network or broadcast address. It
 // keeps no state: the caller says which addresses are taken.
+// The offset of a free value in a range of `size` values, as kube-apiserver
+// hands out node ports and cluster IPs: from above the lower band (its
+// first `lower_band` values, kept for values users ask for) with a random
+// start, scanning up and wrapping; from the lower band, the same way, once
+// the rest is full; nullopt when everything is `taken`.
+std::optional<uint64_t> PickInBands(uint64_t size, uint64_t lower_band, std::mt19937_64& rng,
+                                    const std::function<bool(uint64_t offset)>& taken);
+
+// Service cluster IPs from an IPv4 range (--service-cluster-ip-range), as
+// kube-apiserver hands them out: the network and broadcast addresses never;
+// one left to it from above the range's lower band (min(max(16, size/16),
+// 256) addresses: 10.96.0.1-10.96.1.0 of 10.96.0.0/12, where installers
+// put the DNS Service at 10.96.0.10), the lower band once the rest is full
+// (PickInBands). Keeps no state: the caller says which are taken.
 class ClusterIpAllocator {
  public:
   static constexpr std::string_view kDefaultRange = "10.96.0.0/12";
@@ -161,8 +175,8 @@ class ClusterIpAllocator {
   // Fails on anything but an IPv4 CIDR (`10.96.0.0/12`).
   static Result<ClusterIpAllocator> Create(std::string_view cidr);
 
-  // The lowest usable address not in `taken`, or Unavailable "range is full".
-  Result<std::string> Allocate(const std::set<std::string>& taken) const;
+  // A free address, or Unavailable "range is full".
+  Result<std::string> Allocate(const std::set<std::string>& taken, std::mt19937_64& rng) const;
   // Checks a user-given address: Invalid with Kubernetes' wording when it is
   // outside the range ("the provided IP (1.1.1.1) is not in the valid range.
   // The range of valid IPs is 10.96.0.0/12") or in `taken` ("provided IP is
@@ -179,6 +193,7 @@ class ClusterIpAllocator {
   uint32_t last_ = 0;   // last usable address (first_ > last_: none)
   uint32_t network_ = 0;
   uint32_t mask_ = 0;
+  uint64_t lower_band_ = 0;  // addresses from first_ kept for those asked for
 };
 
 // Hands out Service node ports from a port range (--service-node-port-range,

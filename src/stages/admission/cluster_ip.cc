@@ -1,4 +1,5 @@
-// Service cluster IPs: an IPv4 range, lowest free address first.
+// Service cluster IPs: an IPv4 range, kube-apiserver's two bands.
+#include <algorithm>
 #include <charconv>
 
 #include "stages/admission/admission.h"
@@ -48,6 +49,9 @@ ClusterIpAllocator::ClusterIpAllocator(std::string cidr, uint32_t ip, int prefix
     first_ = 1;
     last_ = 0;
   }
+  // KEP-3070's lower band: min(max(16, size/16), 256) of the range's size.
+  const uint64_t size = uint64_t{1} << (32 - prefix_bits);
+  lower_band_ = std::min<uint64_t>(std::max<uint64_t>(16, size / 16), 256);
 }
 
 Result<ClusterIpAllocator> ClusterIpAllocator::Create(std::string_view cidr) {
@@ -68,12 +72,13 @@ Result<ClusterIpAllocator> ClusterIpAllocator::Create(std::string_view cidr) {
   return ClusterIpAllocator(std::string(cidr), *ip, bits);
 }
 
-Result<std::string> ClusterIpAllocator::Allocate(const std::set<std::string>& taken) const {
-  for (uint64_t ip = first_; ip <= last_; ++ip) {
-    std::string text = FormatIpv4(static_cast<uint32_t>(ip));
-    if (!taken.contains(text)) return text;
-  }
-  return Status::Unavailable("range is full");
+Result<std::string> ClusterIpAllocator::Allocate(const std::set<std::string>& taken, std::mt19937_64& rng) const {
+  if (first_ > last_) return Status::Unavailable("range is full");
+  const auto address = [&](uint64_t offset) { return FormatIpv4(static_cast<uint32_t>(first_ + offset)); };
+  std::optional<uint64_t> offset = PickInBands(uint64_t{last_} - first_ + 1, lower_band_, rng,
+                                               [&](uint64_t o) { return taken.contains(address(o)); });
+  if (!offset) return Status::Unavailable("range is full");
+  return address(*offset);
 }
 
 Status ClusterIpAllocator::Check(std::string_view ip, const std::set<std::string>& taken) const {

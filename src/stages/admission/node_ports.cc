@@ -44,18 +44,11 @@ Result<NodePortAllocator> NodePortAllocator::Create(std::string_view range) {
 }
 
 Result<int32_t> NodePortAllocator::Allocate(const std::set<int32_t>& taken, std::mt19937_64& rng) const {
-  auto scan = [&](int32_t first, int32_t count) -> std::optional<int32_t> {
-    if (count <= 0) return std::nullopt;
-    const int32_t start = static_cast<int32_t>(rng() % static_cast<uint64_t>(count));
-    for (int32_t i = 0; i < count; ++i) {
-      const int32_t port = first + (start + i) % count;
-      if (!taken.contains(port)) return port;
-    }
-    return std::nullopt;
-  };
-  if (std::optional<int32_t> port = scan(base_ + static_band_, size_ - static_band_)) return *port;
-  if (std::optional<int32_t> port = scan(base_, static_band_)) return *port;
-  return Status::Unavailable("range is full");
+  const auto port = [&](uint64_t offset) { return base_ + static_cast<int32_t>(offset); };
+  std::optional<uint64_t> offset = PickInBands(static_cast<uint64_t>(size_), static_cast<uint64_t>(static_band_), rng,
+                                               [&](uint64_t o) { return taken.contains(port(o)); });
+  if (!offset) return Status::Unavailable("range is full");
+  return port(*offset);
 }
 
 Status NodePortAllocator::Check(int32_t port, const std::set<int32_t>& taken) const {

@@ -1,4 +1,6 @@
 // Service cluster IPs: the allocator and its use by Admit.
+#include <cstdio>
+
 #include "admission_fixture.h"
 
 namespace podflow::admission {
@@ -7,28 +9,61 @@ namespace {
 TEST_CASE("cluster IP allocator", "[admission][clusterip]") {
   auto range = ClusterIpAllocator::Create("10.96.0.0/12");
   REQUIRE(range.ok());
-  SECTION("sequential from the first address after the network address") {
-    CHECK(*range->Allocate({}) == "10.96.0.1");
-    CHECK(*range->Allocate({"10.96.0.1"}) == "10.96.0.2");
-  }
-  SECTION("skips taken addresses") {
-    CHECK(*range->Allocate({"10.96.0.1", "10.96.0.2", "10.96.0.4"}) == "10.96.0.3");
+  std::mt19937_64 rng(7);
+  // An address as a number, to compare.
+  const auto n = [](const std::string& ip) {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    REQUIRE(std::sscanf(ip.c_str(), "%u.%u.%u.%u", &a, &b, &c, &d) == 4);
+    return (a << 24) | (b << 16) | (c << 8) | d;
+  };
+  SECTION("from above the lower band, 10.96.0.1-10.96.1.0 of a /12, which stays for addresses asked for") {
+    std::set<std::string> seen;
+    for (int i = 0; i < 200; ++i) {
+      Result<std::string> ip = range->Allocate(seen, rng);
+      REQUIRE(ip.ok());
+      CHECK(n(*ip) >= n("10.96.1.1"));
+      CHECK(n(*ip) <= n("10.111.255.254"));
+      CHECK(seen.insert(*ip).second);  // never one taken
+    }
+    // Random starts: not a run of neighbours from the bottom of the band.
+    CHECK(n(*seen.rbegin()) - n(*seen.begin()) > 200);
   }
   SECTION("the default range is 10.96.0.0/12") {
     CHECK(ClusterIpAllocator().cidr() == "10.96.0.0/12");
-    CHECK(*ClusterIpAllocator().Allocate({}) == "10.96.0.1");
+    CHECK(n(*ClusterIpAllocator().Allocate({}, rng)) > n("10.96.1.0"));
   }
-  SECTION("exhausted range; never the broadcast address") {
-    auto small = ClusterIpAllocator::Create("192.168.0.0/30");  // .1 and .2 usable
+  SECTION("the lower band once the upper one is full; never the network or broadcast address") {
+    // A /24: 254 usable, the first 16 (min(max(16, 256/16), 256)) the lower band.
+    auto small = ClusterIpAllocator::Create("192.168.7.0/24");
     REQUIRE(small.ok());
-    CHECK(*small->Allocate({"192.168.0.1"}) == "192.168.0.2");
-    auto full = small->Allocate({"192.168.0.1", "192.168.0.2"});
+    std::set<std::string> taken;
+    for (int i = 0; i < 254 - 16; ++i) {
+      Result<std::string> ip = small->Allocate(taken, rng);
+      REQUIRE(ip.ok());
+      CHECK(n(*ip) >= n("192.168.7.17"));
+      CHECK(n(*ip) <= n("192.168.7.254"));
+      taken.insert(*ip);
+    }
+    for (int i = 0; i < 16; ++i) {
+      Result<std::string> ip = small->Allocate(taken, rng);
+      REQUIRE(ip.ok());
+      CHECK(n(*ip) >= n("192.168.7.1"));
+      CHECK(n(*ip) <= n("192.168.7.16"));
+      taken.insert(*ip);
+    }
+    Result<std::string> full = small->Allocate(taken, rng);
     REQUIRE_FALSE(full.ok());
     CHECK(full.status().message() == "range is full");
-    CHECK_FALSE(ClusterIpAllocator::Create("10.0.0.7/32")->Allocate({}).ok());
+    auto tiny = ClusterIpAllocator::Create("192.168.0.0/30");  // .1 and .2 usable, both in the lower band
+    REQUIRE(tiny.ok());
+    CHECK(*tiny->Allocate({"192.168.0.1"}, rng) == "192.168.0.2");
+    CHECK_FALSE(tiny->Allocate({"192.168.0.1", "192.168.0.2"}, rng).ok());
+    CHECK_FALSE(ClusterIpAllocator::Create("10.0.0.7/32")->Allocate({}, rng).ok());
   }
   SECTION("a CIDR with host bits set is taken by its network") {
-    CHECK(*ClusterIpAllocator::Create("10.0.0.7/24")->Allocate({}) == "10.0.0.1");
+    const std::string ip = *ClusterIpAllocator::Create("10.0.0.7/24")->Allocate({}, rng);
+    CHECK(n(ip) >= n("10.0.0.17"));
+    CHECK(n(ip) <= n("10.0.0.254"));
   }
   SECTION("user-given addresses") {
     struct Case {
@@ -78,10 +113,12 @@ spec:
 )";
 
 TEST_CASE("Admit allocates service cluster IPs", "[admission][clusterip]") {
-  SECTION("lowest free address") {
+  SECTION("a free address of the range, its only one in clusterIPs") {
     auto svc = testing::AdmittedObject<api::Service>(testing::AdmitOne(kService, {"10.96.0.1"}));
-    CHECK(svc->spec->cluster_ip == "10.96.0.2");
-    CHECK(svc->spec->cluster_ips == std::vector<std::string>{"10.96.0.2"});
+    CHECK_THAT(svc->spec->cluster_ip, Catch::StartsWith("10."));
+    CHECK(svc->spec->cluster_ip != "10.96.0.1");
+    REQUIRE(ClusterIpAllocator().Check(svc->spec->cluster_ip, {}).ok());  // in 10.96.0.0/12
+    CHECK(svc->spec->cluster_ips == std::vector<std::string>{svc->spec->cluster_ip});
   }
   SECTION("addresses handed out earlier in the same request count as taken") {
     Admission admission = testing::TestAdmission();
@@ -90,8 +127,8 @@ TEST_CASE("Admit allocates service cluster IPs", "[admission][clusterip]") {
     REQUIRE(reply.results.size() == 2);
     auto web = testing::AdmittedObject<api::Service>(reply.results[0]);
     auto nodeport = testing::AdmittedObject<api::Service>(reply.results[1]);
-    CHECK(web->spec->cluster_ip == "10.96.0.1");
-    CHECK(nodeport->spec->cluster_ip == "10.96.0.2");
+    CHECK(ClusterIpAllocator().Check(web->spec->cluster_ip, {}).ok());
+    CHECK(ClusterIpAllocator().Check(nodeport->spec->cluster_ip, {web->spec->cluster_ip}).ok());
   }
   SECTION("a user-given address that is taken") {
     std::string manifest = std::string(kService) + "  clusterIP: 10.96.0.10\n";

@@ -197,7 +197,7 @@ spec:
   CHECK(spec.internal_traffic_policy == api::ServiceInternalTrafficPolicy::Cluster);
   CHECK(spec.ip_family_policy == api::IPFamilyPolicy::SingleStack);
   CHECK(spec.ip_families == std::vector<api::IPFamily>{api::IPFamily::IPv4});
-  CHECK(spec.cluster_ip == "10.96.0.1");
+  CHECK(ClusterIpAllocator().Check(spec.cluster_ip, {}).ok());  // one of 10.96.0.0/12
   CHECK(spec.ports[0]->protocol == api::Protocol::TCP);
   CHECK(spec.ports[0]->target_port->type == api::IntOrStringType::Int);
   CHECK(spec.ports[0]->target_port->int_val == 80);
