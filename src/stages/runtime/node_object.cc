@@ -161,7 +161,8 @@ std::vector<std::unique_ptr<api::ContainerImageT>> NodeStatusImages(std::vector<
   return out;
 }
 
-std::optional<api::NodeT> NodeWithImages(const api::Node& stored, const std::vector<CachedImage>& present) {
+std::optional<api::NodeT> NodeStatusUpdate(const api::Node& stored, const std::vector<CachedImage>& present,
+                                           Ipv4 internal_ip) {
   std::vector<std::unique_ptr<api::ContainerImageT>> images = NodeStatusImages(present);
   const auto* have = stored.status() ? stored.status()->images() : nullptr;
   const auto same = [&](size_t i) {
@@ -177,11 +178,29 @@ std::optional<api::NodeT> NodeWithImages(const api::Node& stored, const std::vec
   };
   bool unchanged = (have == nullptr ? images.empty() : have->size() == images.size());
   for (size_t i = 0; unchanged && i < images.size(); ++i) unchanged = same(i);
-  if (unchanged) return std::nullopt;
+  // The address the node is at now (a restart may have put it elsewhere).
+  const std::string address = FormatIpv4(internal_ip);
+  const auto* addresses = stored.status() ? stored.status()->addresses() : nullptr;
+  bool address_posted = false;
+  for (size_t i = 0; addresses != nullptr && i < addresses->size(); ++i) {
+    const api::NodeAddress* a = addresses->Get(i);
+    if (a->type() && a->type()->string_view() == "InternalIP") {
+      address_posted = a->address() && a->address()->string_view() == address;
+      break;
+    }
+  }
+  if (unchanged && address_posted) return std::nullopt;
   api::NodeT node;
   stored.UnPackTo(&node);
   if (!node.status) node.status = std::make_unique<api::NodeStatusT>();
   node.status->images = std::move(images);
+  auto& listed = node.status->addresses;
+  auto internal = std::ranges::find_if(listed, [](const auto& a) { return a->type == "InternalIP"; });
+  if (internal == listed.end()) {
+    listed.insert(listed.begin(), Address("InternalIP", address));
+  } else {
+    (*internal)->address = address;
+  }
   return node;
 }
 

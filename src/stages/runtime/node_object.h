@@ -46,10 +46,13 @@ inline constexpr size_t kNodeStatusMaxImages = 50;
 // reference.
 std::vector<std::unique_ptr<api::ContainerImageT>> NodeStatusImages(std::vector<CachedImage> images);
 
-// The stored Node with status.images listing `present` (NodeStatusImages),
-// as kubelet's periodic status update posts it; nullopt when the stored
-// list names the same images already.
-std::optional<api::NodeT> NodeWithImages(const api::Node& stored, const std::vector<CachedImage>& present);
+// The stored Node as kubelet's periodic status update posts it:
+// status.images listing `present` (NodeStatusImages) and its InternalIP
+// `internal_ip` (where the node is now: a node the pod network took or
+// refused since it was stored); nullopt when the stored node says both
+// already.
+std::optional<api::NodeT> NodeStatusUpdate(const api::Node& stored, const std::vector<CachedImage>& present,
+                                           Ipv4 internal_ip);
 
 // "3f2a...-....": a UUID-shaped deterministic id.
 std::string DeterministicUid(std::string_view seed);

@@ -336,8 +336,8 @@ class RuntimeLoop {
       NodeRuntime* node = agents_.FindNode(name);
       if (kv == stored_nodes_.end() || node == nullptr || kv->second.status_due != due) continue;  // gone, or stale
       Reschedule(name, now + config_.timing.node_status_update);
-      std::optional<api::NodeT> updated =
-          NodeWithImages(*flatbuffers::GetRoot<api::Node>(kv->second.node.value.data()), node->Images(now));
+      std::optional<api::NodeT> updated = NodeStatusUpdate(
+          *flatbuffers::GetRoot<api::Node>(kv->second.node.value.data()), node->Images(now), node->node().internal_ip);
       if (!updated) continue;
       puts.push_back(PutOp{kv->second.node.key, model::Pack(*updated), kv->second.node.mod_revision});
       names.push_back(name);

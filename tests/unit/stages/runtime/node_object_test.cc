@@ -166,12 +166,12 @@ registry:
   NodeRuntime node(nodes[0], &catalog, &timing);
 
   // Nothing pulled: the stored list is the store's.
-  CHECK_FALSE(NodeWithImages(stored, node.Images(clock.now)).has_value());
+  CHECK_FALSE(NodeStatusUpdate(stored, node.Images(clock.now), nodes[0].internal_ip).has_value());
 
   // A pull in flight is not in the store yet; once done it is, first (larger).
   const PullTicket pull = node.RequestPull(*catalog.Resolve("example/big:v2"), clock.now);
-  CHECK_FALSE(NodeWithImages(stored, node.Images(pull.done - SimDuration(1))).has_value());
-  std::optional<api::NodeT> posted = NodeWithImages(stored, node.Images(pull.done));
+  CHECK_FALSE(NodeStatusUpdate(stored, node.Images(pull.done - SimDuration(1)), nodes[0].internal_ip).has_value());
+  std::optional<api::NodeT> posted = NodeStatusUpdate(stored, node.Images(pull.done), nodes[0].internal_ip);
   REQUIRE(posted.has_value());
   REQUIRE(posted->status->images.size() == 2);
   const auto& big = *posted->status->images[0];
@@ -183,7 +183,21 @@ registry:
   CHECK(posted->metadata->name == "n1");  // the rest of the stored node kept
   CHECK(posted->status->conditions.size() == 4);
   const std::string after = model::Pack(*posted);
-  CHECK_FALSE(NodeWithImages(*flatbuffers::GetRoot<api::Node>(after.data()), node.Images(pull.done)).has_value());
+  CHECK_FALSE(NodeStatusUpdate(*flatbuffers::GetRoot<api::Node>(after.data()), node.Images(pull.done),
+                               nodes[0].internal_ip)
+                  .has_value());
+  CHECK(posted->status->addresses.size() == 2);
+
+  // A node now at another address (the pod network took it, or refused it,
+  // since it was stored) posts that one, and keeps its Hostname.
+  std::optional<api::NodeT> moved = NodeStatusUpdate(*flatbuffers::GetRoot<api::Node>(after.data()),
+                                                     node.Images(pull.done), *ParseIpv4("127.0.0.1"));
+  REQUIRE(moved.has_value());
+  REQUIRE(moved->status->addresses.size() == 2);
+  CHECK(moved->status->addresses[0]->type == "InternalIP");
+  CHECK(moved->status->addresses[0]->address == "127.0.0.1");
+  CHECK(moved->status->addresses[1]->type == "Hostname");
+  CHECK(moved->status->images.size() == 2);
 
   // An image pulled by its digest and by its tag is one image, named by both;
   // one known by its digest only has that one name.
