@@ -19,6 +19,7 @@
 #include "netns/command.h"
 #include "netns/pod_network.h"
 #include "pipeline_fixture.h"
+#include "stages/proxy/dns/dns_server.h"
 
 namespace podflow::e2e {
 namespace {
@@ -2045,9 +2046,9 @@ std::set<std::string> AnswersBecome(const Pipeline& pipeline, const std::string&
 
 }  // namespace
 
-TEST_CASE("pod network: a Service you can curl — its ClusterIP and its DNS name spread over a backend on the "
-          "client's node and one on another, a backend that is not ready leaves the rotation and comes back, its NodePort answers on a node's "
-          "address; nothing of the network is left after",
+TEST_CASE("pod network: a Service you can curl — its ClusterIP and its DNS name spread over two python3 -m http.server "
+          "backends, one on the client's node and one on another, names outside the cluster are forwarded, a backend that is not ready leaves the "
+          "rotation and comes back, its NodePort answers on a node's address; nothing of the network is left after",
           "[e2e]") {
   if (std::optional<std::string> why = netns::Unavailable()) {
     WARN("skipped: no pod network can be made here: " << *why);
@@ -2062,11 +2063,22 @@ TEST_CASE("pod network: a Service you can curl — its ClusterIP and its DNS nam
   for (const char* backend : {"backend-1", "backend-2"}) {
     std::filesystem::create_directories(scratch + "/" + backend);
     std::ofstream(scratch + "/" + backend + "/ready") << "ready\n";
+    std::ofstream(scratch + "/" + backend + "/name") << backend << "\n";  // what its server serves at /name
   }
+  // An upstream DNS on this machine for names outside the cluster: the
+  // pods' network has no way out, but the cluster DNS forwards from here.
+  proxy::dns::ClusterRecords elsewhere("example.test");
+  elsewhere.SetNamespace("default", true);
+  elsewhere.SetService({"default", "outside", "192.0.2.7", "", {{"http", "tcp", 80}}, {}});
+  Result<std::unique_ptr<proxy::dns::DnsServer>> upstream = proxy::dns::DnsServer::Start(
+      "127.0.0.1", 0, [&](std::string_view name, proxy::dns::RrType type) { return elsewhere.Resolve(name, type); });
+  REQUIRE(upstream.ok());
   // The registry's list goes on with agnhost; then the runtime's keys.
-  Pipeline pipeline(false, "", "",
+  Pipeline pipeline(false, "",
+                    "proxy:\n  dnsForward: [\"127.0.0.1:" + std::to_string((*upstream)->port()) + "\"]\n",
                     "    - {name: registry.k8s.io/e2e-test-images/agnhost, tags: [\"2.39\"], sizeBytes: 1000000, "
-                    "pullMillis: 20}\n  type: process\n");
+                    "pullMillis: 20}\n    - {name: python, tags: [\"3\"], sizeBytes: 1000000, pullMillis: 20}\n"
+                    "  type: process\n");
   pipeline.StartAll();
   std::string backends;
   for (const auto& [name, node] : {std::pair{"backend-1", "node-1"}, std::pair{"backend-2", "node-3"}}) {
@@ -2079,8 +2091,9 @@ spec:
   terminationGracePeriodSeconds: 1
   containers:
   - name: hostnames
-    image: registry.k8s.io/e2e-test-images/agnhost:2.39
-    args: [serve-hostname]
+    image: python:3
+    command: [python3, -m, http.server, "9376"]
+    workingDir: /probe
     ports: [{containerPort: 9376}]
     readinessProbe:
       exec: {command: [cat, /probe/ready]}
@@ -2149,21 +2162,26 @@ spec:
   const std::set<std::string> both = {"backend-1", "backend-2"};
 
   // The cluster IP spreads over both backends: one beside the client, one on another node.
-  CHECK(AnswersBecome(pipeline, "client", "http://" + cluster_ip + "/", both) == both);
+  CHECK(AnswersBecome(pipeline, "client", "http://" + cluster_ip + "/name", both) == both);
   // So does the Service's name, through the cluster DNS at the pod's nameserver.
-  CHECK(AnswersBecome(pipeline, "client", "http://hostnames.default.svc.cluster.local/", both) == both);
-  CHECK(AnswersBecome(pipeline, "client", "http://hostnames/", both) == both);  // the pod's search path
+  CHECK(AnswersBecome(pipeline, "client", "http://hostnames.default.svc.cluster.local/name", both) == both);
+  CHECK(AnswersBecome(pipeline, "client", "http://hostnames/name", both) == both);  // the pod's search path
+  // A name outside the cluster: past the search path's misses, forwarded to the upstream.
+  const auto [resolved, address] = pipeline.Podflow(
+      {"exec", "client", "--", "python3", "-c", "import socket; print(socket.gethostbyname('outside.default.svc.example.test'))"});
+  CHECK(resolved == 0);
+  CHECK(address == "192.0.2.7\n");
 
   // A backend whose readiness fails leaves the rotation; back when it passes again.
   std::filesystem::remove(scratch + "/backend-1/ready");
   REQUIRE(pipeline.PodReaches("backend-1", [](const api::Pod& p) { return !model::ConditionIsTrue(p, "Ready"); },
                               std::chrono::seconds(20)));
-  CHECK(AnswersBecome(pipeline, "client", "http://" + cluster_ip + "/", {"backend-2"}) ==
+  CHECK(AnswersBecome(pipeline, "client", "http://" + cluster_ip + "/name", {"backend-2"}) ==
         std::set<std::string>{"backend-2"});
   std::ofstream(scratch + "/backend-1/ready") << "ready\n";
   REQUIRE(pipeline.PodReaches("backend-1", [](const api::Pod& p) { return model::ConditionIsTrue(p, "Ready"); },
                               std::chrono::seconds(20)));
-  CHECK(AnswersBecome(pipeline, "client", "http://" + cluster_ip + "/", both) == both);
+  CHECK(AnswersBecome(pipeline, "client", "http://" + cluster_ip + "/name", both) == both);
 
   // The NodePort on node-1's own address (its InternalIP on the node network).
   const auto internal_ip = [&](const std::string& name) {
@@ -2182,7 +2200,7 @@ spec:
   const std::string node_ip = internal_ip("node-1");
   REQUIRE_FALSE(node_ip.empty());
   CHECK(node_ip != "127.0.0.1");
-  CHECK(AnswersBecome(pipeline, "client", "http://" + node_ip + ":" + std::to_string(node_port) + "/", both) == both);
+  CHECK(AnswersBecome(pipeline, "client", "http://" + node_ip + ":" + std::to_string(node_port) + "/name", both) == both);
 
   // A hostPort answers on its node's address, through the portmap plugin's DNAT.
   REQUIRE(pipeline.PodReaches("on-host-port", Pipeline::Running, std::chrono::seconds(30)));
