@@ -150,9 +150,6 @@ class Authorizer {
 
 // ---- Service cluster IPs ----
 
-// Hands out service cluster IPs from an IPv4 CIDR (--service-cluster-ip-range),
-// lowest free address first, never the network or broadcast address. It
-// keeps no state: the caller says which addresses are taken.
 // The offset of a free value in a range of `size` values, as kube-apiserver
 // hands out node ports and cluster IPs: from above the lower band (its
 // first `lower_band` values, kept for values users ask for) with a random

@@ -496,7 +496,12 @@ Status ProxyStage::Start() {
   if (config_.dns && !config_.dns_forward.empty()) {
     // Started here, so its threads (and the sockets they make) are in this
     // machine's network namespace, whichever server hands it a query.
-    Result<std::unique_ptr<dns::Forwarder>> forwarder = dns::Forwarder::Start(config_.dns_forward);
+    // Never to the DNS's own address: its queries would come back round.
+    const std::string port = std::to_string(config_.dns_port);
+    std::vector<std::string> own = {config_.dns_host + ":" + port};
+    if (config_.dns_host == "0.0.0.0") own.push_back("127.0.0.1:" + port);
+    Result<std::unique_ptr<dns::Forwarder>> forwarder =
+        dns::Forwarder::Start(config_.dns_forward, dns::Forwarder::Options{}, own);
     if (forwarder.ok()) {
       forwarder_ = std::move(*forwarder);
       std::string to;

@@ -39,7 +39,7 @@ struct Record {
   bool operator==(const Record&) const = default;
 };
 
-enum class Rcode { kNoError = 0, kNxDomain = 3, kRefused = 5 };
+enum class Rcode { kNoError = 0, kServFail = 2, kNxDomain = 3, kRefused = 5 };
 
 struct Answer {
   Rcode rcode = Rcode::kNoError;

@@ -8,14 +8,17 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
+#include <vector>
 
 namespace podflow::proxy::dns {
 namespace {
 
 constexpr size_t kUdpDefault = 512;     // RFC 1035's limit without EDNS
 constexpr size_t kTcpMax = 65535;
-constexpr int kTcpTimeoutMs = 2000;     // a TCP client that stalls is dropped
+constexpr int kTcpTimeoutMs = 2000;     // a TCP client quiet that long is dropped
+constexpr size_t kTcpConnections = 64;  // served at once
 
 // An ldns object freed with its own function.
 template <typename T, void (*Free)(T*)>
@@ -89,7 +92,18 @@ std::optional<std::string> Reply(std::string_view query, const Lookup& lookup, s
   return Handle(query, lookup, max_size, false).reply;
 }
 
-std::string ServerFailure(std::string_view query) { return RcodeReply(query, LDNS_RCODE_SERVFAIL); }
+std::string ServerFailure(std::string_view query) {
+  // With the question, as resolvers match a reply to their query by it.
+  Packet pkt;
+  if (ldns_wire2pkt(&pkt.p, reinterpret_cast<const uint8_t*>(query.data()), query.size()) == LDNS_STATUS_OK &&
+      ldns_pkt_qdcount(pkt.p) == 1) {
+    Answer failed;
+    failed.rcode = Rcode::kServFail;
+    failed.authoritative = false;
+    if (std::optional<std::string> out = Encode(pkt.p, failed, false)) return *out;
+  }
+  return RcodeReply(query, LDNS_RCODE_SERVFAIL);
+}
 
 Handling Handle(std::string_view query, const Lookup& lookup, size_t max_size, bool can_forward) {
   if (query.size() < 12) return {};
@@ -117,6 +131,29 @@ Handling Handle(std::string_view query, const Lookup& lookup, size_t max_size, b
   if (out->size() > limit) out = Encode(pkt.p, answer, true);  // the client asks again over TCP
   return {std::move(out)};
 }
+
+namespace {
+
+// An fd closed when its last holder lets go (a reply still to be sent from
+// the forwarder's thread holds it).
+std::shared_ptr<const int> Held(int fd) {
+  return std::shared_ptr<const int>(new int(fd), [](const int* held) {
+    ::close(*held);
+    delete held;
+  });
+}
+
+// Sends `message` on a TCP connection with its two-byte length (RFC 1035
+// 4.2.2), whole in one send; false when the connection is gone.
+bool SendFramed(int connection, const std::string& message) {
+  std::string framed;
+  framed += static_cast<char>(message.size() >> 8);
+  framed += static_cast<char>(message.size() & 0xff);
+  framed += message;
+  return ::send(connection, framed.data(), framed.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(framed.size());
+}
+
+}  // namespace
 
 Result<std::unique_ptr<DnsServer>> DnsServer::Start(const std::string& host, uint16_t port, Lookup lookup,
                                                     Forwarder* forwarder) {
@@ -152,11 +189,7 @@ Result<std::unique_ptr<DnsServer>> DnsServer::Start(const std::string& host, uin
 }
 
 DnsServer::DnsServer(int udp, int tcp, int wake, uint16_t port, Lookup lookup, Forwarder* forwarder)
-    : udp_(new int(udp),
-           [](const int* fd) {
-             ::close(*fd);
-             delete fd;
-           }),
+    : udp_(Held(udp)),
       tcp_(tcp),
       wake_(wake),
       port_(port),
@@ -174,10 +207,29 @@ DnsServer::~DnsServer() {
 }
 
 void DnsServer::Serve() {
-  pollfd fds[3] = {{*udp_, POLLIN, 0}, {tcp_, POLLIN, 0}, {wake_, POLLIN, 0}};
+  // TCP connections are served beside UDP from the same poll: each reads
+  // what has come, answers every whole message in it (forwarded ones are
+  // answered from the forwarder's thread, in any order, as RFC 7766
+  // allows), and is closed when its client closes or goes quiet.
+  struct Connection {
+    std::shared_ptr<const int> fd;
+    std::string in;
+    std::chrono::steady_clock::time_point heard;
+  };
+  std::vector<Connection> connections;
+  std::vector<pollfd> fds;
   std::string buffer(kTcpMax, '\0');
+  const auto idle = std::chrono::milliseconds(kTcpTimeoutMs);
   while (true) {
-    if (::poll(fds, 3, -1) < 0) {
+    fds = {{*udp_, POLLIN, 0}, {tcp_, POLLIN, 0}, {wake_, POLLIN, 0}};
+    int timeout = -1;
+    const auto now = std::chrono::steady_clock::now();
+    for (const Connection& c : connections) {
+      fds.push_back({*c.fd, POLLIN, 0});
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(c.heard + idle - now).count();
+      timeout = timeout < 0 ? static_cast<int>(std::max<int64_t>(left, 0)) : std::min<int>(timeout, std::max<int64_t>(left, 0));
+    }
+    if (::poll(fds.data(), fds.size(), timeout) < 0) {
       if (errno == EINTR) continue;
       return;
     }
@@ -188,11 +240,32 @@ void DnsServer::Serve() {
       const ssize_t n = ::recvfrom(*udp_, buffer.data(), buffer.size(), 0, reinterpret_cast<sockaddr*>(&peer), &length);
       if (n > 0) ServeUdp(std::string_view(buffer.data(), static_cast<size_t>(n)), peer, length);
     }
+    const auto heard = std::chrono::steady_clock::now();
+    std::vector<Connection> kept;
+    for (size_t i = 0; i < connections.size(); ++i) {
+      Connection& c = connections[i];
+      const short events = fds[3 + i].revents;
+      bool open = heard < c.heard + idle;
+      if (events != 0) {
+        const ssize_t n = ::read(*c.fd, buffer.data(), buffer.size());
+        open = n > 0;
+        if (open) {
+          c.in.append(buffer.data(), static_cast<size_t>(n));
+          c.heard = heard;
+          open = ServeTcp(c.fd, c.in);
+        }
+      }
+      if (open) kept.push_back(std::move(c));
+    }
+    connections = std::move(kept);
     if (fds[1].revents & POLLIN) {
       const int connection = ::accept4(tcp_, nullptr, nullptr, SOCK_CLOEXEC);
-      if (connection >= 0) {
-        ServeTcp(connection);
-        ::close(connection);
+      if (connection >= 0 && connections.size() >= kTcpConnections) {
+        ::close(connection);  // as many as it serves at once
+      } else if (connection >= 0) {
+        const timeval bound{kTcpTimeoutMs / 1000, 0};  // a client that reads nothing cannot hold the thread
+        ::setsockopt(connection, SOL_SOCKET, SO_SNDTIMEO, &bound, sizeof bound);
+        connections.push_back({Held(connection), "", heard});
       }
     }
   }
@@ -213,38 +286,23 @@ void DnsServer::ServeUdp(std::string_view query, const sockaddr_storage& peer, s
   }
 }
 
-void DnsServer::ServeTcp(int connection) {
+bool DnsServer::ServeTcp(const std::shared_ptr<const int>& connection, std::string& in) {
   // Each message is preceded by its length in two bytes (RFC 1035 4.2.2).
-  auto read_exactly = [&](char* into, size_t size) {
-    size_t got = 0;
-    while (got < size) {
-      pollfd p{connection, POLLIN, 0};
-      if (::poll(&p, 1, kTcpTimeoutMs) <= 0) return false;
-      const ssize_t n = ::read(connection, into + got, size - got);
-      if (n <= 0) return false;
-      got += static_cast<size_t>(n);
-    }
-    return true;
-  };
-  std::string message;
-  while (true) {
-    unsigned char prefix[2];
-    if (!read_exactly(reinterpret_cast<char*>(prefix), 2)) return;
-    message.resize(static_cast<size_t>(prefix[0]) << 8 | prefix[1]);
-    if (!read_exactly(message.data(), message.size())) return;
+  while (in.size() >= 2) {
+    const size_t size = static_cast<size_t>(static_cast<uint8_t>(in[0])) << 8 | static_cast<uint8_t>(in[1]);
+    if (in.size() < 2 + size) return true;  // the rest to come
+    const std::string message = in.substr(2, size);
+    in.erase(0, 2 + size);
     Handling handled = Handle(message, lookup_, kTcpMax, forwarder_ != nullptr);
-    std::optional<std::string> reply = std::move(handled.reply);
     if (handled.forward) {
-      reply = forwarder_->Exchange(message, true);
-      if (!reply) reply = ServerFailure(message);
+      forwarder_->Forward(message, true, [connection, failure = ServerFailure(message)](std::optional<std::string> reply) {
+        SendFramed(*connection, reply ? *reply : failure);
+      });
+      continue;
     }
-    if (!reply) return;
-    std::string framed;
-    framed += static_cast<char>(reply->size() >> 8);
-    framed += static_cast<char>(reply->size() & 0xff);
-    framed += *reply;
-    if (::send(connection, framed.data(), framed.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(framed.size())) return;
+    if (!handled.reply || !SendFramed(*connection, *handled.reply)) return false;
   }
+  return true;
 }
 
 }  // namespace podflow::proxy::dns

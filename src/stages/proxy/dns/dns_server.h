@@ -1,10 +1,10 @@
 // A DNS server for the cluster's records: UDP and TCP on one address, each
 // query read and each reply written by ldns (the DNS library of NLnet Labs,
 // Debian's libldns), answers from a lookup function (ClusterRecords'). One
-// thread serves both; TCP connections are served one message at a time. A
-// name the lookup marks as falling through goes to the forwarder, when the
-// server has one (forwarder.h): a UDP query is answered from the
-// forwarder's thread, a TCP one waits for it.
+// thread serves both, TCP connections from the same poll. A name the
+// lookup marks as falling through goes to the forwarder, when the server
+// has one (forwarder.h), and is answered from the forwarder's thread: the
+// server's own never waits for an upstream.
 #pragma once
 
 #include <atomic>
@@ -59,7 +59,9 @@ class DnsServer {
   DnsServer(int udp, int tcp, int wake, uint16_t port, Lookup lookup, Forwarder* forwarder);
   void Serve();
   void ServeUdp(std::string_view query, const sockaddr_storage& peer, socklen_t length);
-  void ServeTcp(int connection);
+  // Answers each whole message in `in` (taking it out); false when the
+  // connection is to be closed.
+  bool ServeTcp(const std::shared_ptr<const int>& connection, std::string& in);
 
   // The UDP socket is held by the forwarded queries' replies too, so it
   // stays open (and its number not reused) until the last one is sent.

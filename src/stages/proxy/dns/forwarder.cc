@@ -4,9 +4,12 @@
 #include <ldns/ldns.h>
 #include <netinet/in.h>
 
+#include <algorithm>
 #include <charconv>
+#include <fstream>
+#include <sstream>
+#include <cerrno>
 #include <cstring>
-#include <future>
 #include <random>
 
 namespace podflow::proxy::dns {
@@ -48,29 +51,45 @@ std::string AddressText(const sockaddr_storage& address) {
   return "[" + std::string(host) + "]:" + std::to_string(ntohs(in6->sin6_port));
 }
 
-// The nameservers a resolv.conf-style file names, read by ldns's resolver.
+// The nameservers a resolv.conf-style file names, as a resolver reads it:
+// `nameserver ADDRESS` lines, IPv4 or IPv6 (a scoped one is skipped), three
+// at most; other lines, and addresses it cannot read, skipped.
 Result<std::vector<std::pair<sockaddr_storage, socklen_t>>> ReadResolvConf(const std::string& path) {
-  ldns_resolver* resolver = nullptr;
-  const ldns_status status = ldns_resolver_new_frm_file(&resolver, path.c_str());
-  if (status != LDNS_STATUS_OK) return Status::Invalid(path + ": " + ldns_get_errorstr_by_id(status));
+  std::ifstream file(path);
+  if (!file) return Status::Invalid(path + ": cannot be read: " + std::strerror(errno));
   std::vector<std::pair<sockaddr_storage, socklen_t>> out;
-  ldns_rdf** servers = ldns_resolver_nameservers(resolver);
-  for (size_t i = 0; i < ldns_resolver_nameserver_count(resolver); ++i) {
-    size_t size = 0;
-    sockaddr_storage* address = ldns_rdf2native_sockaddr_storage(servers[i], 53, &size);
-    if (address == nullptr) continue;
-    out.emplace_back(*address, static_cast<socklen_t>(size));
-    free(address);
+  for (std::string line; std::getline(file, line) && out.size() < kMaxAsked;) {
+    std::istringstream words(line);
+    std::string keyword, address;
+    if (!(words >> keyword >> address) || keyword != "nameserver") continue;
+    sockaddr_storage storage{};
+    if (auto* in = reinterpret_cast<sockaddr_in*>(&storage); inet_pton(AF_INET, address.c_str(), &in->sin_addr) == 1) {
+      in->sin_family = AF_INET;
+      in->sin_port = htons(53);
+      out.emplace_back(storage, static_cast<socklen_t>(sizeof(sockaddr_in)));
+    } else if (auto* in6 = reinterpret_cast<sockaddr_in6*>(&storage);
+               inet_pton(AF_INET6, address.c_str(), &in6->sin6_addr) == 1) {
+      in6->sin6_family = AF_INET6;
+      in6->sin6_port = htons(53);
+      out.emplace_back(storage, static_cast<socklen_t>(sizeof(sockaddr_in6)));
+    }
   }
-  ldns_resolver_deep_free(resolver);
   return out;
 }
 
-// Whether `reply` is a well-formed reply to `query` (same id, QR set).
-bool RepliesTo(const uint8_t* reply, size_t size, const std::string& query) {
+// Whether `reply` is a reply to `query`: QR set, the same id and the same
+// question (name, type, class), as CoreDNS's forward checks it.
+bool RepliesTo(const uint8_t* reply, size_t size, const ldns_pkt* query) {
   ldns_pkt* pkt = nullptr;
   if (ldns_wire2pkt(&pkt, reply, size) != LDNS_STATUS_OK) return false;
-  const bool ok = ldns_pkt_qr(pkt) && size >= 2 && std::memcmp(reply, query.data(), 2) == 0;
+  bool ok = ldns_pkt_qr(pkt) && ldns_pkt_id(pkt) == ldns_pkt_id(query) && ldns_pkt_qdcount(pkt) == 1 &&
+            ldns_pkt_qdcount(query) == 1;
+  if (ok) {
+    const ldns_rr* got = ldns_rr_list_rr(ldns_pkt_question(pkt), 0);
+    const ldns_rr* asked = ldns_rr_list_rr(ldns_pkt_question(query), 0);
+    ok = ldns_dname_compare(ldns_rr_owner(got), ldns_rr_owner(asked)) == 0 &&
+         ldns_rr_get_type(got) == ldns_rr_get_type(asked) && ldns_rr_get_class(got) == ldns_rr_get_class(asked);
+  }
   ldns_pkt_free(pkt);
   return ok;
 }
@@ -84,20 +103,27 @@ Status CheckUpstream(const std::string& entry) {
   return Status::Invalid("\"" + entry + "\" " + std::string(kWhatUpstreamsAre));
 }
 
-Result<std::unique_ptr<Forwarder>> Forwarder::Start(const std::vector<std::string>& to, Options options) {
+Result<std::unique_ptr<Forwarder>> Forwarder::Start(const std::vector<std::string>& to, Options options,
+                                                    const std::vector<std::string>& not_to) {
   std::vector<Upstream> upstreams;
+  const auto add = [&](const sockaddr_storage& address, socklen_t length) {
+    Upstream upstream{address, length, AddressText(address)};
+    if (std::ranges::find(not_to, upstream.text) != not_to.end()) return;
+    if (std::ranges::find(upstreams, upstream.text, &Upstream::text) != upstreams.end()) return;
+    upstreams.push_back(std::move(upstream));
+  };
   for (size_t i = 0; i < to.size(); ++i) {
     const std::string& entry = to[i];
     const std::string where = "dnsForward[" + std::to_string(i) + "]";
     if (!entry.empty() && entry.front() == '/') {
       Result<std::vector<std::pair<sockaddr_storage, socklen_t>>> named = ReadResolvConf(entry);
       if (!named.ok()) return Status::Invalid(where + ": " + named.status().message());
-      for (const auto& [address, length] : *named) upstreams.push_back({address, length, AddressText(address)});
+      for (const auto& [address, length] : *named) add(address, length);
       continue;
     }
     std::optional<std::pair<sockaddr_storage, socklen_t>> address = ParseAddress(entry);
     if (!address) return Status::Invalid(where + ": " + CheckUpstream(entry).message());
-    upstreams.push_back({address->first, address->second, AddressText(address->first)});
+    add(address->first, address->second);
   }
   if (upstreams.empty()) return Status::Invalid("dnsForward: names no upstream server");
   options.threads = std::max<size_t>(1, options.threads);
@@ -131,19 +157,12 @@ void Forwarder::Forward(std::string query, bool over_tcp, Done done) {
   {
     std::lock_guard lock(mu_);
     if (!stopping_ && jobs_.size() < options_.queue) {
-      jobs_.push_back({std::move(query), over_tcp, std::move(done)});
+      jobs_.push_back({std::move(query), over_tcp, std::move(done), std::chrono::steady_clock::now()});
       wake_.notify_one();
       return;
     }
   }
   done(std::nullopt);  // stopping, or too much waiting already
-}
-
-std::optional<std::string> Forwarder::Exchange(std::string query, bool over_tcp) {
-  auto reply = std::make_shared<std::promise<std::optional<std::string>>>();
-  std::future<std::optional<std::string>> answered = reply->get_future();
-  Forward(std::move(query), over_tcp, [reply](std::optional<std::string> r) { reply->set_value(std::move(r)); });
-  return answered.get();
 }
 
 void Forwarder::Work() {
@@ -156,20 +175,30 @@ void Forwarder::Work() {
       job = std::move(jobs_.front());
       jobs_.pop_front();
     }
-    job.done(Ask(job.query, job.over_tcp));
+    // Past the deadline its client has given up (or asked again).
+    const auto deadline = job.queued + options_.deadline;
+    job.done(std::chrono::steady_clock::now() < deadline ? Ask(job.query, job.over_tcp, deadline) : std::nullopt);
   }
 }
 
-std::optional<std::string> Forwarder::Ask(const std::string& query, bool over_tcp) {
+std::optional<std::string> Forwarder::Ask(const std::string& query, bool over_tcp,
+                                          std::chrono::steady_clock::time_point deadline) {
+  ldns_pkt* asked = nullptr;
+  if (ldns_wire2pkt(&asked, reinterpret_cast<const uint8_t*>(query.data()), query.size()) != LDNS_STATUS_OK) {
+    return std::nullopt;
+  }
   thread_local std::minstd_rand pick(std::random_device{}());
   const size_t first = pick() % upstreams_.size();
-  const size_t asked = std::min(upstreams_.size(), kMaxAsked);
-  const timeval timeout{static_cast<time_t>(options_.timeout.count() / 1000),
-                        static_cast<suseconds_t>(options_.timeout.count() % 1000 * 1000)};
-  for (size_t i = 0; i < asked; ++i) {
+  const size_t tries = std::min(upstreams_.size(), kMaxAsked);
+  std::optional<std::string> out;
+  for (size_t i = 0; i < tries && !out; ++i) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto wait = std::min(options_.timeout, left);
+    if (wait.count() <= 0) break;
+    const timeval timeout{static_cast<time_t>(wait.count() / 1000), static_cast<suseconds_t>(wait.count() % 1000 * 1000)};
     const Upstream& upstream = upstreams_[(first + i) % upstreams_.size()];
     ldns_buffer* message = ldns_buffer_new(query.size());
-    if (message == nullptr) return std::nullopt;
+    if (message == nullptr) break;
     ldns_buffer_write(message, query.data(), query.size());  // ldns sends up to the position
     uint8_t* reply = nullptr;
     size_t size = 0;
@@ -178,12 +207,11 @@ std::optional<std::string> Forwarder::Ask(const std::string& query, bool over_tc
                  : ldns_udp_send(&reply, message, &upstream.address, upstream.length, timeout, &size);
     ldns_buffer_free(message);
     if (sent != LDNS_STATUS_OK || reply == nullptr) continue;
-    std::optional<std::string> out;
-    if (RepliesTo(reply, size, query)) out.emplace(reinterpret_cast<const char*>(reply), size);
+    if (RepliesTo(reply, size, asked)) out.emplace(reinterpret_cast<const char*>(reply), size);
     free(reply);
-    if (out) return out;
   }
-  return std::nullopt;
+  ldns_pkt_free(asked);
+  return out;
 }
 
 }  // namespace podflow::proxy::dns

@@ -1,9 +1,10 @@
 // Names the cluster DNS does not hold, sent on to upstream servers as
 // CoreDNS's `forward . /etc/resolv.conf` does: the client's message as it
 // came, to one upstream after another (a random one first), over the
-// transport the client used; the first well-formed reply with the query's
-// id goes back unchanged (a truncated one too: the client asks again over
-// TCP); none within the timeout, SERVFAIL (the caller's part).
+// transport the client used, within one deadline for them all; the first
+// reply to that question (same id, name, type and class) goes back
+// unchanged (a truncated one too: the client asks again over TCP); none in
+// time, SERVFAIL (the caller's part).
 //
 // The exchanges run on the forwarder's own threads, so their sockets are
 // made in the network namespace the forwarder was started in: the proxy
@@ -11,7 +12,7 @@
 // inside the pod network's node namespaces hand it their queries, which
 // then reach the machine's resolvers although the pods' network has no way
 // out. Messages are read and written by ldns (ldns_udp_send, ldns_tcp_send,
-// ldns_wire2pkt); the resolv.conf files by ldns's resolver.
+// ldns_wire2pkt).
 #pragma once
 
 #include <sys/socket.h>
@@ -38,17 +39,22 @@ Status CheckUpstream(const std::string& entry);
 class Forwarder {
  public:
   struct Options {
-    std::chrono::milliseconds timeout{2000};  // per upstream asked
-    size_t threads = 4;                       // exchanges at once
-    size_t queue = 1024;                      // waiting beyond that: answered at once, unanswered
+    std::chrono::milliseconds timeout{2000};   // per upstream asked ...
+    std::chrono::milliseconds deadline{4000};  // ... and for them all (a resolver gives up at 5 s)
+    size_t threads = 4;                        // exchanges at once
+    size_t queue = 256;  // waiting beyond that, or past the deadline: answered at once, unanswered
   };
   using Done = std::function<void(std::optional<std::string> reply)>;
 
-  // `to`: each "IP" (port 53), "IP:PORT" or the path of a resolv.conf-style
-  // file whose nameserver lines name them (IPv4 only; at most three
-  // upstreams are asked per query, as a resolver would). Invalid, naming the
+  // `to`: each "IP" (port 53), "IP:PORT" (IPv4) or the path of a
+  // resolv.conf file, whose `nameserver` lines name them as a resolver reads
+  // them (IPv4 or IPv6; other lines and ones it cannot read skipped; three
+  // at most). At most three upstreams are asked per query. `not_to`:
+  // addresses ("IP:PORT") to leave out wherever they are named — the
+  // server's own, whose queries would come back to it. Invalid, naming the
   // entry, when one is none of these or the whole list names no upstream.
-  static Result<std::unique_ptr<Forwarder>> Start(const std::vector<std::string>& to, Options options);
+  static Result<std::unique_ptr<Forwarder>> Start(const std::vector<std::string>& to, Options options,
+                                                  const std::vector<std::string>& not_to = {});
   static Result<std::unique_ptr<Forwarder>> Start(const std::vector<std::string>& to) { return Start(to, Options{}); }
   ~Forwarder();  // waits for the exchanges under way; those still waiting get nullopt
   Forwarder(const Forwarder&) = delete;
@@ -58,8 +64,6 @@ class Forwarder {
   // forwarder's threads, which then calls `done` with the reply, or nullopt
   // when no upstream gave one. `over_tcp`: the client asked over TCP.
   void Forward(std::string query, bool over_tcp, Done done);
-  // Forward, waiting for its reply.
-  std::optional<std::string> Exchange(std::string query, bool over_tcp);
 
   // The upstreams, as "IP:PORT".
   std::vector<std::string> upstreams() const;
@@ -74,10 +78,12 @@ class Forwarder {
     std::string query;
     bool over_tcp = false;
     Done done;
+    std::chrono::steady_clock::time_point queued;
   };
   Forwarder(std::vector<Upstream> upstreams, Options options);
   void Work();
-  std::optional<std::string> Ask(const std::string& query, bool over_tcp);
+  std::optional<std::string> Ask(const std::string& query, bool over_tcp,
+                                 std::chrono::steady_clock::time_point deadline);
 
   const std::vector<Upstream> upstreams_;
   const Options options_;

@@ -6,10 +6,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <thread>
 
 #include "stages/proxy/dns/cluster_records.h"
 #include "stages/proxy/dns/dns_server.h"
@@ -203,30 +205,51 @@ TEST_CASE("names the cluster does not hold go to the upstreams and come back unc
   CHECK(Dig(at + "example.com A").find("status: REFUSED") != std::string::npos);
 }
 
-TEST_CASE("an upstream that does not answer in time: SERVFAIL over UDP and TCP", "[proxy][dns]") {
+TEST_CASE("an upstream that does not answer in time: SERVFAIL with the question, over UDP and TCP; the server "
+          "answers others meanwhile",
+          "[proxy][dns]") {
   if (!HasDig()) return;
-  // A UDP socket nobody reads; no TCP listener on its port.
-  const int silent = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  REQUIRE(silent >= 0);
+  // A UDP socket nobody reads and a TCP listener nobody accepts from, on one port.
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  REQUIRE(::bind(silent, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  const int silent_udp = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  REQUIRE(::bind(silent_udp, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
   socklen_t length = sizeof addr;
-  REQUIRE(::getsockname(silent, reinterpret_cast<sockaddr*>(&addr), &length) == 0);
-  Result<std::unique_ptr<Forwarder>> forwarder = Forwarder::Start(
-      {"127.0.0.1:" + std::to_string(ntohs(addr.sin_port))}, {.timeout = std::chrono::milliseconds(300)});
+  REQUIRE(::getsockname(silent_udp, reinterpret_cast<sockaddr*>(&addr), &length) == 0);
+  const int silent_tcp = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  REQUIRE(::bind(silent_tcp, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  REQUIRE(::listen(silent_tcp, 4) == 0);
+  Result<std::unique_ptr<Forwarder>> forwarder =
+      Forwarder::Start({"127.0.0.1:" + std::to_string(ntohs(addr.sin_port))},
+                       {.timeout = std::chrono::milliseconds(4000), .deadline = std::chrono::milliseconds(4000)});
   REQUIRE(forwarder.ok());
   const ClusterRecords records = Cluster();
   Result<std::unique_ptr<DnsServer>> server = DnsServer::Start(
       "127.0.0.1", 0, [&](std::string_view name, RrType type) { return records.Resolve(name, type); },
       forwarder->get());
   REQUIRE(server.ok());
-  const std::string at = "@127.0.0.1 -p " + std::to_string((*server)->port()) + " +time=3 +tries=1 ";
-  CHECK(Dig(at + "example.com A").find("status: SERVFAIL") != std::string::npos);
-  CHECK(Dig(at + "+tcp example.com A").find("status: SERVFAIL") != std::string::npos);
-  CHECK(Dig(at + "+short web.shop.svc.cluster.local A") == "10.96.0.20\n");  // the cluster's still answered
-  ::close(silent);
+  const std::string at = "@127.0.0.1 -p " + std::to_string((*server)->port()) + " +tries=1 ";
+  // A TCP query waits on the upstream; the server answers UDP meanwhile.
+  std::atomic<bool> tcp_answered = false;
+  std::string over_tcp;
+  std::thread waiting([&] {
+    over_tcp = Dig(at + "+time=8 +tcp example.com A");
+    tcp_answered = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  CHECK(Dig(at + "+time=2 +short web.shop.svc.cluster.local A") == "10.96.0.20\n");
+  CHECK(Dig(at + "+time=2 +short +tcp web.shop.svc.cluster.local A") == "10.96.0.20\n");
+  CHECK_FALSE(tcp_answered);
+  waiting.join();
+  INFO(over_tcp);
+  CHECK(over_tcp.find("status: SERVFAIL") != std::string::npos);
+  CHECK(over_tcp.find("QUERY: 1,") != std::string::npos);  // the question kept, so a resolver takes it
+  const std::string over_udp = Dig(at + "+time=8 example.com A");
+  CHECK(over_udp.find("status: SERVFAIL") != std::string::npos);
+  CHECK(over_udp.find(";example.com.\t\t\tIN\tA") != std::string::npos);
+  ::close(silent_udp);
+  ::close(silent_tcp);
 }
 
 TEST_CASE("the forwarder's upstreams: addresses, and the nameservers of resolv.conf files", "[proxy][dns]") {
@@ -236,6 +259,21 @@ TEST_CASE("the forwarder's upstreams: addresses, and the nameservers of resolv.c
   Result<std::unique_ptr<Forwarder>> read = Forwarder::Start({"192.0.2.1:5353", dir + "/resolv.conf"});
   REQUIRE(read.ok());
   CHECK((*read)->upstreams() == std::vector<std::string>{"192.0.2.1:5353", "10.1.2.3:53", "10.1.2.4:53"});
+
+  // A resolver's reading: lines it cannot read skipped, IPv6 too, three at most.
+  std::ofstream(dir + "/mixed.conf") << "nameserver not-an-address\n# nameserver 10.9.9.9\nnameserver ::1\n"
+                                     << "nameserver 10.1.2.5\nnameserver 10.1.2.6\nnameserver 10.1.2.7\n";
+  Result<std::unique_ptr<Forwarder>> mixed = Forwarder::Start({dir + "/mixed.conf"});
+  REQUIRE(mixed.ok());
+  CHECK((*mixed)->upstreams() == std::vector<std::string>{"[::1]:53", "10.1.2.5:53", "10.1.2.6:53"});
+  // The server's own address is left out wherever it is named.
+  Result<std::unique_ptr<Forwarder>> not_itself =
+      Forwarder::Start({dir + "/resolv.conf", "127.0.0.1:53"}, {}, {"10.1.2.3:53", "127.0.0.1:53"});
+  REQUIRE(not_itself.ok());
+  CHECK((*not_itself)->upstreams() == std::vector<std::string>{"10.1.2.4:53"});
+  Result<std::unique_ptr<Forwarder>> only_itself = Forwarder::Start({"127.0.0.1:10053"}, {}, {"127.0.0.1:10053"});
+  REQUIRE_FALSE(only_itself.ok());
+  CHECK(only_itself.status().message() == "dnsForward: names no upstream server");
 
   Result<std::unique_ptr<Forwarder>> missing = Forwarder::Start({"1.1.1.1", dir + "/nope.conf"});
   REQUIRE_FALSE(missing.ok());
