@@ -8,8 +8,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
+#include <mutex>
 #include <vector>
 
 namespace podflow::proxy::dns {
@@ -143,16 +145,6 @@ std::shared_ptr<const int> Held(int fd) {
   });
 }
 
-// Sends `message` on a TCP connection with its two-byte length (RFC 1035
-// 4.2.2), whole in one send; false when the connection is gone.
-bool SendFramed(int connection, const std::string& message) {
-  std::string framed;
-  framed += static_cast<char>(message.size() >> 8);
-  framed += static_cast<char>(message.size() & 0xff);
-  framed += message;
-  return ::send(connection, framed.data(), framed.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(framed.size());
-}
-
 }  // namespace
 
 Result<std::unique_ptr<DnsServer>> DnsServer::Start(const std::string& host, uint16_t port, Lookup lookup,
@@ -206,30 +198,67 @@ DnsServer::~DnsServer() {
   ::close(wake_);
 }
 
+// A TCP client's connection, written by the server's thread and the
+// forwarder's under one lock and never waited on: a client that does not
+// read what it asked for is cut off, so no reply goes out half.
+struct DnsServer::TcpPeer {
+  explicit TcpPeer(int socket) : fd(socket) {}
+  ~TcpPeer() { ::close(fd); }
+  TcpPeer(const TcpPeer&) = delete;
+  TcpPeer& operator=(const TcpPeer&) = delete;
+
+  // Sends `message` with its two-byte length (RFC 1035 4.2.2), whole or not
+  // at all; false once the connection is cut.
+  bool Send(const std::string& message) {
+    std::string framed;
+    framed += static_cast<char>(message.size() >> 8);
+    framed += static_cast<char>(message.size() & 0xff);
+    framed += message;
+    std::lock_guard lock(mu);
+    if (broken) return false;
+    if (::send(fd, framed.data(), framed.size(), MSG_NOSIGNAL | MSG_DONTWAIT) != static_cast<ssize_t>(framed.size())) {
+      broken = true;
+      ::shutdown(fd, SHUT_RDWR);
+      return false;
+    }
+    return true;
+  }
+
+  const int fd;
+  std::mutex mu;
+  std::atomic<bool> broken = false;
+  std::atomic<int> waiting = 0;  // forwarded queries whose replies are still to go
+};
+
 void DnsServer::Serve() {
   // TCP connections are served beside UDP from the same poll: each reads
-  // what has come, answers every whole message in it (forwarded ones are
-  // answered from the forwarder's thread, in any order, as RFC 7766
-  // allows), and is closed when its client closes or goes quiet.
+  // what has come and answers every whole message in it (forwarded ones
+  // from the forwarder's thread, in any order, as RFC 7766 allows); one
+  // whose client closes, is cut off, or sends no whole message for a while
+  // with nothing of its own still to come is closed.
   struct Connection {
-    std::shared_ptr<const int> fd;
+    std::shared_ptr<TcpPeer> peer;
     std::string in;
-    std::chrono::steady_clock::time_point heard;
+    std::chrono::steady_clock::time_point heard;  // its last whole message (or its accept)
   };
   std::vector<Connection> connections;
   std::vector<pollfd> fds;
   std::string buffer(kTcpMax, '\0');
   const auto idle = std::chrono::milliseconds(kTcpTimeoutMs);
+  const auto recheck = std::chrono::milliseconds(100);  // a connection waiting on the forwarder
   while (true) {
     fds = {{*udp_, POLLIN, 0}, {tcp_, POLLIN, 0}, {wake_, POLLIN, 0}};
-    int timeout = -1;
+    std::optional<std::chrono::milliseconds> timeout;
     const auto now = std::chrono::steady_clock::now();
     for (const Connection& c : connections) {
-      fds.push_back({*c.fd, POLLIN, 0});
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(c.heard + idle - now).count();
-      timeout = timeout < 0 ? static_cast<int>(std::max<int64_t>(left, 0)) : std::min<int>(timeout, std::max<int64_t>(left, 0));
+      fds.push_back({c.peer->fd, POLLIN, 0});
+      const auto left = c.peer->waiting > 0
+                            ? recheck
+                            : std::max(std::chrono::ceil<std::chrono::milliseconds>(c.heard + idle - now),
+                                       std::chrono::milliseconds(0));
+      timeout = timeout ? std::min(*timeout, left) : left;
     }
-    if (::poll(fds.data(), fds.size(), timeout) < 0) {
+    if (::poll(fds.data(), fds.size(), timeout ? static_cast<int>(timeout->count()) : -1) < 0) {
       if (errno == EINTR) continue;
       return;
     }
@@ -244,15 +273,15 @@ void DnsServer::Serve() {
     std::vector<Connection> kept;
     for (size_t i = 0; i < connections.size(); ++i) {
       Connection& c = connections[i];
-      const short events = fds[3 + i].revents;
-      bool open = heard < c.heard + idle;
-      if (events != 0) {
-        const ssize_t n = ::read(*c.fd, buffer.data(), buffer.size());
+      bool open = !c.peer->broken && (heard < c.heard + idle || c.peer->waiting > 0);
+      if (open && fds[3 + i].revents != 0) {
+        const ssize_t n = ::read(c.peer->fd, buffer.data(), buffer.size());
         open = n > 0;
         if (open) {
           c.in.append(buffer.data(), static_cast<size_t>(n));
-          c.heard = heard;
-          open = ServeTcp(c.fd, c.in);
+          bool whole = false;
+          open = ServeTcp(c.peer, c.in, whole);
+          if (whole) c.heard = heard;
         }
       }
       if (open) kept.push_back(std::move(c));
@@ -263,9 +292,7 @@ void DnsServer::Serve() {
       if (connection >= 0 && connections.size() >= kTcpConnections) {
         ::close(connection);  // as many as it serves at once
       } else if (connection >= 0) {
-        const timeval bound{kTcpTimeoutMs / 1000, 0};  // a client that reads nothing cannot hold the thread
-        ::setsockopt(connection, SOL_SOCKET, SO_SNDTIMEO, &bound, sizeof bound);
-        connections.push_back({Held(connection), "", heard});
+        connections.push_back({std::make_shared<TcpPeer>(connection), "", heard});
       }
     }
   }
@@ -277,30 +304,35 @@ void DnsServer::ServeUdp(std::string_view query, const sockaddr_storage& peer, s
     forwarder_->Forward(std::string(query), false,
                         [udp = udp_, peer, length, failure = ServerFailure(query)](std::optional<std::string> reply) {
                           const std::string& out = reply ? *reply : failure;
-                          ::sendto(*udp, out.data(), out.size(), 0, reinterpret_cast<const sockaddr*>(&peer), length);
+                          ::sendto(*udp, out.data(), out.size(), MSG_DONTWAIT, reinterpret_cast<const sockaddr*>(&peer),
+                                   length);
                         });
     return;
   }
   if (handled.reply) {
-    ::sendto(*udp_, handled.reply->data(), handled.reply->size(), 0, reinterpret_cast<const sockaddr*>(&peer), length);
+    ::sendto(*udp_, handled.reply->data(), handled.reply->size(), MSG_DONTWAIT,
+             reinterpret_cast<const sockaddr*>(&peer), length);
   }
 }
 
-bool DnsServer::ServeTcp(const std::shared_ptr<const int>& connection, std::string& in) {
+bool DnsServer::ServeTcp(const std::shared_ptr<TcpPeer>& peer, std::string& in, bool& whole) {
   // Each message is preceded by its length in two bytes (RFC 1035 4.2.2).
   while (in.size() >= 2) {
     const size_t size = static_cast<size_t>(static_cast<uint8_t>(in[0])) << 8 | static_cast<uint8_t>(in[1]);
     if (in.size() < 2 + size) return true;  // the rest to come
     const std::string message = in.substr(2, size);
     in.erase(0, 2 + size);
+    whole = true;
     Handling handled = Handle(message, lookup_, kTcpMax, forwarder_ != nullptr);
     if (handled.forward) {
-      forwarder_->Forward(message, true, [connection, failure = ServerFailure(message)](std::optional<std::string> reply) {
-        SendFramed(*connection, reply ? *reply : failure);
+      ++peer->waiting;
+      forwarder_->Forward(message, true, [peer, failure = ServerFailure(message)](std::optional<std::string> reply) {
+        peer->Send(reply ? *reply : failure);
+        --peer->waiting;
       });
       continue;
     }
-    if (!handled.reply || !SendFramed(*connection, *handled.reply)) return false;
+    if (!handled.reply || !peer->Send(*handled.reply)) return false;
   }
   return true;
 }

@@ -59,9 +59,10 @@ class DnsServer {
   DnsServer(int udp, int tcp, int wake, uint16_t port, Lookup lookup, Forwarder* forwarder);
   void Serve();
   void ServeUdp(std::string_view query, const sockaddr_storage& peer, socklen_t length);
-  // Answers each whole message in `in` (taking it out); false when the
-  // connection is to be closed.
-  bool ServeTcp(const std::shared_ptr<const int>& connection, std::string& in);
+  struct TcpPeer;
+  // Answers each whole message in `in` (taking it out; `whole` set when
+  // there was one); false when the connection is to be closed.
+  bool ServeTcp(const std::shared_ptr<TcpPeer>& peer, std::string& in, bool& whole);
 
   // The UDP socket is held by the forwarded queries' replies too, so it
   // stays open (and its number not reused) until the last one is sent.

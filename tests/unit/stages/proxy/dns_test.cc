@@ -222,7 +222,7 @@ TEST_CASE("an upstream that does not answer in time: SERVFAIL with the question,
   REQUIRE(::listen(silent_tcp, 4) == 0);
   Result<std::unique_ptr<Forwarder>> forwarder =
       Forwarder::Start({"127.0.0.1:" + std::to_string(ntohs(addr.sin_port))},
-                       {.timeout = std::chrono::milliseconds(4000), .deadline = std::chrono::milliseconds(4000)});
+                       {.timeout = std::chrono::milliseconds(6000), .deadline = std::chrono::milliseconds(6000)});
   REQUIRE(forwarder.ok());
   const ClusterRecords records = Cluster();
   Result<std::unique_ptr<DnsServer>> server = DnsServer::Start(
@@ -234,7 +234,7 @@ TEST_CASE("an upstream that does not answer in time: SERVFAIL with the question,
   std::atomic<bool> tcp_answered = false;
   std::string over_tcp;
   std::thread waiting([&] {
-    over_tcp = Dig(at + "+time=8 +tcp example.com A");
+    over_tcp = Dig(at + "+time=10 +tcp example.com A");
     tcp_answered = true;
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -245,9 +245,10 @@ TEST_CASE("an upstream that does not answer in time: SERVFAIL with the question,
   INFO(over_tcp);
   CHECK(over_tcp.find("status: SERVFAIL") != std::string::npos);
   CHECK(over_tcp.find("QUERY: 1,") != std::string::npos);  // the question kept, so a resolver takes it
-  const std::string over_udp = Dig(at + "+time=8 example.com A");
+  const std::string over_udp = Dig(at + "+time=10 example.com A");
+  INFO(over_udp);
   CHECK(over_udp.find("status: SERVFAIL") != std::string::npos);
-  CHECK(over_udp.find(";example.com.\t\t\tIN\tA") != std::string::npos);
+  CHECK(over_udp.find("QUERY: 1,") != std::string::npos);
   ::close(silent_udp);
   ::close(silent_tcp);
 }
