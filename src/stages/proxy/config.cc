@@ -2,12 +2,20 @@
 
 #include <arpa/inet.h>
 
+#include <algorithm>
 #include <charconv>
 
 #include "base/yaml_reader.h"
 #include "stages/proxy/dns/forwarder.h"
 
 namespace podflow::proxy {
+
+std::vector<std::string> ProxyConfig::OwnDnsAddresses() const {
+  const std::string port = std::to_string(dns_port);
+  std::vector<std::string> own = {dns_host + ":" + port};
+  if (dns_host == "0.0.0.0") own.push_back("127.0.0.1:" + port);
+  return own;
+}
 
 Result<ProxyConfig> ParseProxyConfig(const YAML::Node& section) {
   ProxyConfig config;
@@ -90,10 +98,11 @@ Result<ProxyConfig> ParseProxyConfig(const YAML::Node& section) {
     }
   }
   // A forward to the DNS's own address would send its queries round for ever.
-  const std::string listen = config.dns_host + ":" + std::to_string(config.dns_port);
+  const std::vector<std::string> own = config.OwnDnsAddresses();
   for (size_t i = 0; config.dns && i < config.dns_forward.size(); ++i) {
     const std::string& to = config.dns_forward[i];
-    if (to == listen || (config.dns_port == 53 && to == config.dns_host)) {
+    const std::string address = to.find(':') == std::string::npos ? to + ":53" : to;
+    if (std::ranges::find(own, address) != own.end()) {
       return Status::Invalid(yaml::Index("proxy.dnsForward", i) + ": " + to +
                              " is where this DNS answers (proxy.dnsListen): its queries would come back to it");
     }

@@ -29,6 +29,10 @@ struct ProxyConfig {
   // has no forwarding.
   std::vector<std::string> dns_forward = {"/etc/resolv.conf"};
   bool dns_forward_default = true;
+
+  // Where this DNS answers, as "IP:PORT" (with 127.0.0.1 for 0.0.0.0):
+  // never an upstream, or its queries would come back to it.
+  std::vector<std::string> OwnDnsAddresses() const;
 };
 
 // Reads `section` (absent: the defaults). Keys: clusterDomain

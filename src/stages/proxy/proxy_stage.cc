@@ -492,16 +492,20 @@ Result<std::unique_ptr<ProxyStage>> ProxyStage::Create(pipeline::StageContext& c
   return std::unique_ptr<ProxyStage>(new ProxyStage(context, std::move(*config)));
 }
 
+dns::Lookup ProxyStage::RecordsLookup() {
+  return [this](std::string_view name, dns::RrType type) {
+    std::lock_guard<std::mutex> lock(records_mu_);
+    return records_.Resolve(name, type);
+  };
+}
+
 Status ProxyStage::Start() {
   if (config_.dns && !config_.dns_forward.empty()) {
     // Started here, so its threads (and the sockets they make) are in this
     // machine's network namespace, whichever server hands it a query.
     // Never to the DNS's own address: its queries would come back round.
-    const std::string port = std::to_string(config_.dns_port);
-    std::vector<std::string> own = {config_.dns_host + ":" + port};
-    if (config_.dns_host == "0.0.0.0") own.push_back("127.0.0.1:" + port);
     Result<std::unique_ptr<dns::Forwarder>> forwarder =
-        dns::Forwarder::Start(config_.dns_forward, dns::Forwarder::Options{}, own);
+        dns::Forwarder::Start(config_.dns_forward, dns::Forwarder::Options{}, config_.OwnDnsAddresses());
     if (forwarder.ok()) {
       forwarder_ = std::move(*forwarder);
       std::string to;
@@ -517,10 +521,7 @@ Status ProxyStage::Start() {
     // Without its address (taken, not allowed) the cluster has no DNS; the
     // rest of the stage goes on.
     Result<std::unique_ptr<dns::DnsServer>> server =
-        dns::DnsServer::Start(config_.dns_host, config_.dns_port, [this](std::string_view name, dns::RrType type) {
-          std::lock_guard<std::mutex> lock(records_mu_);
-          return records_.Resolve(name, type);
-        }, forwarder_.get());
+        dns::DnsServer::Start(config_.dns_host, config_.dns_port, RecordsLookup(), forwarder_.get());
     if (server.ok()) {
       dns_server_ = std::move(*server);
       Logger("stage.proxy")->info("cluster DNS ({}) answers on {}:{} (udp, tcp)", config_.cluster_domain,
@@ -556,11 +557,7 @@ void ProxyStage::Loop(const std::atomic<bool>& stopping) {
   Reconciler reconciler(client, records_mu_, records_, ruleset);
   // kube-proxy and the DNS on the nodes of the pod network, if there is one.
   NodeProxies node_proxies(netns::PrefixFor(context_.config.data_dir), config_.dns ? config_.cluster_dns : "",
-                           [this](std::string_view name, dns::RrType type) {
-                             std::lock_guard<std::mutex> lock(records_mu_);
-                             return records_.Resolve(name, type);
-                           },
-                           forwarder_.get());
+                           RecordsLookup(), forwarder_.get());
   const auto known_nodes = [&] { return reconciler.Nodes(); };
   if (!bridged) {
     node_proxies.NoteOnce("no br_netfilter in this kernel: on the pod network every Service's traffic is masqueraded");

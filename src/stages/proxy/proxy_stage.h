@@ -31,6 +31,8 @@ class ProxyStage {
   ProxyStage(pipeline::StageContext& context, ProxyConfig config)
       : context_(context), config_(std::move(config)), records_(config_.cluster_domain, config_.dns_ttl) {}
   void Loop(const std::atomic<bool>& stopping);
+  // The DNS servers' view of the records (under records_mu_).
+  dns::Lookup RecordsLookup();
 
   pipeline::StageContext& context_;
   const ProxyConfig config_;

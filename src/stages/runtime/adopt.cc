@@ -37,14 +37,7 @@ NodeDef NodeDefFromNode(const api::Node& node) {
         if (q->key() && q->value()) def.shape.capacity.try_emplace(q->key()->str(), q->value()->str());
       }
     }
-    if (node.status()->addresses()) {
-      for (const api::NodeAddress* a : *node.status()->addresses()) {
-        if (a->type() && a->type()->str() == "InternalIP" && a->address()) {
-          def.internal_ip = a->address()->str();
-          break;
-        }
-      }
-    }
+    def.internal_ip = InternalIpOf(node);
   }
   return def;
 }

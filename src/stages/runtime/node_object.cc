@@ -161,6 +161,14 @@ std::vector<std::unique_ptr<api::ContainerImageT>> NodeStatusImages(std::vector<
   return out;
 }
 
+std::string InternalIpOf(const api::Node& node) {
+  if (node.status() == nullptr || node.status()->addresses() == nullptr) return "";
+  for (const api::NodeAddress* a : *node.status()->addresses()) {
+    if (a->type() && a->type()->string_view() == "InternalIP" && a->address()) return a->address()->str();
+  }
+  return "";
+}
+
 std::optional<api::NodeT> NodeStatusUpdate(const api::Node& stored, const std::vector<CachedImage>& present,
                                            Ipv4 internal_ip) {
   std::vector<std::unique_ptr<api::ContainerImageT>> images = NodeStatusImages(present);
@@ -180,16 +188,7 @@ std::optional<api::NodeT> NodeStatusUpdate(const api::Node& stored, const std::v
   for (size_t i = 0; unchanged && i < images.size(); ++i) unchanged = same(i);
   // The address the node is at now (a restart may have put it elsewhere).
   const std::string address = FormatIpv4(internal_ip);
-  const auto* addresses = stored.status() ? stored.status()->addresses() : nullptr;
-  bool address_posted = false;
-  for (size_t i = 0; addresses != nullptr && i < addresses->size(); ++i) {
-    const api::NodeAddress* a = addresses->Get(i);
-    if (a->type() && a->type()->string_view() == "InternalIP") {
-      address_posted = a->address() && a->address()->string_view() == address;
-      break;
-    }
-  }
-  if (unchanged && address_posted) return std::nullopt;
+  if (unchanged && InternalIpOf(stored) == address) return std::nullopt;
   api::NodeT node;
   stored.UnPackTo(&node);
   if (!node.status) node.status = std::make_unique<api::NodeStatusT>();

@@ -46,6 +46,9 @@ inline constexpr size_t kNodeStatusMaxImages = 50;
 // reference.
 std::vector<std::unique_ptr<api::ContainerImageT>> NodeStatusImages(std::vector<CachedImage> images);
 
+// The first InternalIP address the node's status.addresses lists; "" none.
+std::string InternalIpOf(const api::Node& node);
+
 // The stored Node as kubelet's periodic status update posts it:
 // status.images listing `present` (NodeStatusImages) and its InternalIP
 // `internal_ip` (where the node is now: a node the pod network took or

@@ -62,6 +62,8 @@ TEST_CASE("proxy config: a bad value is refused, naming its key") {
       {"{dnsForward: [\"127.0.0.1:10053\"]}",
        "proxy.dnsForward[0]: 127.0.0.1:10053 is where this DNS answers (proxy.dnsListen)"},
       {"{dnsListen: \"127.0.0.3:53\", dnsForward: [127.0.0.3]}", "proxy.dnsForward[0]: 127.0.0.3 is where this DNS answers"},
+      {"{dnsListen: \"0.0.0.0:5353\", dnsForward: [\"127.0.0.1:5353\"]}",
+       "proxy.dnsForward[0]: 127.0.0.1:5353 is where this DNS answers"},
   };
   for (const auto& [yaml, message] : cases) {
     INFO(yaml);

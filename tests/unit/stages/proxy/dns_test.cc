@@ -136,6 +136,14 @@ std::string Dig(const std::string& args) {
   return out;
 }
 
+// A DNS server on a loopback port answering from `records` (which it
+// must not outlive), forwarding what falls through to `forwarder`.
+Result<std::unique_ptr<DnsServer>> Serve(const ClusterRecords& records, Forwarder* forwarder = nullptr) {
+  return DnsServer::Start(
+      "127.0.0.1", 0, [&records](std::string_view name, RrType type) { return records.Resolve(name, type); },
+      forwarder);
+}
+
 bool HasDig() {
   if (std::system("command -v dig >/dev/null 2>&1") == 0) return true;
   WARN("skipped: dig is not installed (Debian's bind9-dnsutils, which tools/setup installs)");
@@ -145,8 +153,7 @@ bool HasDig() {
 TEST_CASE("the DNS server answers dig over UDP and TCP", "[proxy][dns]") {
   if (!HasDig()) return;
   const ClusterRecords records = Cluster();
-  Result<std::unique_ptr<DnsServer>> server = DnsServer::Start(
-      "127.0.0.1", 0, [&](std::string_view name, RrType type) { return records.Resolve(name, type); });
+  Result<std::unique_ptr<DnsServer>> server = Serve(records);
   REQUIRE(server.ok());
   const std::string at = "@127.0.0.1 -p " + std::to_string((*server)->port()) + " +time=2 +tries=1 ";
   CHECK(Dig(at + "+short web.shop.svc.cluster.local A") == "10.96.0.20\n");
@@ -171,8 +178,7 @@ TEST_CASE("names the cluster does not hold go to the upstreams and come back unc
   elsewhere.SetSerial(1700000000);
   elsewhere.SetNamespace("default", true);
   elsewhere.SetService({"default", "web", "10.0.0.5", "", {{"http", "tcp", 80}}, {}});
-  Result<std::unique_ptr<DnsServer>> upstream = DnsServer::Start(
-      "127.0.0.1", 0, [&](std::string_view name, RrType type) { return elsewhere.Resolve(name, type); });
+  Result<std::unique_ptr<DnsServer>> upstream = Serve(elsewhere);
   REQUIRE(upstream.ok());
   Result<std::unique_ptr<Forwarder>> forwarder =
       Forwarder::Start({"127.0.0.1:" + std::to_string((*upstream)->port())});
@@ -180,9 +186,7 @@ TEST_CASE("names the cluster does not hold go to the upstreams and come back unc
   CHECK((*forwarder)->upstreams() == std::vector<std::string>{"127.0.0.1:" + std::to_string((*upstream)->port())});
 
   const ClusterRecords records = Cluster();
-  Result<std::unique_ptr<DnsServer>> server = DnsServer::Start(
-      "127.0.0.1", 0, [&](std::string_view name, RrType type) { return records.Resolve(name, type); },
-      forwarder->get());
+  Result<std::unique_ptr<DnsServer>> server = Serve(records, forwarder->get());
   REQUIRE(server.ok());
   const std::string at = "@127.0.0.1 -p " + std::to_string((*server)->port()) + " +time=2 +tries=1 ";
   CHECK(Dig(at + "+short web.default.svc.example.test A") == "10.0.0.5\n");
@@ -225,9 +229,7 @@ TEST_CASE("an upstream that does not answer in time: SERVFAIL with the question,
                        {.timeout = std::chrono::milliseconds(6000), .deadline = std::chrono::milliseconds(6000)});
   REQUIRE(forwarder.ok());
   const ClusterRecords records = Cluster();
-  Result<std::unique_ptr<DnsServer>> server = DnsServer::Start(
-      "127.0.0.1", 0, [&](std::string_view name, RrType type) { return records.Resolve(name, type); },
-      forwarder->get());
+  Result<std::unique_ptr<DnsServer>> server = Serve(records, forwarder->get());
   REQUIRE(server.ok());
   const std::string at = "@127.0.0.1 -p " + std::to_string((*server)->port()) + " +tries=1 ";
   // A TCP query waits on the upstream; the server answers UDP meanwhile.
