@@ -15,7 +15,9 @@
 
 #include "bad_manifests.h"
 #include "free_port.h"
+#include "apps_generated.h"
 #include "model/conditions.h"
+#include "model/labels.h"
 #include "netns/command.h"
 #include "netns/pod_network.h"
 #include "pipeline_fixture.h"
@@ -2226,6 +2228,384 @@ spec:
   }
   CHECK(left.empty());
   std::filesystem::remove_all(scratch);
+}
+
+
+namespace replica_sets {
+
+// The docs' pod-rs.yaml: two bare pods the frontend ReplicaSet selects.
+const char* kBarePods = R"(apiVersion: v1
+kind: Pod
+metadata:
+  name: pod1
+  labels:
+    tier: frontend
+spec:
+  containers:
+  - name: hello1
+    image: gcr.io/google-samples/hello-app:2.0
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: pod2
+  labels:
+    tier: frontend
+spec:
+  containers:
+  - name: hello2
+    image: gcr.io/google-samples/hello-app:1.0
+)";
+
+// The docs' frontend.yaml, unchanged.
+const char* kFrontend = R"(apiVersion: apps/v1
+kind: ReplicaSet
+metadata:
+  name: frontend
+  labels:
+    app: guestbook
+    tier: frontend
+spec:
+  # modify replicas according to your case
+  replicas: 3
+  selector:
+    matchLabels:
+      tier: frontend
+  template:
+    metadata:
+      labels:
+        tier: frontend
+    spec:
+      containers:
+      - name: php-redis
+        image: us-docker.pkg.dev/google-samples/containers/gke/gb-frontend:v5
+)";
+
+// The names of the active pods (not finished, not deleting) in default
+// whose controller is the ReplicaSet of uid `uid`.
+std::set<std::string> ActiveOwned(Pipeline& pipeline, const std::string& uid) {
+  std::set<std::string> out;
+  auto list = pipeline.Api().List(model::KindPrefix(model::Kind("Pod"), "default"));
+  if (!list.ok()) return out;
+  for (const KeyValue& kv : list->kvs) {
+    const api::Pod* pod = flatbuffers::GetRoot<api::Pod>(kv.value.data());
+    if (pod->metadata()->deletion_timestamp() != nullptr) continue;
+    if (pod->status() && (pod->status()->phase() == api::PodPhase::Succeeded ||
+                          pod->status()->phase() == api::PodPhase::Failed)) {
+      continue;
+    }
+    if (pod->metadata()->owner_references() == nullptr) continue;
+    for (const api::OwnerReference* ref : *pod->metadata()->owner_references()) {
+      if (ref->uid()->str() == uid && ref->controller().value_or(false)) out.insert(pod->metadata()->name()->str());
+    }
+  }
+  return out;
+}
+
+// Waits until `check` holds of the active owned pods; the last seen.
+std::set<std::string> WaitForOwned(Pipeline& pipeline, const std::string& uid,
+                                   const std::function<bool(const std::set<std::string>&)>& check) {
+  std::set<std::string> owned;
+  for (auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+       std::chrono::steady_clock::now() < deadline; std::this_thread::sleep_for(std::chrono::milliseconds(100))) {
+    owned = ActiveOwned(pipeline, uid);
+    if (check(owned)) break;
+  }
+  return owned;
+}
+
+bool StatusIs(const api::ReplicaSet& rs, int replicas, int64_t generation) {
+  const api::ReplicaSetStatus* s = rs.status();
+  return s != nullptr && s->replicas() == replicas && s->ready_replicas() == replicas &&
+         s->available_replicas() == replicas && s->fully_labeled_replicas() == replicas &&
+         s->observed_generation() == generation;
+}
+
+int Count(const std::vector<std::string>& events, const std::string& prefix) {
+  return static_cast<int>(std::count_if(events.begin(), events.end(),
+                                        [&](const std::string& e) { return e.rfind(prefix, 0) == 0; }));
+}
+
+}  // namespace replica_sets
+
+TEST_CASE("ReplicaSet: the docs' frontend adopts the bare pods it selects, replaces a deleted pod, releases a relabeled one and scales",
+          "[e2e]") {
+  using namespace replica_sets;
+  // The docs' images, added to the registry (the fixture's list ends the
+  // runtime section, so these lines extend it).
+  Pipeline pipeline(false, "", "",
+                    "    - {name: gcr.io/google-samples/hello-app, pullMillis: 20}\n"
+                    "    - {name: us-docker.pkg.dev/google-samples/containers/gke/gb-frontend, pullMillis: 20}\n");
+  pipeline.StartAll();
+  INFO(pipeline.Logs());
+  // The docs' "non-template pod acquisitions": pods that exist first are
+  // adopted, and only the rest is created.
+  REQUIRE(pipeline.Submit(kBarePods)[0].first.empty());
+  REQUIRE(pipeline.PodReaches("pod1", Running));
+  REQUIRE(pipeline.PodReaches("pod2", Running));
+  REQUIRE(pipeline.Submit(kFrontend)[0].first.empty());
+  const std::string rs_key = model::ObjectKey(model::Kind("ReplicaSet"), "default", "frontend");
+  std::string bytes;
+  const api::ReplicaSet* rs = pipeline.WaitFor<api::ReplicaSet>(
+      rs_key, [](const api::ReplicaSet& r) { return StatusIs(r, 3, 1); }, &bytes);
+  REQUIRE(rs != nullptr);
+  const std::string uid = rs->metadata()->uid()->str();
+  std::set<std::string> owned = ActiveOwned(pipeline, uid);
+  REQUIRE(owned.size() == 3);
+  CHECK(owned.contains("pod1"));
+  CHECK(owned.contains("pod2"));
+  std::string created;
+  for (const std::string& name : owned) {
+    if (name != "pod1" && name != "pod2") created = name;
+  }
+  // NAME-xxxxx, from the template, owned as kube-controller-manager owns it.
+  CHECK(created.size() == std::string("frontend-").size() + 5);
+  CHECK(created.rfind("frontend-", 0) == 0);
+  std::optional<KeyValue> pod_kv = pipeline.Get(PodKey(created));
+  REQUIRE(pod_kv.has_value());
+  const api::Pod* pod = flatbuffers::GetRoot<api::Pod>(pod_kv->value.data());
+  REQUIRE(pod->metadata()->owner_references()->size() == 1);
+  const api::OwnerReference* ref = pod->metadata()->owner_references()->Get(0);
+  CHECK(ref->api_version()->str() == "apps/v1");
+  CHECK(ref->kind()->str() == "ReplicaSet");
+  CHECK(ref->name()->str() == "frontend");
+  CHECK(ref->block_owner_deletion().value_or(false));
+  CHECK(model::LabelsFromEntries(pod->metadata()->labels()) == model::Labels{{"tier", "frontend"}});
+  CHECK(pod->spec()->containers()->Get(0)->image()->str() ==
+        "us-docker.pkg.dev/google-samples/containers/gke/gb-frontend:v5");
+  std::vector<std::string> events = pipeline.EventsFor("default", "frontend");
+  CHECK(Count(events, "Normal SuccessfulCreate: Created pod: frontend-") == 1);
+
+  // A deleted pod is replaced.
+  CHECK(pipeline.Podflow({"delete", "pod", "pod1", "--wait=false"}).first == 0);
+  owned = WaitForOwned(pipeline, uid, [](const auto& o) { return o.size() == 3 && !o.contains("pod1"); });
+  CHECK(owned.size() == 3);
+  CHECK_FALSE(owned.contains("pod1"));
+
+  // A pod whose labels no longer match is released (its ownerReference
+  // removed, the pod left running) and replaced.
+  REQUIRE(pipeline.Podflow({"patch", "pod", "pod2", "-p", R"({"metadata":{"labels":{"tier":"debug"}}})"}).first == 0);
+  owned = WaitForOwned(pipeline, uid, [](const auto& o) { return o.size() == 3 && !o.contains("pod2"); });
+  CHECK(owned.size() == 3);
+  std::string pod2_bytes;
+  const api::Pod* released = pipeline.WaitFor<api::Pod>(
+      PodKey("pod2"),
+      [](const api::Pod& p) {
+        return p.metadata()->owner_references() == nullptr || p.metadata()->owner_references()->size() == 0;
+      },
+      &pod2_bytes);
+  REQUIRE(released != nullptr);
+  CHECK(released->metadata()->deletion_timestamp() == nullptr);
+
+  // Scaled down to 1, then up to 2: status follows, with the generation.
+  REQUIRE(pipeline.Podflow({"patch", "replicaset", "frontend", "-p", R"({"spec":{"replicas":1}})"}).first == 0);
+  rs = pipeline.WaitFor<api::ReplicaSet>(rs_key, [](const api::ReplicaSet& r) { return StatusIs(r, 1, 2); }, &bytes);
+  REQUIRE(rs != nullptr);
+  CHECK(WaitForOwned(pipeline, uid, [](const auto& o) { return o.size() == 1; }).size() == 1);
+  events = pipeline.EventsFor("default", "frontend");
+  CHECK(Count(events, "Normal SuccessfulDelete: Deleted pod: ") == 2);
+  REQUIRE(pipeline.Podflow({"patch", "replicaset", "frontend", "-p", R"({"spec":{"replicas":2}})"}).first == 0);
+  rs = pipeline.WaitFor<api::ReplicaSet>(rs_key, [](const api::ReplicaSet& r) { return StatusIs(r, 2, 3); }, &bytes);
+  REQUIRE(rs != nullptr);
+  CHECK(WaitForOwned(pipeline, uid, [](const auto& o) { return o.size() == 2; }).size() == 2);
+  // Never more than asked for: four creations in all (1 + pod1's + pod2's + the scale up).
+  events = pipeline.EventsFor("default", "frontend");
+  CHECK(Count(events, "Normal SuccessfulCreate: Created pod: frontend-") == 4);
+  // kubectl's columns for it.
+  auto [got, table] = pipeline.Podflow({"get", "rs", "frontend"});
+  INFO(table);
+  CHECK(got == 0);
+  CHECK(table.find("frontend   2         2         2       ") != std::string::npos);
+}
+
+namespace deployments {
+
+// The docs' nginx-deployment.yaml, unchanged (config/manifests/ has it
+// with a strategy of its own).
+const char* kNginxDeployment = R"(apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: nginx-deployment
+  labels:
+    app: nginx
+spec:
+  replicas: 3
+  selector:
+    matchLabels:
+      app: nginx
+  template:
+    metadata:
+      labels:
+        app: nginx
+    spec:
+      containers:
+      - name: nginx
+        image: nginx:1.14.2
+        ports:
+        - containerPort: 80
+)";
+
+std::string Annotation(const api::ObjectMeta* meta, const std::string& key) {
+  const model::Labels annotations = model::LabelsFromEntries(meta->annotations());
+  const std::string* value = model::FindLabel(annotations, key);
+  return value != nullptr ? *value : "<none>";
+}
+
+const api::DeploymentCondition* Condition(const api::Deployment& d, const std::string& type) {
+  if (d.status() == nullptr || d.status()->conditions() == nullptr) return nullptr;
+  for (const api::DeploymentCondition* c : *d.status()->conditions()) {
+    if (c->type()->str() == type) return c;
+  }
+  return nullptr;
+}
+
+// Rolled out: every replica updated and available at `generation`.
+bool RolledOut(const api::Deployment& d, int replicas, int64_t generation) {
+  const api::DeploymentStatus* s = d.status();
+  const api::DeploymentCondition* progressing = Condition(d, "Progressing");
+  return s != nullptr && s->observed_generation() == generation && s->replicas() == replicas &&
+         s->updated_replicas() == replicas && s->ready_replicas() == replicas &&
+         s->available_replicas() == replicas && s->unavailable_replicas() == 0 && progressing != nullptr &&
+         progressing->reason()->str() == "NewReplicaSetAvailable";
+}
+
+struct SetView {
+  std::string name, revision;
+  int32_t replicas, available;
+};
+
+// The ReplicaSets in default at revision `at` (0: now), by name.
+std::map<std::string, SetView> SetsAt(Pipeline& pipeline, int64_t at) {
+  std::map<std::string, SetView> out;
+  auto read = pipeline.Api().Read(
+      RangeRequest::Prefix(model::KindPrefix(model::Kind("ReplicaSet"), "default"), Revision(at)));
+  if (!read.ok()) return out;
+  for (const KeyValue& kv : read->kvs) {
+    const api::ReplicaSet* rs = flatbuffers::GetRoot<api::ReplicaSet>(kv.value.data());
+    SetView view{rs->metadata()->name()->str(), Annotation(rs->metadata(), "deployment.kubernetes.io/revision"),
+                 rs->spec()->replicas().value_or(1), rs->status() ? rs->status()->available_replicas() : 0};
+    out[view.name] = view;
+  }
+  return out;
+}
+
+int64_t Head(Pipeline& pipeline) {
+  auto read = pipeline.Api().Read(RangeRequest::Prefix("/registry/namespaces/"));
+  return read.ok() ? read->revision.value() : 0;
+}
+
+}  // namespace deployments
+
+TEST_CASE("Deployment: the docs' nginx-deployment rolls out, updates within maxSurge and maxUnavailable at every revision, rolls back and scales",
+          "[e2e]") {
+  using namespace deployments;
+  Pipeline pipeline(false);
+  pipeline.StartAll();
+  INFO(pipeline.Logs());
+  REQUIRE(pipeline.Submit(kNginxDeployment)[0].first.empty());
+  const std::string key = model::ObjectKey(model::Kind("Deployment"), "default", "nginx-deployment");
+  std::string bytes;
+  const api::Deployment* d =
+      pipeline.WaitFor<api::Deployment>(key, [](const api::Deployment& x) { return RolledOut(x, 3, 1); }, &bytes);
+  REQUIRE(d != nullptr);
+  CHECK(Annotation(d->metadata(), "deployment.kubernetes.io/revision") == "1");
+  const api::DeploymentCondition* available = Condition(*d, "Available");
+  REQUIRE(available != nullptr);
+  CHECK(available->status() == api::ConditionStatus::True);
+  CHECK(available->reason()->str() == "MinimumReplicasAvailable");
+  CHECK(available->message()->str() == "Deployment has minimum availability.");
+  std::map<std::string, SetView> sets = SetsAt(pipeline, 0);
+  REQUIRE(sets.size() == 1);
+  const std::string first = sets.begin()->first;
+  CHECK(first.rfind("nginx-deployment-", 0) == 0);
+  CHECK(Condition(*d, "Progressing")->message()->str() == "ReplicaSet \"" + first + "\" has successfully progressed.");
+  {
+    std::optional<KeyValue> rs_kv = pipeline.Get(model::ObjectKey(model::Kind("ReplicaSet"), "default", first));
+    REQUIRE(rs_kv.has_value());
+    const api::ReplicaSet* rs = flatbuffers::GetRoot<api::ReplicaSet>(rs_kv->value.data());
+    const std::string hash = first.substr(std::string("nginx-deployment-").size());
+    CHECK(model::LabelsFromEntries(rs->metadata()->labels()) ==
+          model::Labels{{"app", "nginx"}, {"pod-template-hash", hash}});
+    CHECK(Annotation(rs->metadata(), "deployment.kubernetes.io/desired-replicas") == "3");
+    CHECK(Annotation(rs->metadata(), "deployment.kubernetes.io/max-replicas") == "4");
+    CHECK(rs->metadata()->owner_references()->Get(0)->kind()->str() == "Deployment");
+    CHECK(replica_sets::ActiveOwned(pipeline, rs->metadata()->uid()->str()).size() == 3);
+  }
+  CHECK(replica_sets::Count(pipeline.EventsFor("default", "nginx-deployment"),
+                            "Normal ScalingReplicaSet: Scaled up replica set " + first + " from 0 to 3") == 1);
+  auto [got, table] = pipeline.Podflow({"get", "deployments"});
+  CHECK(got == 0);
+  CHECK(table.find("nginx-deployment   3/3     3            3           ") != std::string::npos);
+
+  // The docs' image update: a new ReplicaSet, at most 4 pods asked for
+  // (maxSurge 25% of 3, rounded up) and at least 3 available (maxUnavailable
+  // 25%, rounded down) at every revision of the log.
+  const int64_t before = Head(pipeline);
+  REQUIRE(pipeline.Podflow({"patch", "deployment", "nginx-deployment", "-p",
+                            R"({"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.16.1"}]}}}})"})
+              .first == 0);
+  d = pipeline.WaitFor<api::Deployment>(key, [](const api::Deployment& x) { return RolledOut(x, 3, 2); }, &bytes);
+  REQUIRE(d != nullptr);
+  CHECK(Annotation(d->metadata(), "deployment.kubernetes.io/revision") == "2");
+  const int64_t after = Head(pipeline);
+  int violations = 0;
+  for (int64_t r = before; r <= after; ++r) {
+    int32_t asked = 0, up = 0;
+    std::string detail;
+    for (const auto& [name, rs] : SetsAt(pipeline, r)) {
+      asked += rs.replicas;
+      up += rs.available;
+      detail += " " + name + "=" + std::to_string(rs.replicas) + "/" + std::to_string(rs.available);
+    }
+    if (asked > 4 || up < 3) {
+      ++violations;
+      UNSCOPED_INFO("revision " << r << ": " << asked << " asked for, " << up << " available:" << detail);
+    }
+  }
+  CHECK(violations == 0);
+  sets = SetsAt(pipeline, 0);
+  REQUIRE(sets.size() == 2);
+  CHECK(sets[first].replicas == 0);  // kept as revision history
+  CHECK(sets[first].revision == "1");
+  std::string second;
+  for (const auto& [name, rs] : sets) {
+    if (name != first) second = name;
+  }
+  CHECK(sets[second].replicas == 3);
+  CHECK(sets[second].revision == "2");
+  const std::vector<std::string> events = pipeline.EventsFor("default", "nginx-deployment");
+  CHECK(replica_sets::Count(events, "Normal ScalingReplicaSet: Scaled up replica set " + second + " from 0 to 1") == 1);
+  CHECK(replica_sets::Count(events, "Normal ScalingReplicaSet: Scaled down replica set " + first + " from 3 to 2") == 1);
+  CHECK(replica_sets::Count(events, "Normal ScalingReplicaSet: Scaled down replica set " + first + " from 1 to 0") == 1);
+
+  // Back to 1.14.2: the first ReplicaSet is the new one again, at revision
+  // 3, remembering it was 1.
+  REQUIRE(pipeline.Podflow({"patch", "deployment", "nginx-deployment", "-p",
+                            R"({"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.14.2"}]}}}})"})
+              .first == 0);
+  d = pipeline.WaitFor<api::Deployment>(key, [](const api::Deployment& x) { return RolledOut(x, 3, 3); }, &bytes);
+  REQUIRE(d != nullptr);
+  CHECK(Annotation(d->metadata(), "deployment.kubernetes.io/revision") == "3");
+  sets = SetsAt(pipeline, 0);
+  REQUIRE(sets.size() == 2);
+  CHECK(sets[first].replicas == 3);
+  CHECK(sets[first].revision == "3");
+  CHECK(sets[second].replicas == 0);
+  std::optional<KeyValue> rs_kv = pipeline.Get(model::ObjectKey(model::Kind("ReplicaSet"), "default", first));
+  REQUIRE(rs_kv.has_value());
+  CHECK(Annotation(flatbuffers::GetRoot<api::ReplicaSet>(rs_kv->value.data())->metadata(),
+                   "deployment.kubernetes.io/revision-history") == "1");
+
+  // Scaled up and down: the one active ReplicaSet follows.
+  REQUIRE(pipeline.Podflow({"patch", "deployment", "nginx-deployment", "-p", R"({"spec":{"replicas":5}})"}).first == 0);
+  d = pipeline.WaitFor<api::Deployment>(key, [](const api::Deployment& x) { return RolledOut(x, 5, 4); }, &bytes);
+  REQUIRE(d != nullptr);
+  REQUIRE(pipeline.Podflow({"patch", "deployment", "nginx-deployment", "-p", R"({"spec":{"replicas":2}})"}).first == 0);
+  d = pipeline.WaitFor<api::Deployment>(key, [](const api::Deployment& x) { return RolledOut(x, 2, 5); }, &bytes);
+  REQUIRE(d != nullptr);
+  sets = SetsAt(pipeline, 0);
+  CHECK(sets[first].replicas == 2);
+  CHECK(sets[second].replicas == 0);
 }
 
 }  // namespace podflow::e2e

@@ -372,7 +372,7 @@ class Pipeline {
            << "    - {name: node-2, capacity: {cpu: \"4\", memory: 8Gi, pods: \"110\"}}\n"
            << "    - {name: node-3, capacity: {cpu: \"2\", memory: 4Gi, pods: \"110\"}}\n"
            << "  registry:\n"
-           << "    - {name: nginx, tags: [\"1.14.2\", latest], sizeBytes: 44000000, pullMillis: 50}\n"
+           << "    - {name: nginx, tags: [\"1.14.2\", \"1.16.1\", latest], sizeBytes: 44000000, pullMillis: 50}\n"
            << "    - {name: busybox, tags: [\"1.28\", latest], sizeBytes: 2200000, pullMillis: 20}\n"
            << runtime_extra_ << config_extra_;
   }

@@ -274,9 +274,19 @@ roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-
 subjects:
 - {apiGroup: rbac.authorization.k8s.io, kind: Group, name: "system:masters"}
 )";
-  // The node lifecycle controller's role (taint eviction runs with it too),
-  // bound to its service account as kube-controller-manager's are.
-  out += role("system:controller:node-controller", R"(
+  // A controller's role, bound to its service account as
+  // kube-controller-manager's are.
+  auto controller = [&role](std::string_view name, std::string rules) {
+    const std::string role_name = "system:controller:" + std::string(name);
+    return role(role_name, std::move(rules)) +
+           "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: " + role_name +
+           "\n  labels: {kubernetes.io/bootstrapping: rbac-defaults}\n  annotations: "
+           "{rbac.authorization.kubernetes.io/autoupdate: \"true\"}\nroleRef: {apiGroup: rbac.authorization.k8s.io, "
+           "kind: ClusterRole, name: " + role_name + "}\nsubjects:\n- {kind: ServiceAccount, name: " + std::string(name) +
+           ", namespace: kube-system}\n";
+  };
+  // The node lifecycle controller's (taint eviction runs with it too).
+  out += controller("node-controller", R"(
   - apiGroups: [""]
     resources: [nodes]
     verbs: [delete, get, list, patch, update]
@@ -289,17 +299,35 @@ subjects:
   - apiGroups: ["", events.k8s.io]
     resources: [events]
     verbs: [create, patch, update])");
-  out += R"(---
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRoleBinding
-metadata:
-  name: system:controller:node-controller
-  labels: {kubernetes.io/bootstrapping: rbac-defaults}
-  annotations: {rbac.authorization.kubernetes.io/autoupdate: "true"}
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: system:controller:node-controller}
-subjects:
-- {kind: ServiceAccount, name: node-controller, namespace: kube-system}
-)";
+  out += controller("replicaset-controller", R"(
+  - apiGroups: [apps, extensions]
+    resources: [replicasets]
+    verbs: [get, list, update, watch]
+  - apiGroups: [apps, extensions]
+    resources: [replicasets/status, replicasets/finalizers]
+    verbs: [update]
+  - apiGroups: [""]
+    resources: [pods]
+    verbs: [create, delete, list, patch, watch]
+  - apiGroups: ["", events.k8s.io]
+    resources: [events]
+    verbs: [create, patch, update])");
+  out += controller("deployment-controller", R"(
+  - apiGroups: [apps, extensions]
+    resources: [deployments]
+    verbs: [get, list, update, watch]
+  - apiGroups: [apps, extensions]
+    resources: [deployments/status, deployments/finalizers]
+    verbs: [update]
+  - apiGroups: [apps, extensions]
+    resources: [replicasets]
+    verbs: [create, delete, get, list, patch, update, watch]
+  - apiGroups: [""]
+    resources: [pods]
+    verbs: [get, list, update, watch]
+  - apiGroups: ["", events.k8s.io]
+    resources: [events]
+    verbs: [create, patch, update])");
   return out;
 }
 

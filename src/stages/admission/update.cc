@@ -7,6 +7,7 @@
 #include "api_generated.h"
 #include "base/clock.h"
 #include "model/kind_types.h"
+#include "model/labels.h"
 #include "model/objects.h"
 #include "stages/admission/admission.h"
 #include "stages/admission/defaults.h"
@@ -113,10 +114,15 @@ ChangeOutcome UpdateTyped(const model::KindInfo& kind, const model::Object& obje
   }
   if (subresource == "status") {
     if constexpr (HasStatus<T>) {
-      // Only the status changes; the rest is the stored object's.
+      // Only the status changes; the rest is the stored object's. A
+      // Deployment's annotations too may change here, as kube-apiserver's
+      // status strategy for it lets them (the deployment controller
+      // writes its revision so, without a new generation).
       auto status = std::move(next->status);
+      auto annotations = std::move(meta.annotations);
       next = std::make_unique<T>(*old);
       next->status = std::move(status);
+      if constexpr (std::is_same_v<T, api::DeploymentT>) next->metadata->annotations = std::move(annotations);
     } else {
       out.status = model::NoSuchResourceStatus();
       return out;
@@ -147,8 +153,10 @@ ChangeOutcome UpdateTyped(const model::KindInfo& kind, const model::Object& obje
     meta.deletion_timestamp = was.deletion_timestamp;
     meta.deletion_grace_period_seconds = was.deletion_grace_period_seconds;
     meta.generation = was.generation;
-    if constexpr (HasStatus<T>) next->status = Copy(old->status);
     DefaultKind(*next);
+    // After defaulting, which clears a new workload's status: an update
+    // keeps the stored one.
+    if constexpr (HasStatus<T>) next->status = Copy(old->status);
     KeepAllocated(*old, *next);
     // Defaulting stamps a new object's generation; an update keeps it.
     next->metadata->generation = was.generation;
@@ -187,7 +195,14 @@ ChangeOutcome UpdateTyped(const model::KindInfo& kind, const model::Object& obje
   for (auto& [key, quota] : state.document_quotas) out.quota_keys.push_back(key);
   if (!out.quota_keys.empty()) out.quota_usage = std::move(state.document_usage);
   out.warnings = std::move(state.document_warnings);
-  if (was.generation > 0 && SpecBytes(*old) != SpecBytes(*next)) next->metadata->generation = was.generation + 1;
+  // A Deployment's generation also counts its annotations, as
+  // kube-apiserver's strategy for it does (once, its rollback request).
+  bool bumped = SpecBytes(*old) != SpecBytes(*next);
+  if constexpr (std::is_same_v<T, api::DeploymentT>) {
+    bumped |= subresource.empty() && model::LabelsFromNative(old->metadata->annotations) !=
+                                         model::LabelsFromNative(next->metadata->annotations);
+  }
+  if (was.generation > 0 && bumped) next->metadata->generation = was.generation + 1;
 
   out.bytes = model::Pack(*next);
   out.status = model::OkStatus(kind, was.name);

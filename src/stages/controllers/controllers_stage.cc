@@ -14,7 +14,10 @@
 #include "model/events.h"
 #include "model/objects.h"
 #include "model/taints.h"
+#include "stages/controllers/controller_api.h"
+#include "stages/controllers/deployment_loop.h"
 #include "stages/controllers/node_lifecycle.h"
+#include "stages/controllers/replica_set_loop.h"
 #include "stages/controllers/taint_eviction.h"
 
 namespace podflow::controllers {
@@ -23,7 +26,6 @@ namespace {
 constexpr std::string_view kNodeController = "node-controller";
 constexpr std::string_view kTaintEvictionController = "taint-eviction-controller";
 constexpr uint32_t kEventNamerInstance = 400;
-constexpr std::chrono::milliseconds kApiTimeout{5000};
 // The taint eviction controller's tries at one pod's deletion.
 constexpr int kEvictionTries = 5;
 
@@ -43,15 +45,14 @@ struct PodView {
 class NodeLifecycleLoop {
  public:
   NodeLifecycleLoop(pipeline::StageContext& context, const NodeLifecycleConfig& config)
-      : context_(context),
-        log_(Logger("stage.controllers")),
+      : log_(Logger("stage.controllers")),
         health_(config),
-        api_(context.bus, context.Endpoint("submit"), "", std::string(kNodeController)),
+        api_(context, kNodeController, kEventNamerInstance),
         nodes_informer_(context.bus, context.Endpoint("api"), context.Endpoint("watch"),
                         model::KindPrefix(model::Kind("Node"))),
         leases_informer_(context.bus, context.Endpoint("api"), context.Endpoint("watch"),
                          model::KindPrefix(model::Kind("Lease"), "kube-node-lease")),
-        namer_(kEventNamerInstance) {}
+        pods_informer_(context, model::KindPrefix(model::Kind("Pod"))) {}
 
   void Run(const std::atomic<bool>& stopping) {
     const client::Informer::Handlers node_handlers{[this](const KeyValue& kv) { UpsertNode(kv); },
@@ -63,10 +64,12 @@ class NodeLifecycleLoop {
     SimTime next_monitor = WallClockNow();
     while (!stopping) {
       Status polled = nodes_informer_.Poll(std::chrono::milliseconds(0), node_handlers);
-      FollowPods(!attention_.empty() || evictions_.NextDue().has_value() || !retries_.empty());
-      const auto wait = std::chrono::milliseconds(pods_informer_ ? 0 : 100);
+      if (polled.ok()) {
+        polled = FollowPods(!attention_.empty() || evictions_.NextDue().has_value() || !retries_.empty(), pod_handlers);
+      }
+      const auto wait = std::chrono::milliseconds(pods_informer_.open() ? 0 : 100);
       if (polled.ok()) polled = leases_informer_.Poll(wait, lease_handlers);
-      if (polled.ok() && pods_informer_) polled = pods_informer_->Poll(std::chrono::milliseconds(100), pod_handlers);
+      if (polled.ok()) polled = pods_informer_.Poll(std::chrono::milliseconds(100), pod_handlers);
       if (!polled.ok()) {
         log_->warn("following nodes and pods: {}", polled.ToString());
         std::this_thread::sleep_for(std::chrono::milliseconds(200));
@@ -91,20 +94,20 @@ class NodeLifecycleLoop {
   // tainted NoExecute) or an eviction is pending: a cluster of healthy nodes
   // costs this loop no pod traffic. Once none does, what it held of them is
   // dropped; the next need lists them again.
-  void FollowPods(bool needed) {
-    if (needed && !pods_informer_) {
-      pods_informer_ = std::make_unique<client::Informer>(context_.bus, context_.Endpoint("api"),
-                                                          context_.Endpoint("watch"),
-                                                          model::KindPrefix(model::Kind("Pod")));
+  Status FollowPods(bool needed, const client::Informer::Handlers& handlers) {
+    Result<bool> changed = pods_informer_.Follow(needed, handlers);
+    if (!changed.ok()) return changed.status();
+    if (!*changed) return Status::Ok();
+    if (pods_informer_.open()) {
       log_->info("following pods: {} node(s) not Ready or tainted NoExecute", attention_.size());
-    } else if (!needed && pods_informer_) {
-      pods_informer_.reset();
-      pods_.clear();
-      pods_by_node_.clear();
-      dirty_pods_.clear();
-      evicted_.clear();
-      log_->info("no node needs its pods looked at: no longer following pods");
+      return Status::Ok();
     }
+    pods_.clear();
+    pods_by_node_.clear();
+    dirty_pods_.clear();
+    evicted_.clear();
+    log_->info("no node needs its pods looked at: no longer following pods");
+    return Status::Ok();
   }
 
   // Whether the node needs its pods looked at: not Ready, or tainted NoExecute.
@@ -227,8 +230,7 @@ class NodeLifecycleLoop {
     const bool ready = model::ConditionStatusOf(node, "Ready") == api::ConditionStatus::True;
     auto [seen, first] = was_ready_.try_emplace(name, ready);
     if (!first && seen->second && !ready) {
-      Record({"Node", "v1", "", name, node.metadata() ? Str(node.metadata()->uid()) : std::string()}, kNodeController,
-             "Normal", "NodeNotReady", "Node " + name + " status is now: NodeNotReady", now);
+      api_.Record({"Node", "v1", "", name, node.metadata() ? Str(node.metadata()->uid()) : std::string()}, "Normal", "NodeNotReady", "Node " + name + " status is now: NodeNotReady", now);
     }
     seen->second = ready;
     if (std::optional<api::NodeT> tainted = ConditionTaints(node, now)) {
@@ -251,11 +253,10 @@ class NodeLifecycleLoop {
                    .name = pod.name,
                    .subresource = "status",
                    .body = PodConditionPatch("Ready", "False", "", "", now),
-                   .patch_type = "strategic"},
-                  kApiTimeout);
-    if (!Succeeded(patched, "marking pod " + pod.namespace_ + "/" + pod.name + " not ready")) return;
+                   .patch_type = "strategic"});
+    if (!api_.Succeeded(patched, "marking pod " + pod.namespace_ + "/" + pod.name + " not ready")) return;
     pod.ready = false;
-    Record({"Pod", "v1", pod.namespace_, pod.name, pod.uid}, kNodeController, "Warning", "NodeNotReady",
+    api_.Record({"Pod", "v1", pod.namespace_, pod.name, pod.uid}, "Warning", "NodeNotReady",
            "Node is not ready", now);
   }
 
@@ -278,7 +279,7 @@ class NodeLifecycleLoop {
     } else if (evictions_.Update(key, delay, now) != TaintEvictions::Change::kCancelled) {
       return;
     }
-    Record({"Pod", "v1", pod->second.namespace_, pod->second.name, pod->second.uid}, kTaintEvictionController,
+    api_.RecordAs(kTaintEvictionController, {"Pod", "v1", pod->second.namespace_, pod->second.name, pod->second.uid},
            "Normal", "TaintManagerEviction",
            "Cancelling deletion of Pod " + pod->second.namespace_ + "/" + pod->second.name, now);
   }
@@ -304,7 +305,7 @@ class NodeLifecycleLoop {
     const model::ObjectRef ref{"Pod", "v1", pod.namespace_, pod.name, pod.uid};
     evicted_.insert(key);
     if (attempt == 1) {
-      Record(ref, kTaintEvictionController, "Normal", "TaintManagerEviction",
+      api_.RecordAs(kTaintEvictionController, ref, "Normal", "TaintManagerEviction",
              "Marking for deletion Pod " + pod.namespace_ + "/" + pod.name, now);
     }
     Result<client::ApiResponse> marked = api_.Call(
@@ -315,13 +316,12 @@ class NodeLifecycleLoop {
          .subresource = "status",
          .body = PodConditionPatch("DisruptionTarget", "True", "DeletionByTaintManager",
                                    "Taint manager: deleting due to NoExecute taint", now),
-         .patch_type = "strategic"},
-        kApiTimeout);
-    (void)Succeeded(marked, "marking pod " + pod.namespace_ + "/" + pod.name + " a disruption target");
+         .patch_type = "strategic"});
+    (void)api_.Succeeded(marked, "marking pod " + pod.namespace_ + "/" + pod.name + " a disruption target");
     Result<client::ApiResponse> deleted =
-        api_.Call({.verb = "delete", .resource = "pods", .namespace_ = pod.namespace_, .name = pod.name}, kApiTimeout);
+        api_.Call({.verb = "delete", .resource = "pods", .namespace_ = pod.namespace_, .name = pod.name});
     const bool gone = deleted.ok() && deleted->status.code == 404;
-    if (gone || Succeeded(deleted, "evicting pod " + pod.namespace_ + "/" + pod.name)) {
+    if (gone || api_.Succeeded(deleted, "evicting pod " + pod.namespace_ + "/" + pod.name)) {
       if (!gone) log_->info("pod {}/{} evicted from node {} (NoExecute taint)", pod.namespace_, pod.name, pod.node);
       return;
     }
@@ -339,50 +339,17 @@ class NodeLifecycleLoop {
   bool UpdateNode(const KeyValue& stored, api::NodeT changed, const std::string& subresource) {
     if (!changed.metadata) changed.metadata = std::make_unique<api::ObjectMetaT>();
     changed.metadata->resource_version = std::to_string(stored.mod_revision.value());
-    const model::KindInfo& kind = model::Kind("Node");
-    Result<client::ApiResponse> updated = api_.Call({.verb = "update",
-                                                     .resource = "nodes",
-                                                     .name = changed.metadata->name,
-                                                     .subresource = subresource,
-                                                     .body = model::ToJson(kind, model::Pack(changed), 0)},
-                                                    kApiTimeout);
-    return Succeeded(updated, "updating node " + changed.metadata->name + (subresource.empty() ? "" : "/" + subresource));
+    return api_.Update(model::Kind("Node"), "", changed.metadata->name, subresource, model::Pack(changed)) ==
+           ControllerApi::Updated::kWritten;
   }
 
-  void Record(const model::ObjectRef& about, std::string_view component, std::string_view type,
-              std::string_view reason, std::string message, SimTime now) {
-    const api::EventT event = model::ControllerEvent(about, component, type, reason, std::move(message), now, namer_);
-    Result<client::ApiResponse> created =
-        api_.Call({.verb = "create",
-                   .resource = "events",
-                   .namespace_ = event.metadata->namespace_,
-                   .body = model::ToJson(model::Kind("Event"), model::Pack(event), 0)},
-                  kApiTimeout);
-    (void)Succeeded(created, "recording " + std::string(reason) + " for " + about.name);
-  }
-
-  bool Succeeded(const Result<client::ApiResponse>& reply, const std::string& what) {
-    if (!reply.ok()) {
-      log_->warn("{}: {}", what, reply.status().ToString());
-      return false;
-    }
-    if (!reply->status.success()) {
-      // A conflict means the object changed meanwhile: it comes back by watch.
-      log_->info("{}: {}", what, reply->status.message);
-      return false;
-    }
-    return true;
-  }
-
-  pipeline::StageContext& context_;
   std::shared_ptr<spdlog::logger> log_;
   NodeHealth health_;
   TaintEvictions evictions_;
-  client::ApiCaller api_;
+  ControllerApi api_;
   client::Informer nodes_informer_;
   client::Informer leases_informer_;
-  std::unique_ptr<client::Informer> pods_informer_;  // while some node needs its pods (FollowPods)
-  model::EventNamer namer_;
+  OnDemandInformer pods_informer_;  // while some node needs its pods (FollowPods)
   std::map<std::string, KeyValue> nodes_;                      // by node name
   std::map<std::string, bool> was_ready_;                      // by node name: Ready when last looked at
   std::set<std::string> attention_;                            // nodes not Ready or tainted NoExecute
@@ -410,9 +377,15 @@ Status ControllersStage::Start() {
   node_lifecycle_.Start([this](const std::atomic<bool>& stopping) {
     NodeLifecycleLoop(context_, config_.node_lifecycle).Run(stopping);
   });
+  replica_sets_.Start([this](const std::atomic<bool>& stopping) { RunReplicaSetController(context_, stopping); });
+  deployments_.Start([this](const std::atomic<bool>& stopping) { RunDeploymentController(context_, stopping); });
   return Status::Ok();
 }
 
-void ControllersStage::Stop() { node_lifecycle_.Stop(); }
+void ControllersStage::Stop() {
+  deployments_.Stop();
+  replica_sets_.Stop();
+  node_lifecycle_.Stop();
+}
 
 }  // namespace podflow::controllers

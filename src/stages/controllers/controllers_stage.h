@@ -1,7 +1,9 @@
 // The controllers stage: kube-controller-manager's controllers, each a loop
 // of its own, level-triggered from informers of the log, writing through
 // the API (admission: authentication, RBAC, validation) as its own service
-// account. Today: the node lifecycle controller and taint-based eviction.
+// account. Today: the node lifecycle controller, taint-based eviction, and
+// the ReplicaSet and Deployment controllers, each loop on a thread of its
+// own.
 #pragma once
 
 #include <atomic>
@@ -28,6 +30,8 @@ class ControllersStage {
   pipeline::StageContext& context_;
   const ControllersConfig config_;
   pipeline::LoopThread node_lifecycle_;
+  pipeline::LoopThread replica_sets_;
+  pipeline::LoopThread deployments_;
 };
 static_assert(pipeline::Stage<ControllersStage>);
 

@@ -179,6 +179,9 @@ TEST_CASE("RBAC: an allow and deny matrix per verb, resource, namespace and subj
   const UserInfo node_controller{"system:serviceaccount:kube-system:node-controller", "",
                                  {"system:serviceaccounts", "system:serviceaccounts:kube-system",
                                   "system:authenticated"}};
+  const UserInfo rs_controller{"system:serviceaccount:kube-system:replicaset-controller", "",
+                               {"system:serviceaccounts", "system:serviceaccounts:kube-system",
+                                "system:authenticated"}};
   struct Case {
     const UserInfo* user;
     RequestAttributes request;
@@ -213,6 +216,16 @@ TEST_CASE("RBAC: an allow and deny matrix per verb, resource, namespace and subj
       {&node_controller, {"delete", "", "pods", "", "default", "web"}, true},
       {&node_controller, {"create", "", "events", "", "default", ""}, true},
       {&node_controller, {"create", "", "pods", "", "default", ""}, false},
+      // The ReplicaSet controller's: its pods and its ReplicaSets' status,
+      // nothing of anything else.
+      {&rs_controller, {"create", "", "pods", "", "default", ""}, true},
+      {&rs_controller, {"patch", "", "pods", "", "default", "web"}, true},
+      {&rs_controller, {"delete", "", "pods", "", "default", "web"}, true},
+      {&rs_controller, {"update", "apps", "replicasets", "status", "default", "web"}, true},
+      {&rs_controller, {"create", "", "events", "", "default", ""}, true},
+      {&rs_controller, {"update", "apps", "deployments", "", "default", "web"}, false},
+      {&rs_controller, {"create", "apps", "replicasets", "", "default", ""}, false},
+      {&rs_controller, {"update", "", "pods", "status", "default", "web"}, false},
       {&node_controller, {"update", "", "pods", "", "default", "web"}, false},
       {&node_controller, {"get", "", "secrets", "", "kube-system", "token"}, false},
   };

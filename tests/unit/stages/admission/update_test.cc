@@ -1,6 +1,7 @@
 // Update, patch and delete of a stored object, decided as kube-apiserver's
 // registry decides them.
 #include "admission_fixture.h"
+#include "model/labels.h"
 
 namespace podflow::admission {
 namespace {
@@ -142,6 +143,26 @@ TEST_CASE("generation counts spec changes of the kinds that have it") {
                         R"({"metadata":{"labels":{"x":"y"}}})", second);
   REQUIRE(out.ok());
   CHECK(model::Unpack<api::Deployment>(out.bytes)->metadata->generation == 2);
+  // A Deployment's annotations count too, but not when its status carries
+  // them (the deployment controller writes its revision so).
+  const StoredObject third{stored.key, out.bytes, 13};
+  out = admission.Patch(model::Kind("Deployment"), "default", was->metadata->name, "", model::PatchType::kMerge,
+                        R"({"metadata":{"annotations":{"team":"web"}}})", third);
+  REQUIRE(out.ok());
+  CHECK(model::Unpack<api::Deployment>(out.bytes)->metadata->generation == 3);
+  const StoredObject fourth{stored.key, out.bytes, 14};
+  out = admission.Patch(model::Kind("Deployment"), "default", was->metadata->name, "status", model::PatchType::kMerge,
+                        R"({"metadata":{"annotations":{"deployment.kubernetes.io/revision":"1"},"labels":{"z":"1"}},)"
+                        R"("status":{"observedGeneration":2}})",
+                        fourth);
+  REQUIRE(out.ok());
+  auto status_written = model::Unpack<api::Deployment>(out.bytes);
+  CHECK(status_written->metadata->generation == 3);
+  CHECK(status_written->status->observed_generation == 2);
+  CHECK(model::LabelsFromNative(status_written->metadata->annotations) ==
+        model::Labels{{"deployment.kubernetes.io/revision", "1"}, {"team", "web"}});
+  CHECK(model::LabelsFromNative(status_written->metadata->labels) ==
+        model::LabelsFromNative(model::Unpack<api::Deployment>(fourth.bytes)->metadata->labels));
   // The selector is fixed once created.
   out = admission.Patch(model::Kind("Deployment"), "default", was->metadata->name, "", model::PatchType::kMerge,
                         R"({"spec":{"selector":{"matchLabels":{"app":"other"}},"template":{"metadata":{"labels":{"app":"other"}}}}})",

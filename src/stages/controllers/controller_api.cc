@@ -1,0 +1,68 @@
+#include "stages/controllers/controller_api.h"
+
+#include "base/logging.h"
+#include "model/codec.h"
+#include "model/objects.h"
+
+namespace podflow::controllers {
+
+ControllerApi::ControllerApi(pipeline::StageContext& context, std::string_view identity, uint32_t namer_instance)
+    : identity_(identity),
+      log_(Logger("stage.controllers")),
+      caller_(context.bus, context.Endpoint("submit"), "", std::string(identity)),
+      namer_(namer_instance) {}
+
+ControllerApi::Updated ControllerApi::Update(const model::KindInfo& kind, const std::string& namespace_,
+                                             const std::string& name, const std::string& subresource,
+                                             const std::string& packed) {
+  Result<client::ApiResponse> updated = Call({.verb = "update",
+                                              .resource = client::ResourceArg(kind),
+                                              .namespace_ = namespace_,
+                                              .name = name,
+                                              .subresource = subresource,
+                                              .body = model::ToJson(kind, packed, 0)});
+  const std::string path = (namespace_.empty() ? "" : namespace_ + "/") + name + (subresource.empty() ? "" : "/" + subresource);
+  if (updated.ok() && updated->status.code == 409 && updated->status.reason == "Conflict") {
+    log_->info("updating {} {}: {}", kind.kind, path, updated->status.message);
+    return Updated::kConflict;
+  }
+  return Succeeded(updated, "updating " + std::string(kind.kind) + " " + path) ? Updated::kWritten : Updated::kFailed;
+}
+
+bool ControllerApi::Succeeded(const Result<client::ApiResponse>& reply, const std::string& what) const {
+  if (!reply.ok()) {
+    log_->warn("{}: {}", what, reply.status().ToString());
+    return false;
+  }
+  if (!reply->status.success()) {
+    // A conflict means the object changed meanwhile: it comes back by watch.
+    log_->info("{}: {}", what, reply->status.message);
+    return false;
+  }
+  return true;
+}
+
+void ControllerApi::RecordAs(std::string_view component, const model::ObjectRef& about, std::string_view type,
+                             std::string_view reason, std::string message, SimTime now) {
+  const api::EventT event = model::ControllerEvent(about, component, type, reason, std::move(message), now, namer_);
+  Result<client::ApiResponse> created = Call({.verb = "create",
+                                              .resource = "events",
+                                              .namespace_ = event.metadata->namespace_,
+                                              .body = model::ToJson(model::Kind("Event"), model::Pack(event), 0)});
+  (void)Succeeded(created, "recording " + std::string(reason) + " for " + about.name);
+}
+
+Result<bool> OnDemandInformer::Follow(bool needed, const client::Informer::Handlers& handlers) {
+  if (needed == open()) return false;
+  if (!needed) {
+    informer_.reset();
+    return true;
+  }
+  auto informer = std::make_unique<client::Informer>(context_.bus, context_.Endpoint("api"), context_.Endpoint("watch"),
+                                                     prefix_);
+  PODFLOW_RETURN_IF_ERROR(informer->Sync(handlers));
+  informer_ = std::move(informer);
+  return true;
+}
+
+}  // namespace podflow::controllers
