@@ -37,12 +37,6 @@ struct WriteOptions : ConnectionFlags {
   std::string subresource;         // patch --subresource
 };
 
-// "pod/web", "deployment.apps/web": how kubectl names an object it acted on.
-std::string Ref(const model::KindInfo& kind, std::string_view name) {
-  const std::string group(model::ApiGroup(kind));
-  return Lower(kind.kind) + (group.empty() ? "" : "." + group) + "/" + std::string(name);
-}
-
 // `pod "web"`, `deployment.apps "web"`: how kubectl delete names it.
 std::string Quoted(const model::KindInfo& kind, std::string_view name) {
   const std::string group(model::ApiGroup(kind));
@@ -201,7 +195,7 @@ bool ApplyOne(ApiSession& api, const Document& d, const std::string& file, const
       }
       const model::Value patch = model::ThreeWayMergePatch(*d.kind, original, modified, current);
       if (patch.members().empty()) {
-        std::printf("%s unchanged%s\n", Ref(*d.kind, d.name).c_str(), DryRunSuffix(options).c_str());
+        std::printf("%s unchanged%s\n", ObjectName(*d.kind, d.name).c_str(), DryRunSuffix(options).c_str());
         return true;
       }
       call.verb = "patch";
@@ -210,7 +204,7 @@ bool ApplyOne(ApiSession& api, const Document& d, const std::string& file, const
       Result<ApiResponse> patched = api.Call(call);
       if (!patched.ok()) return unreachable(patched.status());
       if (!patched->status.success()) return fail(patched->status, false);
-      std::printf("%s configured%s\n", Ref(*d.kind, d.name).c_str(), DryRunSuffix(options).c_str());
+      std::printf("%s configured%s\n", ObjectName(*d.kind, d.name).c_str(), DryRunSuffix(options).c_str());
       return true;
     }
     if (got->status.code != 404 || got->status.details.kind != d.kind->resource) return fail(got->status, false);
@@ -220,7 +214,7 @@ bool ApplyOne(ApiSession& api, const Document& d, const std::string& file, const
   Result<ApiResponse> created = api.Call(call);
   if (!created.ok()) return unreachable(created.status());
   if (!created->status.success()) return fail(created->status, true);
-  std::printf("%s created%s\n", Ref(*d.kind, d.name).c_str(), DryRunSuffix(options).c_str());
+  std::printf("%s created%s\n", ObjectName(*d.kind, d.name).c_str(), DryRunSuffix(options).c_str());
   if (created_it != nullptr) *created_it = !call.dry_run;
   return true;
 }
@@ -495,7 +489,7 @@ int RunPatch(const WriteOptions& options) {
     }
     const bool changed = !call.dry_run && !reply->objects.empty() && !before->objects.empty() &&
                          reply->objects[0].mod_revision != before->objects[0].mod_revision;
-    std::printf("%s patched%s%s\n", Ref(*t.kind, t.name).c_str(), changed || call.dry_run ? "" : " (no change)",
+    std::printf("%s patched%s%s\n", ObjectName(*t.kind, t.name).c_str(), changed || call.dry_run ? "" : " (no change)",
                 DryRunSuffix(options).c_str());
   }
   return failed == 0 ? 0 : 1;

@@ -21,6 +21,7 @@ void AddGetCommands(CLI::App& app, CommandAction& action);     // get, describe
 void AddExecCommand(CLI::App& app, CommandAction& action, int args_after_dash);
 void AddLogsCommand(CLI::App& app, CommandAction& action);     // logs
 void AddProxyCommand(CLI::App& app, CommandAction& action);    // proxy rules
+void AddRolloutCommands(CLI::App& app, CommandAction& action); // scale, rollout
 void AddRunCommands(CLI::App& app, CommandAction& action);     // run, stage
 void AddWriteCommands(CLI::App& app, CommandAction& action);   // apply, create, delete
 

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   podflow::cli::AddLogsCommand(app, action);
   podflow::cli::AddProxyCommand(app, action);
   podflow::cli::AddWriteCommands(app, action);
+  podflow::cli::AddRolloutCommands(app, action);
   podflow::cli::AddDemoCommand(app, action);
   CLI11_PARSE(app, argc, argv);
   return action ? action() : 0;

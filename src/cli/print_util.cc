@@ -54,6 +54,11 @@ std::string ConditionStatusName(api::ConditionStatus status) {
   return api::EnumNameConditionStatus(status);
 }
 
+std::string ObjectName(const model::KindInfo& kind, std::string_view name) {
+  const std::string group(model::ApiGroup(kind));
+  return Lower(kind.kind) + (group.empty() ? "" : "." + group) + "/" + std::string(name);
+}
+
 std::string Lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

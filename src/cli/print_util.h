@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "api_generated.h"
+#include "model/codec.h"
 #include "model/value.h"
 
 namespace podflow::cli {
@@ -23,6 +24,8 @@ std::string ProtocolName(api::Protocol protocol);
 // "True", "False", "Unknown" (Unset reads as Unknown... as the API never stores it).
 std::string ConditionStatusName(api::ConditionStatus status);
 std::string Lower(std::string_view s);
+// "pod/web", "deployment.apps/web": how kubectl names an object it acted on.
+std::string ObjectName(const model::KindInfo& kind, std::string_view name);
 std::string Join(const std::vector<std::string>& parts, std::string_view sep);
 // `v` with its keys sorted at every depth, as Go's encoding/json writes a
 // map (the last applied configuration, JSONPath's JSON).

@@ -2536,6 +2536,8 @@ TEST_CASE("Deployment: the docs' nginx-deployment rolls out, updates within maxS
   auto [got, table] = pipeline.Podflow({"get", "deployments"});
   CHECK(got == 0);
   CHECK(table.find("nginx-deployment   3/3     3            3           ") != std::string::npos);
+  CHECK(pipeline.Podflow({"rollout", "status", "deployment/nginx-deployment"}) ==
+        std::pair<int, std::string>{0, "deployment \"nginx-deployment\" successfully rolled out\n"});
 
   // The docs' image update: a new ReplicaSet, at most 4 pods asked for
   // (maxSurge 25% of 3, rounded up) and at least 3 available (maxUnavailable
@@ -2578,11 +2580,14 @@ TEST_CASE("Deployment: the docs' nginx-deployment rolls out, updates within maxS
   CHECK(replica_sets::Count(events, "Normal ScalingReplicaSet: Scaled down replica set " + first + " from 3 to 2") == 1);
   CHECK(replica_sets::Count(events, "Normal ScalingReplicaSet: Scaled down replica set " + first + " from 1 to 0") == 1);
 
-  // Back to 1.14.2: the first ReplicaSet is the new one again, at revision
-  // 3, remembering it was 1.
-  REQUIRE(pipeline.Podflow({"patch", "deployment", "nginx-deployment", "-p",
-                            R"({"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.14.2"}]}}}})"})
-              .first == 0);
+  CHECK(pipeline.Podflow({"rollout", "history", "deployment/nginx-deployment"}) ==
+        std::pair<int, std::string>{0, "deployment.apps/nginx-deployment \nREVISION  CHANGE-CAUSE\n1         <none>\n"
+                                       "2         <none>\n\n"});
+
+  // Undone: the first ReplicaSet is the new one again, at revision 3,
+  // remembering it was 1.
+  CHECK(pipeline.Podflow({"rollout", "undo", "deployment/nginx-deployment"}) ==
+        std::pair<int, std::string>{0, "deployment.apps/nginx-deployment rolled back\n"});
   d = pipeline.WaitFor<api::Deployment>(key, [](const api::Deployment& x) { return RolledOut(x, 3, 3); }, &bytes);
   REQUIRE(d != nullptr);
   CHECK(Annotation(d->metadata(), "deployment.kubernetes.io/revision") == "3");
@@ -2595,17 +2600,74 @@ TEST_CASE("Deployment: the docs' nginx-deployment rolls out, updates within maxS
   REQUIRE(rs_kv.has_value());
   CHECK(Annotation(flatbuffers::GetRoot<api::ReplicaSet>(rs_kv->value.data())->metadata(),
                    "deployment.kubernetes.io/revision-history") == "1");
+  CHECK(pipeline.Podflow({"rollout", "undo", "deployment/nginx-deployment", "--to-revision", "3"}) ==
+        std::pair<int, std::string>{
+            0, "deployment.apps/nginx-deployment skipped rollback (current template already matches revision 3)\n"});
+  CHECK(pipeline.Podflow({"rollout", "undo", "deployment/nginx-deployment", "--to-revision", "9"}) ==
+        std::pair<int, std::string>{1, "error: unable to find specified revision 9 in history\n"});
 
   // Scaled up and down: the one active ReplicaSet follows.
-  REQUIRE(pipeline.Podflow({"patch", "deployment", "nginx-deployment", "-p", R"({"spec":{"replicas":5}})"}).first == 0);
+  CHECK(pipeline.Podflow({"scale", "deployment/nginx-deployment", "--replicas", "5"}) ==
+        std::pair<int, std::string>{0, "deployment.apps/nginx-deployment scaled\n"});
   d = pipeline.WaitFor<api::Deployment>(key, [](const api::Deployment& x) { return RolledOut(x, 5, 4); }, &bytes);
   REQUIRE(d != nullptr);
-  REQUIRE(pipeline.Podflow({"patch", "deployment", "nginx-deployment", "-p", R"({"spec":{"replicas":2}})"}).first == 0);
+  CHECK(pipeline.Podflow({"scale", "deployment", "nginx-deployment", "--replicas", "2", "--current-replicas", "3"}) ==
+        std::pair<int, std::string>{1, "error: Expected replicas to be 3, was 5\n"});
+  CHECK(pipeline.Podflow({"scale", "deployment", "nginx-deployment", "--replicas", "2", "--current-replicas", "5"})
+            .first == 0);
   d = pipeline.WaitFor<api::Deployment>(key, [](const api::Deployment& x) { return RolledOut(x, 2, 5); }, &bytes);
   REQUIRE(d != nullptr);
   sets = SetsAt(pipeline, 0);
   CHECK(sets[first].replicas == 2);
   CHECK(sets[second].replicas == 0);
+}
+
+}  // namespace podflow::e2e
+
+namespace podflow::e2e {
+
+TEST_CASE("Deployment: the controllers stage killed mid-rollout and restarted never creates more pods than asked for",
+          "[e2e]") {
+  using namespace deployments;
+  Pipeline pipeline(true);
+  pipeline.StartAll();
+  INFO(pipeline.Logs());
+  std::string manifest = kNginxDeployment;
+  manifest.replace(manifest.find("replicas: 3"), 11, "replicas: 24");
+  const int64_t start = Head(pipeline);
+  REQUIRE(pipeline.Submit(manifest)[0].first.empty());
+  const auto pods_at = [&](int64_t at) {
+    int active = 0;
+    auto read = pipeline.Api().Read(RangeRequest::Prefix(model::KindPrefix(model::Kind("Pod"), "default"), Revision(at)));
+    if (!read.ok()) return -1;
+    for (const KeyValue& kv : read->kvs) {
+      const api::Pod* pod = flatbuffers::GetRoot<api::Pod>(kv.value.data());
+      active += pod->metadata()->deletion_timestamp() == nullptr;
+    }
+    return active;
+  };
+  // Killed once some of the pods are made, before all are.
+  for (auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+       pods_at(0) < 4 && std::chrono::steady_clock::now() < deadline;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  pipeline.KillStage("controllers");
+  const int made = pods_at(0);
+  CHECK(made >= 4);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  pipeline.StartStage("controllers");
+  const std::string key = model::ObjectKey(model::Kind("Deployment"), "default", "nginx-deployment");
+  std::string bytes;
+  const api::Deployment* d = pipeline.WaitFor<api::Deployment>(
+      key, [](const api::Deployment& x) { return RolledOut(x, 24, 1); }, &bytes, std::chrono::seconds(40));
+  REQUIRE(d != nullptr);
+  // At no revision of the log were there more than 24 pods.
+  const int64_t end = Head(pipeline);
+  int most = 0;
+  for (int64_t r = start; r <= end; ++r) most = std::max(most, pods_at(r));
+  CHECK(most == 24);
+  CHECK(pods_at(0) == 24);
+  CHECK(SetsAt(pipeline, 0).size() == 1);  // one ReplicaSet, not one per start
 }
 
 }  // namespace podflow::e2e

@@ -18,7 +18,6 @@
 
 namespace podflow::controllers {
 
-inline constexpr char kPodTemplateHashLabel[] = "pod-template-hash";
 inline constexpr char kRevisionAnnotation[] = "deployment.kubernetes.io/revision";
 inline constexpr char kRevisionHistoryAnnotation[] = "deployment.kubernetes.io/revision-history";
 inline constexpr char kDesiredReplicasAnnotation[] = "deployment.kubernetes.io/desired-replicas";

@@ -13,6 +13,7 @@
 #include "model/codec.h"
 #include "model/labels.h"
 #include "model/objects.h"
+#include "model/pod_template.h"
 #include "model/value.h"
 #include "stages/controllers/controller_api.h"
 #include "stages/controllers/deployment.h"
@@ -59,32 +60,7 @@ std::optional<int64_t> ParseInt(const std::string* text) {
 // pod-template-hash label: equal for a Deployment and the ReplicaSet made
 // from its template.
 std::string TemplateKey(const model::KindInfo& kind, std::string_view bytes) {
-  using model::Value;
-  const Value object = model::ToValue(kind, bytes);
-  const Value* spec = object.Find("spec");
-  const Value* tmpl = spec != nullptr ? spec->Find("template") : nullptr;
-  if (tmpl == nullptr) return {};
-  Value out = Value::Object();
-  for (const auto& [key, field] : tmpl->members()) {
-    if (key != "metadata" || field.kind() != Value::Kind::kObject) {
-      out.Set(key, field);
-      continue;
-    }
-    Value meta = Value::Object();
-    for (const auto& [meta_key, meta_field] : field.members()) {
-      if (meta_key != "labels" || meta_field.kind() != Value::Kind::kObject) {
-        meta.Set(meta_key, meta_field);
-        continue;
-      }
-      Value labels = Value::Object();
-      for (const auto& [label, value] : meta_field.members()) {
-        if (label != kPodTemplateHashLabel) labels.Set(label, value);
-      }
-      meta.Set(meta_key, std::move(labels));
-    }
-    out.Set(key, std::move(meta));
-  }
-  return model::ToJson(out);
+  return model::ToJson(model::PodTemplateWithoutHash(model::ToValue(kind, bytes)));
 }
 
 // Sets key to value among `entries`; whether it changed.
@@ -660,11 +636,11 @@ class DeploymentLoop {
     rs.spec->min_ready_seconds = from->spec->min_ready_seconds;
     rs.spec->selector = std::move(from->spec->selector);
     if (!rs.spec->selector) rs.spec->selector = std::make_unique<api::LabelSelectorT>();
-    SetEntry(rs.spec->selector->match_labels, kPodTemplateHashLabel, hash);
+    SetEntry(rs.spec->selector->match_labels, model::kPodTemplateHashLabel, hash);
     rs.spec->template_ = std::move(from->spec->template_);
     if (!rs.spec->template_) rs.spec->template_ = std::make_unique<api::PodTemplateSpecT>();
     if (!rs.spec->template_->metadata) rs.spec->template_->metadata = std::make_unique<api::ObjectMetaT>();
-    SetEntry(rs.spec->template_->metadata->labels, kPodTemplateHashLabel, hash);
+    SetEntry(rs.spec->template_->metadata->labels, model::kPodTemplateHashLabel, hash);
     for (const auto& label : rs.spec->template_->metadata->labels) {
       rs.metadata->labels.push_back(std::make_unique<api::StringEntryT>(*label));
     }
