@@ -29,6 +29,22 @@ ControllerApi::Updated ControllerApi::Update(const model::KindInfo& kind, const 
   return Succeeded(updated, "updating " + std::string(kind.kind) + " " + path) ? Updated::kWritten : Updated::kFailed;
 }
 
+ControllerApi::Updated ControllerApi::PatchOwners(const model::KindInfo& kind, const std::string& namespace_,
+                                                  const std::string& name, std::string patch, std::string_view what) {
+  Result<client::ApiResponse> patched = Call({.verb = "patch",
+                                              .resource = client::ResourceArg(kind),
+                                              .namespace_ = namespace_,
+                                              .name = name,
+                                              .body = std::move(patch),
+                                              .patch_type = "strategic"});
+  const std::string about = std::string(what) + " " + std::string(kind.kind) + " " + namespace_ + "/" + name;
+  if (patched.ok() && (patched->status.code == 404 || patched->status.code == 409)) {
+    log_->info("{}: {}", about, patched->status.message);
+    return Updated::kConflict;
+  }
+  return Succeeded(patched, about) ? Updated::kWritten : Updated::kFailed;
+}
+
 bool ControllerApi::Succeeded(const Result<client::ApiResponse>& reply, const std::string& what) const {
   if (!reply.ok()) {
     log_->warn("{}: {}", what, reply.status().ToString());
@@ -58,10 +74,11 @@ Result<bool> OnDemandInformer::Follow(bool needed, const client::Informer::Handl
     informer_.reset();
     return true;
   }
-  auto informer = std::make_unique<client::Informer>(context_.bus, context_.Endpoint("api"), context_.Endpoint("watch"),
-                                                     prefix_);
-  PODFLOW_RETURN_IF_ERROR(informer->Sync(handlers));
-  informer_ = std::move(informer);
+  // Kept even when its first list fails: its next Poll lists again and,
+  // knowing what it delivered, removes what went meanwhile.
+  informer_ = std::make_unique<client::Informer>(context_.bus, context_.Endpoint("api"), context_.Endpoint("watch"),
+                                                 prefix_);
+  PODFLOW_RETURN_IF_ERROR(informer_->Sync(handlers));
   return true;
 }
 

@@ -37,6 +37,11 @@ class ControllerApi {
   enum class Updated { kWritten, kConflict, kFailed };
   Updated Update(const model::KindInfo& kind, const std::string& namespace_, const std::string& name,
                  const std::string& subresource, const std::string& packed);
+  // A strategic merge patch of one object's ownerReferences (owner_refs.h's
+  // adopt / release). kConflict: the object is gone or another now (its
+  // uid precondition failed); kFailed: any other refusal or no answer.
+  Updated PatchOwners(const model::KindInfo& kind, const std::string& namespace_, const std::string& name,
+                      std::string patch, std::string_view what);
   // Whether `reply` is a success; otherwise logs `what` with the reason.
   bool Succeeded(const Result<client::ApiResponse>& reply, const std::string& what) const;
 
@@ -68,7 +73,8 @@ class OnDemandInformer {
       : context_(context), prefix_(std::move(prefix)) {}
 
   // Opens or closes it as `needed` says; true when it was opened or
-  // closed now (closed: the caller drops what it held).
+  // closed now (closed: the caller drops what it held). An error: the
+  // first list failed (it stays open; Poll lists again).
   Result<bool> Follow(bool needed, const client::Informer::Handlers& handlers);
   bool open() const { return informer_ != nullptr; }
   // Delivers what the watch has (nothing while closed).

@@ -129,7 +129,8 @@ void ScaleProportionally(int32_t desired, const Fenceposts& f, int32_t status_re
   // the Deployment is now (rounded), within what is left to add.
   const auto fraction = [&](const SetState* s) -> int32_t {
     if (desired == 0) return -s->replicas;
-    const int32_t sized_for = s->max_replicas.value_or(status_replicas);
+    // What it was sized for; without it (or 0), what the Deployment has.
+    const int32_t sized_for = s->max_replicas.value_or(0) > 0 ? *s->max_replicas : status_replicas;
     if (sized_for <= 0) return 0;
     const double scaled = static_cast<double>(s->replicas) * static_cast<double>(desired + f.max_surge) /
                           static_cast<double>(sized_for);

@@ -111,7 +111,10 @@ struct SetRecord {
   SetState state;
   std::optional<int64_t> desired_annotation;
   int64_t generation = 0, observed_generation = 0;
-  const api::ReplicaSetCondition* failure = nullptr;  // its ReplicaFailure condition, when True
+  struct Failure {
+    std::string reason, message, since;
+  };
+  std::optional<Failure> failure;  // its ReplicaFailure condition, when True
 
   const api::ReplicaSet& stored() const { return *flatbuffers::GetRoot<api::ReplicaSet>(kv.value.data()); }
 };
@@ -122,6 +125,8 @@ std::optional<DeploymentRecord> ReadDeployment(const KeyValue& kv) {
   DeploymentRecord out;
   out.kv = kv;
   const api::Deployment& d = out.stored();
+  // Admission always writes both; anything else is not acted on.
+  if (d.metadata() == nullptr || d.spec() == nullptr) return std::nullopt;
   out.namespace_ = d.metadata() ? Str(d.metadata()->namespace_()) : std::string();
   out.name = d.metadata() ? Str(d.metadata()->name()) : std::string();
   out.uid = d.metadata() ? Str(d.metadata()->uid()) : std::string();
@@ -141,6 +146,7 @@ std::optional<SetRecord> ReadSet(const KeyValue& kv) {
   SetRecord out;
   out.kv = kv;
   const api::ReplicaSet& rs = out.stored();
+  if (rs.metadata() == nullptr || rs.spec() == nullptr) return std::nullopt;
   if (const api::ObjectMeta* meta = rs.metadata()) {
     out.state.name = Str(meta->name());
     out.namespace_ = Str(meta->namespace_());
@@ -162,7 +168,9 @@ std::optional<SetRecord> ReadSet(const KeyValue& kv) {
     out.observed_generation = status->observed_generation();
     if (status->conditions() != nullptr) {
       for (const api::ReplicaSetCondition* c : *status->conditions()) {
-        if (Str(c->type()) == "ReplicaFailure" && c->status() == api::ConditionStatus::True) out.failure = c;
+        if (Str(c->type()) == "ReplicaFailure" && c->status() == api::ConditionStatus::True) {
+          out.failure = SetRecord::Failure{Str(c->reason()), Str(c->message()), Str(c->last_transition_time())};
+        }
       }
     }
   }
@@ -327,9 +335,12 @@ class DeploymentLoop {
       }
       return;
     }
-    Members members = Claim(d);
+    bool claimed = true;
+    Members members = Claim(d, claimed);
     bool ok = true;
-    if (d.deleting) {
+    if (!claimed) {
+      ok = false;
+    } else if (d.deleting) {
       ok = SyncStatus(d, members, now, /*rollout=*/false);
     } else if (std::optional<bool> paused = PausedConditions(d, now); !paused.has_value() || *paused) {
       ok = paused.has_value();  // the condition written: back by watch
@@ -349,8 +360,11 @@ class DeploymentLoop {
 
   // The Deployment's ReplicaSets: those it controls that it selects, after
   // adopting the orphans it selects and releasing its own it does not. The
-  // new one is the oldest whose template is the Deployment's.
-  Members Claim(const DeploymentRecord& d) {
+  // new one is the oldest whose template is the Deployment's. `claimed`
+  // false when an adoption or release failed (the sync then changes
+  // nothing and is tried again).
+  Members Claim(const DeploymentRecord& d, bool& claimed) {
+    claimed = true;
     std::vector<SetRecord*> owned;
     for (auto& [key, rs] : sets_.records()) {
       if (rs.namespace_ != d.namespace_) continue;
@@ -358,13 +372,21 @@ class DeploymentLoop {
       if (rs.controller_uid == d.uid) {
         if (selected) {
           owned.push_back(&rs);
-        } else if (!d.deleting && PatchSet(rs, ReleasePatch(d.uid, rs.uid), "releasing")) {
-          rs.controller_uid.clear();
+        } else if (!d.deleting) {
+          const ControllerApi::Updated released = api_.PatchOwners(model::Kind("ReplicaSet"), rs.namespace_,
+                                                                   rs.state.name, ReleasePatch(d.uid, rs.uid), "releasing");
+          if (released == ControllerApi::Updated::kWritten) rs.controller_uid.clear();
+          claimed &= released != ControllerApi::Updated::kFailed;
         }
-      } else if (rs.controller_uid.empty() && selected && !rs.state.deleting && !d.deleting &&
-                 PatchSet(rs, AdoptPatch(ControllerRef("apps/v1", "Deployment", d.name, d.uid), rs.uid), "adopting")) {
-        rs.controller_uid = d.uid;
-        owned.push_back(&rs);
+      } else if (rs.controller_uid.empty() && selected && !rs.state.deleting && !d.deleting) {
+        const ControllerApi::Updated adopted = api_.PatchOwners(
+            model::Kind("ReplicaSet"), rs.namespace_, rs.state.name,
+            AdoptPatch(ControllerRef("apps/v1", "Deployment", d.name, d.uid), rs.uid), "adopting");
+        if (adopted == ControllerApi::Updated::kWritten) {
+          rs.controller_uid = d.uid;
+          owned.push_back(&rs);
+        }
+        claimed &= adopted != ControllerApi::Updated::kFailed;
       }
     }
     std::ranges::sort(owned, [](const SetRecord* a, const SetRecord* b) {
@@ -380,16 +402,6 @@ class DeploymentLoop {
       }
     }
     return out;
-  }
-
-  bool PatchSet(const SetRecord& rs, std::string patch, const std::string& what) {
-    Result<client::ApiResponse> patched = api_.Call({.verb = "patch",
-                                                     .resource = client::ResourceArg(model::Kind("ReplicaSet")),
-                                                     .namespace_ = rs.namespace_,
-                                                     .name = rs.state.name,
-                                                     .body = std::move(patch),
-                                                     .patch_type = "strategic"});
-    return api_.Succeeded(patched, what + " replica set " + rs.namespace_ + "/" + rs.state.name);
   }
 
   // checkPausedConditions: the Progressing condition says when a
@@ -559,8 +571,13 @@ class DeploymentLoop {
     if (rs.state.revision < revision) {
       if (rs.state.revision > 0) {
         const std::string* history = model::FindLabel(rs.annotations, kRevisionHistoryAnnotation);
-        SetEntry(next->metadata->annotations, kRevisionHistoryAnnotation,
-                 (history != nullptr && !history->empty() ? *history + "," : "") + std::to_string(rs.state.revision));
+        std::string revisions =
+            (history != nullptr && !history->empty() ? *history + "," : "") + std::to_string(rs.state.revision);
+        // At most 2000 characters, the oldest dropped first.
+        while (revisions.size() > 2000 && revisions.find(',') != std::string::npos) {
+          revisions.erase(0, revisions.find(',') + 1);
+        }
+        if (revisions.size() <= 2000) SetEntry(next->metadata->annotations, kRevisionHistoryAnnotation, revisions);
       }
       changed |= SetEntry(next->metadata->annotations, kRevisionAnnotation, std::to_string(revision));
     }
@@ -571,8 +588,8 @@ class DeploymentLoop {
     if (changed) return UpdateSet(rs, *next) ? std::optional<bool>(false) : std::nullopt;
     // The Deployment's revision is its new ReplicaSet's.
     const std::string set_revision = std::to_string(std::max(rs.state.revision, revision));
-    const std::string* shown = model::FindLabel(model::LabelsFromEntries(d.stored().metadata()->annotations()),
-                                                kRevisionAnnotation);
+    const model::Labels annotations = model::LabelsFromEntries(d.stored().metadata()->annotations());
+    const std::string* shown = model::FindLabel(annotations, kRevisionAnnotation);
     if (shown == nullptr || *shown != set_revision) {
       // Through the status, as the controller writes it: no new generation.
       std::unique_ptr<api::DeploymentT> next(d.stored().UnPack());
@@ -664,7 +681,20 @@ class DeploymentLoop {
     if (created.ok() && created->status.code == 409 && created->status.reason == "AlreadyExists") {
       return Collided(d, name, now);
     }
-    if (!api_.Succeeded(created, "creating replica set " + d.namespace_ + "/" + name)) return false;
+    if (!created.ok()) return api_.Succeeded(created, "creating replica set " + d.namespace_ + "/" + name);
+    if (!created->status.success()) {
+      // Said on the Deployment, as the controller says it.
+      const std::string message = "Failed to create new replica set \"" + name + "\": " + created->status.message;
+      api_.Record(d.ref(), "Warning", "ReplicaSetCreateError", message, now);
+      if (d.deadline()) {
+        std::unique_ptr<api::DeploymentT> next(stored.UnPack());
+        if (!next->status) next->status = std::make_unique<api::DeploymentStatusT>();
+        SetDeploymentCondition(*next->status, DeploymentCondition("Progressing", api::ConditionStatus::False,
+                                                                  "ReplicaSetCreateError", message, now));
+        WriteStatus(d, *next);
+      }
+      return false;
+    }
     if (replicas > 0) {
       api_.Record(d.ref(), "Normal", "ScalingReplicaSet",
                   "Scaled up replica set " + name + " from 0 to " + std::to_string(replicas), now);
@@ -843,7 +873,8 @@ class DeploymentLoop {
         if (has) status.conditions.erase(current);
         SetDeploymentCondition(status, next);
         recheck = now + std::chrono::seconds(*deadline) + std::chrono::seconds(1);
-      } else if (has && (*current)->reason != "ProgressDeadlineExceeded") {
+      } else if (has && (*current)->reason != "ProgressDeadlineExceeded" &&
+                 (*current)->reason != "NewReplicaSetAvailable") {
         const std::optional<std::chrono::system_clock::time_point> since = ParseRfc3339((*current)->last_update_time);
         const SimTime due = since ? std::chrono::floor<SimDuration>(*since) + std::chrono::seconds(*deadline) : now;
         if (due < now) {
@@ -856,14 +887,15 @@ class DeploymentLoop {
       }
     }
     // A ReplicaSet that cannot create or delete its pods says so here.
-    const api::ReplicaSetCondition* failure = nullptr;
+    // The new one's first, as the controller looks.
+    const SetRecord::Failure* failure = nullptr;
     for (const SetRecord* rs : members.all()) {
-      if (rs->failure != nullptr) failure = rs->failure;
+      if (rs->failure) failure = &*rs->failure;
     }
     if (failure != nullptr) {
       api::DeploymentConditionT copied = DeploymentCondition("ReplicaFailure", api::ConditionStatus::True,
-                                                             Str(failure->reason()), Str(failure->message()), now);
-      copied.last_update_time = copied.last_transition_time = Str(failure->last_transition_time());
+                                                             failure->reason, failure->message, now);
+      copied.last_update_time = copied.last_transition_time = failure->since;
       SetDeploymentCondition(status, copied);
     } else {
       std::erase_if(status.conditions, [](const auto& c) { return c->type == "ReplicaFailure"; });

@@ -179,6 +179,30 @@ std::optional<std::string> Expectations::Observe(const std::string& pod_key, boo
   return owner;
 }
 
+void Expectations::ExpectUnnamedCreate(const std::string& owner, SimTime now) {
+  ExpectCreate(owner, "?" + std::to_string(++unnamed_), now);
+}
+
+bool Expectations::ObserveNew(const std::string& owner) {
+  auto it = by_owner_.find(owner);
+  if (it == by_owner_.end()) return false;
+  for (const auto& [pod_key, since] : it->second) {
+    if (pod_key.starts_with("?")) {
+      Drop(std::string(pod_key));
+      return true;
+    }
+  }
+  return false;
+}
+
+std::optional<SimTime> Expectations::Lapses(const std::string& owner) const {
+  auto it = by_owner_.find(owner);
+  if (it == by_owner_.end() || it->second.empty()) return std::nullopt;
+  SimTime oldest = it->second.begin()->second;
+  for (const auto& [pod_key, since] : it->second) oldest = std::min(oldest, since);
+  return oldest + kTimeout;
+}
+
 void Expectations::Drop(const std::string& pod_key) {
   auto it = pending_.find(pod_key);
   if (it == pending_.end()) return;

@@ -85,9 +85,17 @@ class Expectations {
   // The pod was seen: present (a creation done), or deleting or gone (a
   // deletion done). Returns the owner it was expected for, if any.
   std::optional<std::string> Observe(const std::string& pod_key, bool present);
+  // A creation that got no answer: it may have been made, under a name not
+  // known. Met by the next pod of the owner seen new (ObserveNew).
+  void ExpectUnnamedCreate(const std::string& owner, SimTime now);
+  // A pod of `owner` seen for the first time; whether it met an unnamed
+  // creation.
+  bool ObserveNew(const std::string& owner);
   // A creation or deletion asked for that failed: not to be waited for.
   void Drop(const std::string& pod_key);
   bool Satisfied(const std::string& owner, SimTime now) const;
+  // When the owner's oldest pending expectation lapses; nullopt when none.
+  std::optional<SimTime> Lapses(const std::string& owner) const;
   void Forget(const std::string& owner);
   size_t pending() const { return pending_.size(); }
 
@@ -99,6 +107,7 @@ class Expectations {
   };
   std::map<std::string, Pending> pending_;                 // by pod key
   std::map<std::string, std::map<std::string, SimTime>> by_owner_;  // owner -> pod key -> since
+  uint64_t unnamed_ = 0;  // the names given to unnamed creations ("?1", "?2", ...)
 };
 
 }  // namespace podflow::controllers

@@ -44,6 +44,8 @@ std::optional<SetRecord> ReadSet(const KeyValue& kv) {
   SetRecord out;
   out.kv = kv;
   const api::ReplicaSet& rs = out.stored();
+  // Admission always writes both; anything else is not acted on.
+  if (rs.metadata() == nullptr || rs.spec() == nullptr) return std::nullopt;
   if (const api::ObjectMeta* meta = rs.metadata()) {
     out.namespace_ = Str(meta->namespace_());
     out.name = Str(meta->name());
@@ -173,11 +175,17 @@ class ReplicaSetLoop {
       return;
     }
     const SimTime now = WallClockNow();
-    if (std::optional<std::string> owner = expectations_.Observe(kv.key, /*present=*/true)) queue_.Add(*owner, now);
+    std::optional<std::string> expected = expectations_.Observe(kv.key, /*present=*/true);
+    if (expected) queue_.Add(*expected, now);
     if (pod->deleting) {
       if (std::optional<std::string> owner = expectations_.Observe(kv.key, /*present=*/false)) queue_.Add(*owner, now);
     }
     auto it = pod_records_.find(kv.key);
+    if (!expected && it == pod_records_.end() && !pod->controller_uid.empty()) {
+      if (const std::string* owner = sets_.KeyOf(pod->controller_uid); owner && expectations_.ObserveNew(*owner)) {
+        queue_.Add(*owner, now);
+      }
+    }
     if (it != pod_records_.end() && (it->second.controller_uid != pod->controller_uid || it->second.labels != pod->labels)) {
       EnqueueFor(it->second, now);
     }
@@ -207,9 +215,15 @@ class ReplicaSetLoop {
     const SetRecord* found = sets_.Find(key);
     if (found == nullptr) return;
     const SetRecord& set = *found;
-    const std::vector<const PodRecord*> active = Claim(set);
+    bool claimed = true;
+    const std::vector<const PodRecord*> active = Claim(set, claimed);
     std::string failure_reason, failure;
-    if (set.selector_valid && !set.deleting && expectations_.Satisfied(key, now)) {
+    const bool satisfied = expectations_.Satisfied(key, now);
+    if (!satisfied) {
+      // Looked at again when they lapse, if the watch has not met them by then.
+      if (std::optional<SimTime> lapses = expectations_.Lapses(key)) queue_.Add(key, *lapses);
+    }
+    if (set.selector_valid && !set.deleting && claimed && satisfied) {
       const int diff = static_cast<int>(active.size()) - set.replicas;
       if (diff < 0) {
         failure = Create(set, std::min(-diff, kBurstReplicas), now);
@@ -221,7 +235,7 @@ class ReplicaSetLoop {
     }
     const ReplicaCounts counts = CountReplicas(active, set.template_labels, set.min_ready_seconds, now);
     const bool written = WriteStatus(set, counts, failure.empty() ? "" : failure_reason, failure, now);
-    if (!failure.empty() || !written) {
+    if (!failure.empty() || !written || !claimed) {
       queue_.AddRateLimited(key, now);
       return;
     }
@@ -237,9 +251,12 @@ class ReplicaSetLoop {
   }
 
   // The active pods the ReplicaSet controls, after adopting and releasing
-  // (finished and deleting pods are neither).
-  std::vector<const PodRecord*> Claim(const SetRecord& set) {
+  // (finished and deleting pods are neither); `claimed` false when an
+  // adoption or release failed (the sync then changes nothing and is tried
+  // again).
+  std::vector<const PodRecord*> Claim(const SetRecord& set, bool& claimed) {
     std::vector<const PodRecord*> owned;
+    claimed = true;
     auto in_namespace = pods_by_namespace_.find(set.namespace_);
     if (in_namespace == pods_by_namespace_.end()) return owned;
     for (const std::string& pod_key : in_namespace->second) {
@@ -249,34 +266,24 @@ class ReplicaSetLoop {
       if (pod.controller_uid == set.uid) {
         if (selected) {
           owned.push_back(&pod);
-        } else if (!set.deleting && Release(set, pod)) {
-          pod.controller_uid.clear();
+        } else if (!set.deleting) {
+          const ControllerApi::Updated released =
+              api_.PatchOwners(model::Kind("Pod"), pod.namespace_, pod.name, ReleasePatch(set.uid, pod.uid), "releasing");
+          if (released == ControllerApi::Updated::kWritten) pod.controller_uid.clear();
+          claimed &= released != ControllerApi::Updated::kFailed;
         }
-      } else if (pod.controller_uid.empty() && selected && !set.deleting && Adopt(set, pod)) {
-        pod.controller_uid = set.uid;
-        owned.push_back(&pod);
+      } else if (pod.controller_uid.empty() && selected && !set.deleting) {
+        const ControllerApi::Updated adopted = api_.PatchOwners(
+            model::Kind("Pod"), pod.namespace_, pod.name,
+            AdoptPatch(ControllerRef("apps/v1", "ReplicaSet", set.name, set.uid), pod.uid), "adopting");
+        if (adopted == ControllerApi::Updated::kWritten) {
+          pod.controller_uid = set.uid;
+          owned.push_back(&pod);
+        }
+        claimed &= adopted != ControllerApi::Updated::kFailed;
       }
     }
     return owned;
-  }
-
-  bool Adopt(const SetRecord& set, const PodRecord& pod) {
-    return PatchOwners(pod, AdoptPatch(ControllerRef("apps/v1", "ReplicaSet", set.name, set.uid), pod.uid),
-                       "adopting");
-  }
-
-  bool Release(const SetRecord& set, const PodRecord& pod) {
-    return PatchOwners(pod, ReleasePatch(set.uid, pod.uid), "releasing");
-  }
-
-  bool PatchOwners(const PodRecord& pod, std::string patch, const std::string& what) {
-    Result<client::ApiResponse> patched = api_.Call({.verb = "patch",
-                                                     .resource = "pods",
-                                                     .namespace_ = pod.namespace_,
-                                                     .name = pod.name,
-                                                     .body = std::move(patch),
-                                                     .patch_type = "strategic"});
-    return api_.Succeeded(patched, what + " pod " + pod.namespace_ + "/" + pod.name);
   }
 
   model::ObjectRef RefOf(const SetRecord& set) const {
@@ -298,7 +305,16 @@ class ReplicaSetLoop {
                       "Created pod: " + pod_key.substr(pod_key.rfind('/') + 1), now);
           continue;
         }
-        const std::string message = created.ok() ? created->status.message : created.status().ToString();
+        if (!created.ok()) {
+          // No answer: the pod may be made all the same, so it is waited
+          // for (by watch, or until the expectation lapses), and nothing
+          // more is asked of an API that does not answer.
+          expectations_.ExpectUnnamedCreate(set.kv.key, now);
+          api_.log().warn("replica set {}/{}: creating a pod: {}", set.namespace_, set.name, created.status().ToString());
+          return created.status().ToString();
+        }
+        const std::string message =
+            created->status.success() ? std::string("the server returned no pod") : created->status.message;
         api_.log().info("replica set {}/{}: creating a pod: {}", set.namespace_, set.name, message);
         api_.Record(RefOf(set), "Warning", "FailedCreate", "Error creating: " + message, now);
         if (failure.empty()) failure = message;
@@ -311,10 +327,10 @@ class ReplicaSetLoop {
   // Deletes `count` of `active`, the ones ranked first; "" or the first failure.
   std::string Delete(const SetRecord& set, const std::vector<const PodRecord*>& active, int count, SimTime now) {
     // Siblings (ReplicaSets of the same Deployment) count towards how
-    // doubled up a node is.
-    std::vector<const PodRecord*> related = active;
+    // doubled up a node is; a ReplicaSet of no owner has none, and its own
+    // pods do not count either, as in kube-controller-manager.
+    std::vector<const PodRecord*> related;
     if (!set.owner_uid.empty()) {
-      related.clear();
       for (const std::string& pod_key : pods_by_namespace_[set.namespace_]) {
         const PodRecord& pod = pod_records_.at(pod_key);
         const SetRecord* owner = sets_.FindByUid(pod.controller_uid);
@@ -332,7 +348,12 @@ class ReplicaSetLoop {
       }
       expectations_.Drop(pod->key);
       if (deleted.ok() && deleted->status.code == 404) continue;  // gone already
-      const std::string message = deleted.ok() ? deleted->status.message : deleted.status().ToString();
+      if (!deleted.ok()) {
+        api_.log().warn("replica set {}/{}: deleting pod {}: {}", set.namespace_, set.name, pod->name,
+                        deleted.status().ToString());
+        return deleted.status().ToString();  // no more asked of an API that does not answer
+      }
+      const std::string message = deleted->status.message;
       api_.log().info("replica set {}/{}: deleting pod {}: {}", set.namespace_, set.name, pod->name, message);
       api_.Record(RefOf(set), "Warning", "FailedDelete", "Error deleting: " + message, now);
       if (failure.empty()) failure = message;

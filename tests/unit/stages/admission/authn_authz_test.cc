@@ -182,6 +182,9 @@ TEST_CASE("RBAC: an allow and deny matrix per verb, resource, namespace and subj
   const UserInfo rs_controller{"system:serviceaccount:kube-system:replicaset-controller", "",
                                {"system:serviceaccounts", "system:serviceaccounts:kube-system",
                                 "system:authenticated"}};
+  const UserInfo deploy_controller{"system:serviceaccount:kube-system:deployment-controller", "",
+                                   {"system:serviceaccounts", "system:serviceaccounts:kube-system",
+                                    "system:authenticated"}};
   struct Case {
     const UserInfo* user;
     RequestAttributes request;
@@ -226,6 +229,13 @@ TEST_CASE("RBAC: an allow and deny matrix per verb, resource, namespace and subj
       {&rs_controller, {"update", "apps", "deployments", "", "default", "web"}, false},
       {&rs_controller, {"create", "apps", "replicasets", "", "default", ""}, false},
       {&rs_controller, {"update", "", "pods", "status", "default", "web"}, false},
+      // The Deployment controller's: its ReplicaSets and its Deployments' status.
+      {&deploy_controller, {"create", "apps", "replicasets", "", "default", ""}, true},
+      {&deploy_controller, {"update", "apps", "replicasets", "", "default", "web"}, true},
+      {&deploy_controller, {"delete", "apps", "replicasets", "", "default", "web"}, true},
+      {&deploy_controller, {"update", "apps", "deployments", "status", "default", "web"}, true},
+      {&deploy_controller, {"create", "", "pods", "", "default", ""}, false},
+      {&deploy_controller, {"delete", "apps", "deployments", "", "default", "web"}, false},
       {&node_controller, {"update", "", "pods", "", "default", "web"}, false},
       {&node_controller, {"get", "", "secrets", "", "kube-system", "token"}, false},
   };

@@ -150,6 +150,10 @@ TEST_CASE("which pods a ReplicaSet deletes first") {
     // An inactive sibling does not count.
     sibling.deleting = true;
     CHECK(First(crowded, alone, {&crowded, &alone, &sibling}) == "a");
+    // A ReplicaSet of no owner counts nothing towards crowding: with its
+    // own pods doubled up on node-1, the newer pod still goes first.
+    PodRecord twin = Pod("t", "node-1", SimDuration(10'000'000));
+    CHECK(PodsToDelete({&crowded, &twin, &alone}, {}, 1, kNow)[0]->uid == "a");
   }
   SECTION("ready for less time first, in powers of two of the time") {
     PodRecord recent = Pod("z", "node-1", SimDuration(3'600'000), SimDuration(10'000));
@@ -219,9 +223,23 @@ TEST_CASE("expectations hold a ReplicaSet until its creations and deletions are 
   // Never seen: waited for five minutes.
   CHECK_FALSE(e.Satisfied("other", kNow + Expectations::kTimeout - SimDuration(1)));
   CHECK(e.Satisfied("other", kNow + Expectations::kTimeout));
+  CHECK(e.Lapses("other") == kNow + Expectations::kTimeout);
+  CHECK_FALSE(e.Lapses("rs").has_value());
   e.Forget("other");
   CHECK(e.pending() == 0);
   CHECK_FALSE(e.Observe("pods/c", true).has_value());
+
+  // A creation that got no answer is met by the next new pod of its owner.
+  e.ExpectUnnamedCreate("rs", kNow);
+  e.ExpectUnnamedCreate("rs", kNow + SimDuration(10));
+  CHECK_FALSE(e.Satisfied("rs", kNow));
+  CHECK(e.Lapses("rs") == kNow + Expectations::kTimeout);
+  CHECK_FALSE(e.ObserveNew("other"));
+  CHECK(e.ObserveNew("rs"));
+  CHECK_FALSE(e.Satisfied("rs", kNow));
+  CHECK(e.ObserveNew("rs"));
+  CHECK(e.Satisfied("rs", kNow));
+  CHECK_FALSE(e.ObserveNew("rs"));
 }
 
 TEST_CASE("the work queue: each key once, the earliest time, back-off on failures") {
