@@ -21,6 +21,7 @@ int RunChaosBench(const std::vector<std::string>& args);
 int RunAdmissionBench(const std::vector<std::string>& args);
 int RunRuntimeBench(const std::vector<std::string>& args);
 int RunProxyBench(const std::vector<std::string>& args);
+int RunControllersBench(const std::vector<std::string>& args);
 
 // The p-th percentile (0..100) of `v` (sorted in place); 0 when empty.
 inline double Percentile(std::vector<double>* v, double p) {

@@ -28,13 +28,15 @@ constexpr Entry kBenchmarks[] = {
      "the runtime stage in a process of its own at 5,000 nodes: its resident memory with nodes only and with 20,000 pods"},
     {"proxy", podflow::bench::RunProxyBench,
      "kube-proxy's iptables ruleset for 5,000 Services x 10 endpoints: render, and render again after one change"},
+    {"controllers", podflow::bench::RunControllersBench,
+     "a 1,000-replica Deployment on 1,000 nodes: to Available, then a rolling update, against as many bare pods"},
     {"chaos", podflow::bench::RunChaosBench,
      "kill -9 of the pipeline and of each stage under load: lost, stuck, bound twice, recovery"},
 };
 
 int Usage() {
   std::fprintf(stderr, "usage: podflow-bench NAME\n");
-  for (const Entry& e : kBenchmarks) std::fprintf(stderr, "  %-10s %s\n", e.name, e.what);
+  for (const Entry& e : kBenchmarks) std::fprintf(stderr, "  %-12s %s\n", e.name, e.what);
   return 2;
 }
 
