@@ -114,4 +114,27 @@ Result<ApiResponse> ApiCaller::Call(const ApiCall& call, std::chrono::millisecon
   return ReadApiReply(*reply);
 }
 
+Result<std::vector<ApiCaller::Submitted>> ApiCaller::Submit(const std::string& manifest,
+                                                             std::chrono::milliseconds timeout) {
+  flatbuffers::FlatBufferBuilder fbb(manifest.size() + 256);
+  auto bytes = fbb.CreateVector(reinterpret_cast<const uint8_t*>(manifest.data()), manifest.size());
+  auto request = msg::CreateSubmitRequest(fbb, fbb.CreateString(token_), bytes);
+  Result<bus::Frame> reply = rpc_.Call(fbb, msg::Body::SubmitRequest, request.Union(), timeout);
+  if (!reply.ok()) return reply.status();
+  const msg::SubmitReply* submit = reply->envelope().body_as_SubmitReply();
+  if (submit == nullptr) return Status::Internal("admission answered with something else than a SubmitReply");
+  if (submit->status() != nullptr && model::ReadApiStatus(*submit->status()).status != "Success") {
+    return std::vector<Submitted>{{"", model::ReadApiStatus(*submit->status())}};
+  }
+  std::vector<Submitted> out;
+  if (submit->results() == nullptr) return out;
+  for (const msg::SubmitResult* r : *submit->results()) {
+    Submitted s;
+    if (r->name() != nullptr) s.name = r->name()->str();
+    if (r->status() != nullptr) s.status = model::ReadApiStatus(*r->status());
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
 }  // namespace podflow::client

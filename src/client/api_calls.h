@@ -108,6 +108,15 @@ class ApiCaller {
   ApiCaller(bus::Context& context, const std::string& endpoint, std::string token = {}, std::string identity = {});
   // The server's answer; a Status only when it could not be asked.
   Result<ApiResponse> Call(const ApiCall& call, std::chrono::milliseconds timeout = std::chrono::seconds(30));
+  // Creates every document of `manifest` in one SubmitRequest (as
+  // podflow-publish does): each one's outcome, in order, or the whole
+  // request's refusal as a failed status.
+  struct Submitted {
+    std::string name;  // as created (a generateName filled in)
+    model::ApiStatusInfo status;
+  };
+  Result<std::vector<Submitted>> Submit(const std::string& manifest,
+                                        std::chrono::milliseconds timeout = std::chrono::seconds(30));
   const std::string& endpoint() const { return rpc_.endpoint(); }
 
  private:

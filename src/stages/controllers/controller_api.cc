@@ -68,6 +68,27 @@ void ControllerApi::RecordAs(std::string_view component, const model::ObjectRef&
   (void)Succeeded(created, "recording " + std::string(reason) + " for " + about.name);
 }
 
+void ControllerApi::Defer(const model::ObjectRef& about, std::string_view type, std::string_view reason,
+                          std::string message, SimTime now) {
+  const api::EventT event = model::ControllerEvent(about, identity_, type, reason, std::move(message), now, namer_);
+  deferred_ += "---\n" + model::ToJson(model::Kind("Event"), model::Pack(event), 0) + "\n";
+  ++deferred_count_;
+}
+
+void ControllerApi::FlushEvents() {
+  if (deferred_count_ == 0) return;
+  Result<std::vector<client::ApiCaller::Submitted>> made = Submit(deferred_);
+  if (!made.ok()) {
+    log_->warn("recording {} event(s): {}", deferred_count_, made.status().ToString());
+  } else {
+    for (const client::ApiCaller::Submitted& s : *made) {
+      if (!s.status.success()) log_->info("recording an event: {}", s.status.message);
+    }
+  }
+  deferred_.clear();
+  deferred_count_ = 0;
+}
+
 Result<bool> OnDemandInformer::Follow(bool needed, const client::Informer::Handlers& handlers) {
   if (needed == open()) return false;
   if (!needed) {

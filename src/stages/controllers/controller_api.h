@@ -30,6 +30,10 @@ class ControllerApi {
 
   // The server's answer; a Status only when it could not be asked.
   Result<client::ApiResponse> Call(const client::ApiCall& call) { return caller_.Call(call, kTimeout); }
+  // Creates every document of `manifest` in one request (client::ApiCaller::Submit).
+  Result<std::vector<client::ApiCaller::Submitted>> Submit(const std::string& manifest) {
+    return caller_.Submit(manifest, kTimeout);
+  }
   // Updates the object `packed` (of `kind`, guarded by the resourceVersion
   // it carries) or its `subresource`. kConflict: the object changed
   // meanwhile (the watch brings it back to be decided again); kFailed: any
@@ -53,6 +57,11 @@ class ControllerApi {
   }
   void RecordAs(std::string_view component, const model::ObjectRef& about, std::string_view type,
                 std::string_view reason, std::string message, SimTime now);
+  // The same, kept until FlushEvents writes every one kept in one request
+  // (a sync that makes many pods records as many Events).
+  void Defer(const model::ObjectRef& about, std::string_view type, std::string_view reason, std::string message,
+             SimTime now);
+  void FlushEvents();
 
   spdlog::logger& log() const { return *log_; }
 
@@ -61,6 +70,8 @@ class ControllerApi {
   std::shared_ptr<spdlog::logger> log_;
   client::ApiCaller caller_;
   model::EventNamer namer_;
+  std::string deferred_;  // Event documents kept for FlushEvents
+  size_t deferred_count_ = 0;
 };
 
 // An informer opened only while something needs it, so that what a

@@ -118,7 +118,7 @@ class ReplicaSetLoop {
           return polled;
         },
         [this](const Status& failed) { api_.log().warn("following replica sets and pods: {}", failed.ToString()); },
-        [this](const std::string& key, SimTime now) { Sync(key, now); });
+        [this](const std::string& key, SimTime now) { Sync(key, now); }, [this] { api_.FlushEvents(); });
   }
 
  private:
@@ -290,33 +290,33 @@ class ReplicaSetLoop {
     return {"ReplicaSet", "apps/v1", set.namespace_, set.name, set.uid};
   }
 
-  // Creates `count` pods in slow-start rounds; "" or the first failure.
+  // Creates `count` pods in slow-start rounds, each round one request;
+  // "" or the first failure.
   std::string Create(const SetRecord& set, int count, SimTime now) {
     const std::string body = PodFromTemplate(set);
     std::string failure;
     for (int batch : SlowStartBatches(count)) {
-      for (int i = 0; i < batch; ++i) {
-        Result<client::ApiResponse> created =
-            api_.Call({.verb = "create", .resource = "pods", .namespace_ = set.namespace_, .body = body});
-        if (created.ok() && created->status.success() && !created->objects.empty()) {
-          const std::string pod_key = created->objects[0].key;
-          expectations_.ExpectCreate(set.kv.key, pod_key, now);
-          api_.Record(RefOf(set), "Normal", "SuccessfulCreate",
-                      "Created pod: " + pod_key.substr(pod_key.rfind('/') + 1), now);
+      std::string manifest;
+      for (int i = 0; i < batch; ++i) manifest += "---\n" + body + "\n";
+      Result<std::vector<client::ApiCaller::Submitted>> made = api_.Submit(manifest);
+      if (!made.ok()) {
+        // No answer: the pods may be made all the same, so they are waited
+        // for (by watch, or until the expectations lapse), and nothing
+        // more is asked of an API that does not answer.
+        for (int i = 0; i < batch; ++i) expectations_.ExpectUnnamedCreate(set.kv.key, now);
+        api_.log().warn("replica set {}/{}: creating pods: {}", set.namespace_, set.name, made.status().ToString());
+        return made.status().ToString();
+      }
+      for (size_t i = 0; i < static_cast<size_t>(batch); ++i) {
+        const client::ApiCaller::Submitted* s = i < made->size() ? &(*made)[i] : nullptr;
+        if (s != nullptr && s->status.success() && !s->name.empty()) {
+          expectations_.ExpectCreate(set.kv.key, model::ObjectKey(model::Kind("Pod"), set.namespace_, s->name), now);
+          api_.Defer(RefOf(set), "Normal", "SuccessfulCreate", "Created pod: " + s->name, now);
           continue;
         }
-        if (!created.ok()) {
-          // No answer: the pod may be made all the same, so it is waited
-          // for (by watch, or until the expectation lapses), and nothing
-          // more is asked of an API that does not answer.
-          expectations_.ExpectUnnamedCreate(set.kv.key, now);
-          api_.log().warn("replica set {}/{}: creating a pod: {}", set.namespace_, set.name, created.status().ToString());
-          return created.status().ToString();
-        }
-        const std::string message =
-            created->status.success() ? std::string("the server returned no pod") : created->status.message;
+        const std::string message = s == nullptr ? std::string("the server returned no outcome") : s->status.message;
         api_.log().info("replica set {}/{}: creating a pod: {}", set.namespace_, set.name, message);
-        api_.Record(RefOf(set), "Warning", "FailedCreate", "Error creating: " + message, now);
+        api_.Defer(RefOf(set), "Warning", "FailedCreate", "Error creating: " + message, now);
         if (failure.empty()) failure = message;
       }
       if (!failure.empty()) break;  // the rest wait for the next sync
@@ -343,7 +343,7 @@ class ReplicaSetLoop {
       Result<client::ApiResponse> deleted =
           api_.Call({.verb = "delete", .resource = "pods", .namespace_ = pod->namespace_, .name = pod->name});
       if (deleted.ok() && deleted->status.success()) {
-        api_.Record(RefOf(set), "Normal", "SuccessfulDelete", "Deleted pod: " + pod->name, now);
+        api_.Defer(RefOf(set), "Normal", "SuccessfulDelete", "Deleted pod: " + pod->name, now);
         continue;
       }
       expectations_.Drop(pod->key);
@@ -355,7 +355,7 @@ class ReplicaSetLoop {
       }
       const std::string message = deleted->status.message;
       api_.log().info("replica set {}/{}: deleting pod {}: {}", set.namespace_, set.name, pod->name, message);
-      api_.Record(RefOf(set), "Warning", "FailedDelete", "Error deleting: " + message, now);
+      api_.Defer(RefOf(set), "Warning", "FailedDelete", "Error deleting: " + message, now);
       if (failure.empty()) failure = message;
     }
     return failure;

@@ -50,7 +50,8 @@ int WorkQueue::failures(const std::string& key) const {
 void RunWorkQueue(const std::atomic<bool>& stopping, WorkQueue& queue,
                   const std::function<Status(std::chrono::milliseconds wait)>& poll,
                   const std::function<void(const Status&)>& failed,
-                  const std::function<void(const std::string& key, SimTime now)>& sync) {
+                  const std::function<void(const std::string& key, SimTime now)>& sync,
+                  const std::function<void()>& after) {
   while (!stopping) {
     std::chrono::milliseconds wait = kMaxWait;
     if (std::optional<SimTime> next = queue.NextDue()) {
@@ -64,6 +65,7 @@ void RunWorkQueue(const std::atomic<bool>& stopping, WorkQueue& queue,
     }
     const SimTime now = WallClockNow();
     for (const std::string& key : queue.PopDue(now)) sync(key, now);
+    if (after) after();
   }
 }
 

@@ -37,11 +37,13 @@ class WorkQueue {
 // A controller's loop, until `stopping`: `poll` delivers what its
 // informers have, waiting at most the time it is given (kMaxWait, or less
 // when a key falls due sooner); then `sync` runs for each key due. A failed
-// poll is reported through `failed` and tried again 200 ms later.
+// poll is reported through `failed` and tried again 200 ms later; `after`
+// runs once the keys due have been synced.
 inline constexpr std::chrono::milliseconds kMaxWait{100};
 void RunWorkQueue(const std::atomic<bool>& stopping, WorkQueue& queue,
                   const std::function<Status(std::chrono::milliseconds wait)>& poll,
                   const std::function<void(const Status&)>& failed,
-                  const std::function<void(const std::string& key, SimTime now)>& sync);
+                  const std::function<void(const std::string& key, SimTime now)>& sync,
+                  const std::function<void()>& after = nullptr);
 
 }  // namespace podflow::controllers
