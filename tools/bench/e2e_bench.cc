@@ -49,48 +49,12 @@ int RunE2eBench(const std::vector<std::string>& args) {
       return 2;
     }
   }
-  Result<pipeline::ClusterConfig> config = pipeline::LoadConfig(config_file);
-  if (!config.ok()) {
-    std::fprintf(stderr, "podflow-bench e2e: %s\n", config.status().ToString().c_str());
-    return 1;
-  }
-  std::string scratch = (std::filesystem::current_path() / "podflow-bench-XXXXXX").string();
-  if (mkdtemp(scratch.data()) == nullptr) return 1;
-  config->data_dir = scratch + "/data";
-  spdlog::set_level(spdlog::level::warn);
-
-  if (config->pipeline.processes.size() != 1) {
-    std::fprintf(stderr, "podflow-bench e2e: the config's pipeline must be a single process\n");
-    return 1;
-  }
-  Result<runtime::RuntimeConfig> runtime_config = runtime::ParseRuntimeConfig(config->Section("runtime"));
-  if (!runtime_config.ok()) {
-    std::fprintf(stderr, "podflow-bench e2e: %s\n", runtime_config.status().ToString().c_str());
-    return 1;
-  }
-  const size_t want_nodes = runtime::ResolveNodes(*runtime_config)->size();
-
-  Result<std::unique_ptr<PipelineThread>> run =
-      PipelineThread::Start(*config, config->pipeline.processes.at(0).name, scratch);
-  if (!run.ok()) {
-    std::fprintf(stderr, "podflow-bench e2e: %s\n", run.status().ToString().c_str());
-    return 1;
-  }
-  auto finish = [&](int code) { return (*run)->Finish(code); };
-
-  // Up when every node has registered; a pipeline that could not start
-  // (e.g. its ports are taken by another podflow) ends the run.
-  bus::Context context;
-  if (Status secured = pipeline::SecureTool(context, config->data_dir); !secured.ok()) {
-    std::fprintf(stderr, "podflow-bench e2e: %s\n", secured.ToString().c_str());
-    return finish(1);
-  }
-  client::ApiClient api(context, config->Endpoint("api"));
-  const size_t nodes = WaitForNodes(api, want_nodes, (*run)->exited());
-  if ((*run)->exited() || nodes < want_nodes) {
-    std::fprintf(stderr, "podflow-bench e2e: the pipeline did not come up (%zu of %zu nodes)\n", nodes, want_nodes);
-    return finish(1);
-  }
+  std::unique_ptr<BenchCluster> cluster = StartBenchCluster(config_file, "e2e");
+  if (cluster == nullptr) return 1;
+  auto finish = [&](int code) { return cluster->Finish(code); };
+  const pipeline::ClusterConfig* config = &cluster->config;
+  const std::string& scratch = cluster->scratch;
+  const size_t nodes = cluster->nodes;
   Emit("nodes", static_cast<double>(nodes));
 
   cli::PublishReport fast;

@@ -1,5 +1,7 @@
 #include "pipeline_driver.h"
 
+#include <stdlib.h>
+
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -9,7 +11,9 @@
 #include "cli/publish.h"
 #include "cli/stages.h"
 #include "model/objects.h"
+#include "base/logging.h"
 #include "pipeline/credentials.h"
+#include "stages/runtime/runtime.h"
 
 namespace podflow::bench {
 
@@ -44,6 +48,43 @@ Result<std::unique_ptr<PipelineThread>> PipelineThread::Start(const pipeline::Cl
     self->exited_ = true;
   });
   return run;
+}
+
+std::unique_ptr<BenchCluster> StartBenchCluster(const std::string& config_file, const std::string& bench) {
+  auto fail = [&](const std::string& why) {
+    std::fprintf(stderr, "podflow-bench %s: %s\n", bench.c_str(), why.c_str());
+    return nullptr;
+  };
+  Result<pipeline::ClusterConfig> config = pipeline::LoadConfig(config_file);
+  if (!config.ok()) return fail(config.status().ToString());
+  auto cluster = std::make_unique<BenchCluster>();
+  cluster->config = std::move(*config);
+  cluster->scratch = (std::filesystem::current_path() / "podflow-bench-XXXXXX").string();
+  if (mkdtemp(cluster->scratch.data()) == nullptr) return nullptr;
+  cluster->config.data_dir = cluster->scratch + "/data";
+  spdlog::set_level(spdlog::level::warn);
+  if (cluster->config.pipeline.processes.size() != 1) return fail("the config's pipeline must be a single process");
+  Result<runtime::RuntimeConfig> runtime_config = runtime::ParseRuntimeConfig(cluster->config.Section("runtime"));
+  if (!runtime_config.ok()) return fail(runtime_config.status().ToString());
+  const size_t want_nodes = runtime::ResolveNodes(*runtime_config)->size();
+  Result<std::unique_ptr<PipelineThread>> run =
+      PipelineThread::Start(cluster->config, cluster->config.pipeline.processes.at(0).name, cluster->scratch);
+  if (!run.ok()) return fail(run.status().ToString());
+  cluster->run = std::move(*run);
+  // Up when every node has registered; a pipeline that could not start
+  // (e.g. its ports are taken by another podflow) ends the run.
+  if (Status secured = pipeline::SecureTool(cluster->context, cluster->config.data_dir); !secured.ok()) {
+    cluster->Finish(1);
+    return fail(secured.ToString());
+  }
+  client::ApiClient api(cluster->context, cluster->config.Endpoint("api"));
+  cluster->nodes = WaitForNodes(api, want_nodes, cluster->run->exited());
+  if (cluster->run->exited() || cluster->nodes < want_nodes) {
+    cluster->Finish(1);
+    return fail("the pipeline did not come up (" + std::to_string(cluster->nodes) + " of " +
+                std::to_string(want_nodes) + " nodes)");
+  }
+  return cluster;
 }
 
 int PipelineThread::Finish(int code) {

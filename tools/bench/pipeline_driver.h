@@ -52,4 +52,21 @@ class PipelineThread {
   std::thread thread_;
 };
 
+// A single-process bench pipeline, up: `config` (from the file, its data
+// dir moved into `scratch`) run by `run`, every node registered, `context`
+// secured as a tool's.
+struct BenchCluster {
+  pipeline::ClusterConfig config;
+  std::string scratch;
+  bus::Context context;
+  std::unique_ptr<PipelineThread> run;
+  size_t nodes = 0;
+  int Finish(int code) { return run ? run->Finish(code) : code; }
+};
+
+// Loads `config_file` (whose pipeline must be a single process), starts it
+// in a thread and waits for its nodes. On failure prints why, prefixed
+// "podflow-bench `bench`: ", stops what it started and returns nullptr.
+std::unique_ptr<BenchCluster> StartBenchCluster(const std::string& config_file, const std::string& bench);
+
 }  // namespace podflow::bench
