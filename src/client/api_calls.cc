@@ -21,6 +21,8 @@ flatbuffers::Offset<msg::ApiRequest> BuildApiRequest(flatbuffers::FlatBufferBuil
   auto fields = fbb.CreateString(call.field_selector);
   auto continue_token = fbb.CreateString(call.continue_token);
   auto resource_version = fbb.CreateString(call.resource_version);
+  auto precondition_uid = fbb.CreateString(call.precondition_uid);
+  auto precondition_rv = fbb.CreateString(call.precondition_resource_version);
   flatbuffers::Offset<msg::PodLogOptions> log_options;
   if (call.log) {
     const ApiCall::LogOptions& o = *call.log;
@@ -67,6 +69,8 @@ flatbuffers::Offset<msg::ApiRequest> BuildApiRequest(flatbuffers::FlatBufferBuil
   if (call.log) b.add_log_options(log_options);
   if (call.exec) b.add_exec_options(exec_options);
   if (call.exec_input) b.add_exec_input(exec_input);
+  b.add_precondition_uid(precondition_uid);
+  b.add_precondition_resource_version(precondition_rv);
   return b.Finish();
 }
 

@@ -29,6 +29,10 @@ struct ApiCall {
   bool dry_run = false;
   std::optional<int64_t> grace_period_seconds;
   std::string propagation_policy;
+  // delete: the object must still be the one of this uid, and unchanged
+  // since this resourceVersion (DeleteOptions.preconditions).
+  std::string precondition_uid;
+  std::string precondition_resource_version;
   std::string label_selector;
   std::string field_selector;
   int64_t limit = 0;            // list: a page of at most this many

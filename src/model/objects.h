@@ -22,6 +22,12 @@ bool SplitNamespacedKey(std::string_view key, std::string_view* namespace_, std:
 // "/registry/pods/", "/registry/pods/default/".
 std::string KindPrefix(const KindInfo& kind, std::string_view namespace_ = {});
 
+// The garbage collector's finalizers: a delete with propagationPolicy Orphan
+// or Foreground leaves them on the object until its dependents are
+// released or gone.
+inline constexpr std::string_view kOrphanFinalizer = "orphan";
+inline constexpr std::string_view kForegroundFinalizer = "foregroundDeletion";
+
 // The most one write may carry (keys and values of one transaction): etcd's
 // default --max-request-bytes, and the event log's default limit. An object
 // must fit in it together with what is written beside it (its events).

@@ -24,8 +24,8 @@ constexpr bool IsStageName(std::string_view name) {
 // system:serviceaccount:kube-system:NAME, as kube-controller-manager runs
 // each controller with its own credentials (taint eviction uses the node
 // controller's, as there).
-inline constexpr std::array<std::string_view, 3> kControllerIdentities = {
-    "node-controller", "replicaset-controller", "deployment-controller"};
+inline constexpr std::array<std::string_view, 4> kControllerIdentities = {
+    "node-controller", "replicaset-controller", "deployment-controller", "generic-garbage-collector"};
 
 constexpr bool IsControllerIdentity(std::string_view name) {
   return std::find(kControllerIdentities.begin(), kControllerIdentities.end(), name) !=

@@ -2670,4 +2670,109 @@ TEST_CASE("Deployment: the controllers stage killed mid-rollout and restarted ne
   CHECK(SetsAt(pipeline, 0).size() == 1);  // one ReplicaSet, not one per start
 }
 
+namespace garbage_collection {
+
+// How many objects are stored under `prefix` at revision `at` (0: now).
+size_t CountAt(Pipeline& pipeline, const std::string& prefix, int64_t at) {
+  auto read = pipeline.Api().Read(RangeRequest::Prefix(prefix, Revision(at)));
+  REQUIRE(read.ok());
+  return read->kvs.size();
+}
+
+// Owners' uids of the object stored at `key`, when it is of table T.
+template <typename T>
+std::vector<std::string> OwnerUids(Pipeline& pipeline, const std::string& key) {
+  std::vector<std::string> out;
+  std::optional<KeyValue> kv = pipeline.Get(key);
+  if (!kv) return out;
+  const api::ObjectMeta* meta = flatbuffers::GetRoot<T>(kv->value.data())->metadata();
+  if (meta->owner_references() == nullptr) return out;
+  for (const api::OwnerReference* ref : *meta->owner_references()) out.push_back(ref->uid()->str());
+  return out;
+}
+
+}  // namespace garbage_collection
+
+TEST_CASE("Garbage collector: the docs' nginx-deployment deleted with --cascade=orphan keeps its ReplicaSet and pods, "
+          "in the background takes them, in the foreground outlives them at every revision",
+          "[e2e]") {
+  using namespace deployments;
+  using namespace garbage_collection;
+  Pipeline pipeline(false);
+  pipeline.StartAll();
+  INFO(pipeline.Logs());
+  const std::string key = model::ObjectKey(model::Kind("Deployment"), "default", "nginx-deployment");
+  const std::string sets_prefix = model::KindPrefix(model::Kind("ReplicaSet"), "default");
+  const std::string pods_prefix = model::KindPrefix(model::Kind("Pod"), "default");
+  auto roll_out = [&] {
+    REQUIRE(pipeline.Submit(kNginxDeployment)[0].first.empty());
+    std::string bytes;
+    REQUIRE(pipeline.WaitFor<api::Deployment>(key, [](const api::Deployment& x) { return RolledOut(x, 3, 1); },
+                                              &bytes) != nullptr);
+    std::map<std::string, SetView> sets = SetsAt(pipeline, 0);
+    REQUIRE(sets.size() == 1);
+    REQUIRE(CountAt(pipeline, pods_prefix, 0) == 3);
+    return sets.begin()->first;
+  };
+  auto wait_until = [](const std::function<bool()>& done) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (!done() && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return done();
+  };
+
+  // Orphan: the Deployment goes (kubectl waits for it), its ReplicaSet
+  // stays without an owner, and keeps its pods.
+  std::string set = roll_out();
+  const std::string set_key = model::ObjectKey(model::Kind("ReplicaSet"), "default", set);
+  auto [code, out] = pipeline.Podflow({"delete", "deployment", "nginx-deployment", "--cascade=orphan"});
+  CHECK(code == 0);
+  CHECK(out == "deployment.apps \"nginx-deployment\" deleted\n");
+  CHECK_FALSE(pipeline.Get(key).has_value());
+  CHECK(OwnerUids<api::ReplicaSet>(pipeline, set_key).empty());
+  CHECK(CountAt(pipeline, pods_prefix, 0) == 3);
+  const std::string set_uid = [&] {
+    std::optional<KeyValue> kv = pipeline.Get(set_key);
+    REQUIRE(kv.has_value());
+    return flatbuffers::GetRoot<api::ReplicaSet>(kv->value.data())->metadata()->uid()->str();
+  }();
+  auto read = pipeline.Api().Read(RangeRequest::Prefix(pods_prefix));
+  REQUIRE(read.ok());
+  for (const KeyValue& kv : read->kvs) CHECK(OwnerUids<api::Pod>(pipeline, kv.key) == std::vector<std::string>{set_uid});
+
+  // Background (kubectl's default): the ReplicaSet goes at once, then the
+  // collector deletes its pods.
+  std::tie(code, out) = pipeline.Podflow({"delete", "rs", set});
+  CHECK(code == 0);
+  CHECK(wait_until([&] { return CountAt(pipeline, pods_prefix, 0) == 0; }));
+
+  // Foreground: the Deployment waits, deleting, for its ReplicaSet, which
+  // waits for its pods; at no revision is an owner gone before them.
+  set = roll_out();
+  const int64_t from = Head(pipeline);
+  std::tie(code, out) =
+      pipeline.Podflow({"delete", "deployment", "nginx-deployment", "--cascade=foreground", "--wait=false"});
+  CHECK(code == 0);
+  std::string bytes;
+  const api::Deployment* deleting = pipeline.WaitFor<api::Deployment>(
+      key, [](const api::Deployment& d) { return d.metadata()->deletion_timestamp() != nullptr; }, &bytes);
+  REQUIRE(deleting != nullptr);
+  REQUIRE(deleting->metadata()->finalizers() != nullptr);
+  CHECK(deleting->metadata()->finalizers()->Get(0)->str() == "foregroundDeletion");
+  CHECK(pipeline.WaitForGone(key, std::chrono::seconds(60)));
+  CHECK(CountAt(pipeline, sets_prefix, 0) == 0);
+  CHECK(CountAt(pipeline, pods_prefix, 0) == 0);
+  const int64_t to = Head(pipeline);
+  for (int64_t at = from; at <= to; ++at) {
+    const size_t deployments = CountAt(pipeline, model::KindPrefix(model::Kind("Deployment"), "default"), at);
+    const size_t sets = CountAt(pipeline, sets_prefix, at);
+    const size_t pods = CountAt(pipeline, pods_prefix, at);
+    INFO("at revision " << at << ": " << deployments << " deployment(s), " << sets << " replica set(s), " << pods
+                        << " pod(s)");
+    if (deployments == 0) CHECK(sets == 0);
+    if (sets == 0) CHECK(pods == 0);
+  }
+}
+
 }  // namespace podflow::e2e

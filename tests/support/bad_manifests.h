@@ -141,6 +141,11 @@ inline std::vector<BadManifest> CoreBadManifests() {
        "{containers: [{name: a, image: nginx}]}}",
        "Pod \"p\" is invalid: metadata.labels: Invalid value: \"Example.com/app\": prefix part " +
            std::string(kSubdomainMsg)},
+      {"both garbage collector finalizers",
+       "{apiVersion: v1, kind: Pod, metadata: {name: p, finalizers: [orphan, foregroundDeletion]}, spec: "
+       "{containers: [{name: a, image: nginx}]}}",
+       "Pod \"p\" is invalid: metadata.finalizers: Invalid value: []string{\"orphan\", \"foregroundDeletion\"}: "
+       "finalizer orphan and foregroundDeletion cannot be both set"},
       {"label value",
        "{apiVersion: v1, kind: Pod, metadata: {name: p, labels: {app: -web}}, spec: {containers: "
        "[{name: a, image: nginx}]}}",

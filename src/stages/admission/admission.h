@@ -465,6 +465,10 @@ struct ChangeContext {
 struct DeleteOptions {
   std::optional<int64_t> grace_period_seconds;
   std::string propagation_policy;  // "", "Foreground", "Background", "Orphan"
+  // preconditions: empty, or what the stored object's uid and
+  // resourceVersion must be.
+  std::string precondition_uid;
+  std::string precondition_resource_version;
 };
 
 class Admission {

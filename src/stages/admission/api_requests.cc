@@ -211,6 +211,8 @@ bus::ReplyBody AdmissionStage::HandleApi(Worker& worker, const msg::ApiRequest& 
     DeleteOptions options;
     if (request.grace_period_seconds()) options.grace_period_seconds = *request.grace_period_seconds();
     options.propagation_policy = Text(request.propagation_policy());
+    options.precondition_uid = Text(request.precondition_uid());
+    options.precondition_resource_version = Text(request.precondition_resource_version());
     std::vector<KeyValue> deleted;
     int64_t revision = all->revision.value();
     for (const KeyValue& kv : selected) {
@@ -257,6 +259,8 @@ bus::ReplyBody AdmissionStage::HandleApi(Worker& worker, const msg::ApiRequest& 
   DeleteOptions options;
   if (request.grace_period_seconds()) options.grace_period_seconds = *request.grace_period_seconds();
   options.propagation_policy = Text(request.propagation_policy());
+  options.precondition_uid = Text(request.precondition_uid());
+  options.precondition_resource_version = Text(request.precondition_resource_version());
   const std::string_view body = Bytes(request.body());
 
   // The plugins that look at updates read the cluster, as this user asks.

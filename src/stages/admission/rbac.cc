@@ -328,6 +328,15 @@ subjects:
   - apiGroups: ["", events.k8s.io]
     resources: [events]
     verbs: [create, patch, update])");
+  // The garbage collector reads every kind and deletes, patches and
+  // updates any object (its owner references and finalizers).
+  out += controller("generic-garbage-collector", R"(
+  - apiGroups: ["*"]
+    resources: ["*"]
+    verbs: [delete, get, list, patch, update, watch]
+  - apiGroups: ["", events.k8s.io]
+    resources: [events]
+    verbs: [create, patch, update])");
   return out;
 }
 

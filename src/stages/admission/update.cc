@@ -72,6 +72,40 @@ bool Contains(const std::vector<std::string>& list, const std::string& s) {
   return std::find(list.begin(), list.end(), s) != list.end();
 }
 
+// A precondition of the request that the stored object (at `key`) fails, as
+// kube-apiserver's storage words it: 409 Conflict.
+ApiStatusInfo PreconditionFailed(const model::KindInfo& kind, std::string_view key, std::string_view name,
+                                 std::string_view what, std::string_view wanted, std::string_view found) {
+  return model::ConflictStatus(kind, name,
+                               "StorageError: invalid object, Code: 4, Key: " + std::string(key) +
+                                   ", ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: " +
+                                   std::string(what) + " in precondition: " + std::string(wanted) + ", " +
+                                   std::string(what) + " in object meta: " + std::string(found));
+}
+
+// The garbage collector's finalizers a delete leaves on the object: the
+// request's propagationPolicy decides; without one, a finalizer the object
+// already has, else the kind's default (a batch/v1 Job orphans its pods,
+// every other kind deletes its dependents in the background). `orphan`
+// and `foregroundDeletion` are taken off and put back at the end as decided.
+std::vector<std::string> GarbageCollectorFinalizers(const model::KindInfo& kind, std::vector<std::string> finalizers,
+                                                    const std::string& policy) {
+  std::optional<bool> orphan, foreground;
+  if (!policy.empty()) {
+    orphan = policy == "Orphan";
+    foreground = policy == "Foreground";
+  }
+  for (const std::string& f : finalizers) {
+    if (!orphan && f == model::kOrphanFinalizer) orphan = true;
+    if (!orphan && f == model::kForegroundFinalizer) orphan = false;
+    if (!foreground && f == model::kForegroundFinalizer) foreground = true;
+  }
+  std::erase_if(finalizers, [](const std::string& f) { return f == model::kOrphanFinalizer || f == model::kForegroundFinalizer; });
+  if (orphan.value_or(kind.kind == "Job")) finalizers.emplace_back(model::kOrphanFinalizer);
+  if (foreground.value_or(false)) finalizers.emplace_back(model::kForegroundFinalizer);
+  return finalizers;
+}
+
 // A namespace's own finalizers (spec.finalizers: `kubernetes`) hold it too.
 template <typename T>
 bool HasSpecFinalizers(const T&) {
@@ -108,8 +142,7 @@ ChangeOutcome UpdateTyped(const model::KindInfo& kind, const model::Object& obje
     return out;
   }
   if (!meta.uid.empty() && meta.uid != was.uid) {
-    out.status = model::ConflictStatus(
-        kind, was.name, "Precondition failed: UID in precondition: " + meta.uid + ", UID in object meta: " + was.uid);
+    out.status = PreconditionFailed(kind, stored.key, was.name, "UID", meta.uid, was.uid);
     return out;
   }
   if (subresource == "status") {
@@ -253,29 +286,38 @@ ChangeOutcome DeleteTyped(const model::KindInfo& kind, const StoredObject& store
   auto object = model::Unpack<typename T::TableType>(stored.bytes);
   api::ObjectMetaT& meta = Ensure(object->metadata);
   const std::string name = meta.name;
-  // Background drops what an earlier Foreground or Orphan asked of the
-  // garbage collector. Foreground and Orphan record nothing yet: with no
-  // garbage collector to act on the finalizers they would hold the object
-  // for ever; until one comes they delete as Background does.
-  if (options.propagation_policy == "Background") {
-    std::erase(meta.finalizers, std::string("foregroundDeletion"));
-    std::erase(meta.finalizers, std::string("orphan"));
+  if (!options.precondition_uid.empty() && options.precondition_uid != meta.uid) {
+    out.status = PreconditionFailed(kind, stored.key, name, "UID", options.precondition_uid, meta.uid);
+    return out;
   }
-
-  const int64_t grace = GracePeriod(*object, options);
-  const bool waits = !meta.finalizers.empty() || grace > 0 || HasSpecFinalizers(*object);
+  const std::string revision = std::to_string(stored.mod_revision);
+  if (!options.precondition_resource_version.empty() && options.precondition_resource_version != revision) {
+    out.status = PreconditionFailed(kind, stored.key, name, "ResourceVersion", options.precondition_resource_version,
+                                    revision);
+    return out;
+  }
   out.status = model::OkStatus(kind, name);
+  const int64_t grace = GracePeriod(*object, options);
+  const bool deleting = !meta.deletion_timestamp.empty();
+  const int64_t pending = meta.deletion_grace_period_seconds.value_or(0);
+  // A graceful deletion under way changes only for a shorter grace period
+  // asked for; its finalizers are no longer the request's to change.
+  if (deleting && pending > 0 && (!options.grace_period_seconds.has_value() || grace >= pending)) {
+    out.write = ChangeOutcome::Write::kNone;
+    out.bytes = stored.bytes;
+    return out;
+  }
+  meta.finalizers = GarbageCollectorFinalizers(kind, std::move(meta.finalizers), options.propagation_policy);
+  const bool waits = !meta.finalizers.empty() || grace > 0 || HasSpecFinalizers(*object);
   if (!waits) {
     out.write = ChangeOutcome::Write::kDelete;
     out.bytes = stored.bytes;
     return out;
   }
-  const bool deleting = !meta.deletion_timestamp.empty();
-  // Already being deleted: only a shorter grace period changes anything.
-  if (!deleting || grace < meta.deletion_grace_period_seconds.value_or(0)) {
-    meta.deletion_timestamp = FormatRfc3339(now + std::chrono::seconds(grace));
-    meta.deletion_grace_period_seconds = grace;
-  }
+  // Held by finalizers only: marked deleting now (once), with no grace
+  // period; else the grace period starts (or is shortened).
+  if (!deleting || grace > 0) meta.deletion_timestamp = FormatRfc3339(now + std::chrono::seconds(grace));
+  meta.deletion_grace_period_seconds = grace;
   MarkTerminating(*object);
   out.bytes = model::Pack(*object);
   out.write = out.bytes == stored.bytes ? ChangeOutcome::Write::kNone : ChangeOutcome::Write::kPut;

@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 
+#include "model/objects.h"
 #include "model/quantity.h"
 #include "stages/admission/kind_rules.h"
 #include "stages/admission/names.h"
@@ -560,6 +561,20 @@ Causes ValidateMeta(const model::KindInfo& kind, const api::ObjectMetaT& meta) {
   constexpr size_t kTotalAnnotationBytes = 256 * 1024;
   if (annotation_bytes > kTotalAnnotationBytes) {
     out.push_back(FieldError::TooLong("metadata.annotations", kTotalAnnotationBytes));
+  }
+  // Finalizers are qualified names; the garbage collector's two ask for
+  // opposite things and may not both be set.
+  bool orphan = false, foreground = false;
+  std::string listed;
+  for (const std::string& f : meta.finalizers) {
+    AddInvalid(out, "metadata.finalizers", f, IsQualifiedName(f));
+    orphan |= f == model::kOrphanFinalizer;
+    foreground |= f == model::kForegroundFinalizer;
+    listed += (listed.empty() ? "" : ", ") + GoQuote(f);
+  }
+  if (orphan && foreground) {
+    out.push_back(FieldError::InvalidRendered("metadata.finalizers", "[]string{" + listed + "}",
+                                              "finalizer orphan and foregroundDeletion cannot be both set"));
   }
   return out;
 }

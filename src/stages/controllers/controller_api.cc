@@ -29,14 +29,15 @@ ControllerApi::Updated ControllerApi::Update(const model::KindInfo& kind, const 
   return Succeeded(updated, "updating " + std::string(kind.kind) + " " + path) ? Updated::kWritten : Updated::kFailed;
 }
 
-ControllerApi::Updated ControllerApi::PatchOwners(const model::KindInfo& kind, const std::string& namespace_,
-                                                  const std::string& name, std::string patch, std::string_view what) {
+ControllerApi::Updated ControllerApi::Patch(const model::KindInfo& kind, const std::string& namespace_,
+                                            const std::string& name, std::string patch, std::string_view type,
+                                            std::string_view what) {
   Result<client::ApiResponse> patched = Call({.verb = "patch",
                                               .resource = client::ResourceArg(kind),
                                               .namespace_ = namespace_,
                                               .name = name,
                                               .body = std::move(patch),
-                                              .patch_type = "strategic"});
+                                              .patch_type = std::string(type)});
   const std::string about = std::string(what) + " " + std::string(kind.kind) + " " + namespace_ + "/" + name;
   if (patched.ok() && (patched->status.code == 404 || patched->status.code == 409)) {
     log_->info("{}: {}", about, patched->status.message);

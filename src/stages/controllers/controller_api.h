@@ -41,11 +41,18 @@ class ControllerApi {
   enum class Updated { kWritten, kConflict, kFailed };
   Updated Update(const model::KindInfo& kind, const std::string& namespace_, const std::string& name,
                  const std::string& subresource, const std::string& packed);
+  // A patch of one object (`type`: "strategic", "merge"; `what` names it
+  // in the log) guarded by a precondition it carries (a uid, a
+  // resourceVersion). kConflict: the object is gone or changed (the
+  // precondition failed); kFailed: any other refusal or no answer.
+  Updated Patch(const model::KindInfo& kind, const std::string& namespace_, const std::string& name,
+                std::string patch, std::string_view type, std::string_view what);
   // A strategic merge patch of one object's ownerReferences (owner_refs.h's
-  // adopt / release). kConflict: the object is gone or another now (its
-  // uid precondition failed); kFailed: any other refusal or no answer.
+  // adopt / release).
   Updated PatchOwners(const model::KindInfo& kind, const std::string& namespace_, const std::string& name,
-                      std::string patch, std::string_view what);
+                      std::string patch, std::string_view what) {
+    return Patch(kind, namespace_, name, std::move(patch), "strategic", what);
+  }
   // Whether `reply` is a success; otherwise logs `what` with the reason.
   bool Succeeded(const Result<client::ApiResponse>& reply, const std::string& what) const;
 

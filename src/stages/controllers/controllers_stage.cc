@@ -16,6 +16,7 @@
 #include "model/taints.h"
 #include "stages/controllers/controller_api.h"
 #include "stages/controllers/deployment_loop.h"
+#include "stages/controllers/garbage_collector_loop.h"
 #include "stages/controllers/node_lifecycle.h"
 #include "stages/controllers/replica_set_loop.h"
 #include "stages/controllers/taint_eviction.h"
@@ -379,10 +380,12 @@ Status ControllersStage::Start() {
   });
   replica_sets_.Start([this](const std::atomic<bool>& stopping) { RunReplicaSetController(context_, stopping); });
   deployments_.Start([this](const std::atomic<bool>& stopping) { RunDeploymentController(context_, stopping); });
+  garbage_collector_.Start([this](const std::atomic<bool>& stopping) { RunGarbageCollector(context_, stopping); });
   return Status::Ok();
 }
 
 void ControllersStage::Stop() {
+  garbage_collector_.Stop();
   deployments_.Stop();
   replica_sets_.Stop();
   node_lifecycle_.Stop();

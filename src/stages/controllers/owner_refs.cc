@@ -3,10 +3,8 @@
 namespace podflow::controllers {
 namespace {
 
-std::string OwnersPatch(model::Value ref, const std::string& object_uid) {
+std::string OwnersPatch(model::Value refs, const std::string& object_uid) {
   using model::Value;
-  Value refs = Value::Array();
-  refs.Append(std::move(ref));
   Value meta = Value::Object();
   meta.Set("ownerReferences", std::move(refs));
   meta.Set("uid", Value::String(object_uid));
@@ -30,13 +28,21 @@ model::Value ControllerRef(std::string_view api_version, std::string_view kind, 
   return ref;
 }
 
-std::string AdoptPatch(model::Value ref, const std::string& object_uid) { return OwnersPatch(std::move(ref), object_uid); }
+std::string AdoptPatch(model::Value ref, const std::string& object_uid) {
+  model::Value refs = model::Value::Array();
+  refs.Append(std::move(ref));
+  return OwnersPatch(std::move(refs), object_uid);
+}
 
-std::string ReleasePatch(const std::string& owner_uid, const std::string& object_uid) {
-  model::Value ref = model::Value::Object();
-  ref.Set("$patch", model::Value::String("delete"));
-  ref.Set("uid", model::Value::String(owner_uid));
-  return OwnersPatch(std::move(ref), object_uid);
+std::string ReleasePatch(const std::vector<std::string>& owner_uids, const std::string& object_uid) {
+  model::Value refs = model::Value::Array();
+  for (const std::string& uid : owner_uids) {
+    model::Value ref = model::Value::Object();
+    ref.Set("$patch", model::Value::String("delete"));
+    ref.Set("uid", model::Value::String(uid));
+    refs.Append(std::move(ref));
+  }
+  return OwnersPatch(std::move(refs), object_uid);
 }
 
 }  // namespace podflow::controllers

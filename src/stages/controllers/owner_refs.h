@@ -5,6 +5,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "model/value.h"
 
@@ -16,8 +17,11 @@ model::Value ControllerRef(std::string_view api_version, std::string_view kind, 
 
 // Strategic merge patches of an object's ownerReferences (merged by uid),
 // on the condition that it is still the object of uid `object_uid`: one
-// that adds `ref`, one that removes the owner of uid `owner_uid`.
+// that adds `ref`, one that removes the owners of uids `owner_uids`.
 std::string AdoptPatch(model::Value ref, const std::string& object_uid);
-std::string ReleasePatch(const std::string& owner_uid, const std::string& object_uid);
+std::string ReleasePatch(const std::vector<std::string>& owner_uids, const std::string& object_uid);
+inline std::string ReleasePatch(const std::string& owner_uid, const std::string& object_uid) {
+  return ReleasePatch(std::vector<std::string>{owner_uid}, object_uid);
+}
 
 }  // namespace podflow::controllers

@@ -268,7 +268,12 @@ data: {a: "1"}
   CHECK(out.write == ChangeOutcome::Write::kPut);
   auto cm = model::Unpack<api::ConfigMap>(out.bytes);
   CHECK(cm->metadata->deletion_timestamp == "2026-11-21T14:00:00Z");
-  // No garbage collector yet to act on foregroundDeletion: nothing recorded.
+  // Foreground is the garbage collector's finalizer, after the others.
+  CHECK(cm->metadata->finalizers == std::vector<std::string>{"example.com/hold", "foregroundDeletion"});
+  // Background takes it off again; example.com/hold still holds it.
+  out = admission.Delete(model::Kind("ConfigMap"), {stored.key, out.bytes, 8}, DeleteOptions{std::nullopt, "Background"});
+  REQUIRE(out.write == ChangeOutcome::Write::kPut);
+  cm = model::Unpack<api::ConfigMap>(out.bytes);
   CHECK(cm->metadata->finalizers == std::vector<std::string>{"example.com/hold"});
   const StoredObject deleting{stored.key, out.bytes, 8};
   // No finalizer may be added now.
@@ -283,6 +288,86 @@ data: {a: "1"}
   CHECK(out.write == ChangeOutcome::Write::kPut);
   out = admission.Patch(model::Kind("ConfigMap"), "default", "held", "", model::PatchType::kMerge,
                         R"({"metadata":{"finalizers":null}})", deleting);
+  CHECK(out.write == ChangeOutcome::Write::kDelete);
+}
+
+TEST_CASE("propagationPolicy leaves the garbage collector's finalizer: Foreground, Orphan, or the kind's default") {
+  Admission admission = TestAdmission();
+  const StoredObject cm = Stored("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\n");
+  auto finalizers_after = [&](const StoredObject& stored, const model::KindInfo& kind, const std::string& policy) {
+    ChangeOutcome out = admission.Delete(kind, stored, DeleteOptions{std::nullopt, policy});
+    INFO(out.status.message);
+    REQUIRE(out.ok());
+    if (out.write == ChangeOutcome::Write::kDelete) return std::optional<std::vector<std::string>>();
+    const model::Value object = model::ToValue(kind, out.bytes);
+    const model::Value* meta = object.Find("metadata");
+    REQUIRE(meta != nullptr);
+    CHECK(meta->Find("deletionTimestamp") != nullptr);
+    std::vector<std::string> list;
+    if (const model::Value* f = meta->Find("finalizers")) {
+      for (const model::Value& v : f->items()) list.push_back(v.string_value());
+    }
+    return std::optional<std::vector<std::string>>(list);
+  };
+  using List = std::vector<std::string>;
+  // None held: Background (and no policy) removes it at once.
+  CHECK_FALSE(finalizers_after(cm, model::Kind("ConfigMap"), "Background").has_value());
+  CHECK_FALSE(finalizers_after(cm, model::Kind("ConfigMap"), "").has_value());
+  CHECK(finalizers_after(cm, model::Kind("ConfigMap"), "Foreground") == List{"foregroundDeletion"});
+  CHECK(finalizers_after(cm, model::Kind("ConfigMap"), "Orphan") == List{"orphan"});
+  // Held by one already (no deletionTimestamp): without a policy it stays
+  // as the object asks; a policy replaces it.
+  const StoredObject marked =
+      Stored("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg, finalizers: [orphan]}\n");
+  CHECK(finalizers_after(marked, model::Kind("ConfigMap"), "") == List{"orphan"});
+  CHECK(finalizers_after(marked, model::Kind("ConfigMap"), "Foreground") == List{"foregroundDeletion"});
+  CHECK_FALSE(finalizers_after(marked, model::Kind("ConfigMap"), "Background").has_value());
+  // A batch/v1 Job orphans its pods unless told otherwise.
+  const StoredObject job = Stored(R"(apiVersion: batch/v1
+kind: Job
+metadata: {name: pi}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: pi, image: "perl:5.34.0"}]
+)");
+  CHECK(finalizers_after(job, model::Kind("Job"), "") == List{"orphan"});
+  CHECK_FALSE(finalizers_after(job, model::Kind("Job"), "Background").has_value());
+  // A pod whose graceful deletion is under way keeps its finalizers.
+  const StoredObject bound = Stored(std::string(kPod) + "  nodeName: node-1\n");
+  ChangeOutcome out = admission.Delete(model::Kind("Pod"), bound, {});
+  REQUIRE(out.write == ChangeOutcome::Write::kPut);
+  const StoredObject terminating{bound.key, out.bytes, 9};
+  out = admission.Delete(model::Kind("Pod"), terminating, DeleteOptions{std::nullopt, "Orphan"});
+  CHECK(out.write == ChangeOutcome::Write::kNone);
+  CHECK(PodOf(out)->metadata->finalizers.empty());
+}
+
+TEST_CASE("A delete's preconditions: another uid or resourceVersion is 409 in the storage layer's words") {
+  Admission admission = TestAdmission();
+  const StoredObject cm = Stored("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\n", 12);
+  const std::string uid = model::Unpack<api::ConfigMap>(cm.bytes)->metadata->uid;
+  DeleteOptions options;
+  options.precondition_uid = "0000-other";
+  ChangeOutcome out = admission.Delete(model::Kind("ConfigMap"), cm, options);
+  CHECK(out.status.code == 409);
+  CHECK(out.status.reason == "Conflict");
+  CHECK(out.status.message ==
+        "Operation cannot be fulfilled on configmaps \"cfg\": StorageError: invalid object, Code: 4, Key: "
+        "/registry/configmaps/default/cfg, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in "
+        "precondition: 0000-other, UID in object meta: " + uid);
+  CHECK(out.write == ChangeOutcome::Write::kNone);
+  options.precondition_uid = uid;
+  options.precondition_resource_version = "11";
+  out = admission.Delete(model::Kind("ConfigMap"), cm, options);
+  CHECK(out.status.message ==
+        "Operation cannot be fulfilled on configmaps \"cfg\": StorageError: invalid object, Code: 4, Key: "
+        "/registry/configmaps/default/cfg, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: "
+        "ResourceVersion in precondition: 11, ResourceVersion in object meta: 12");
+  options.precondition_resource_version = "12";
+  out = admission.Delete(model::Kind("ConfigMap"), cm, options);
+  CHECK(out.ok());
   CHECK(out.write == ChangeOutcome::Write::kDelete);
 }
 
