@@ -2775,4 +2775,163 @@ TEST_CASE("Garbage collector: the docs' nginx-deployment deleted with --cascade=
   }
 }
 
+namespace jobs {
+
+// The docs' pi Job, unchanged.
+const char* kPi = R"yaml(apiVersion: batch/v1
+kind: Job
+metadata:
+  name: pi
+spec:
+  template:
+    spec:
+      containers:
+      - name: pi
+        image: perl:5.34.0
+        command: ["perl",  "-Mbignum=bpi", "-wle", "print bpi(2000)"]
+      restartPolicy: Never
+  backoffLimit: 4
+)yaml";
+
+const api::JobCondition* JobCondition(const api::Job& job, const std::string& type) {
+  if (job.status() == nullptr || job.status()->conditions() == nullptr) return nullptr;
+  for (const api::JobCondition* c : *job.status()->conditions()) {
+    if (c->type()->str() == type && c->status() == api::ConditionStatus::True) return c;
+  }
+  return nullptr;
+}
+
+// The pods in default whose controller is the Job of `uid`.
+std::vector<const api::Pod*> PodsOf(Pipeline& pipeline, const std::string& uid, std::vector<KeyValue>& keep) {
+  auto read = pipeline.Api().Read(RangeRequest::Prefix(model::KindPrefix(model::Kind("Pod"), "default")));
+  REQUIRE(read.ok());
+  keep = std::move(read->kvs);
+  std::vector<const api::Pod*> out;
+  for (const KeyValue& kv : keep) {
+    const api::Pod* pod = flatbuffers::GetRoot<api::Pod>(kv.value.data());
+    const auto* refs = pod->metadata()->owner_references();
+    if (refs != nullptr && refs->size() == 1 && refs->Get(0)->uid()->str() == uid) out.push_back(pod);
+  }
+  return out;
+}
+
+bool Tracked(const api::Pod& pod) {
+  const auto* finalizers = pod.metadata()->finalizers();
+  if (finalizers == nullptr) return false;
+  return std::any_of(finalizers->begin(), finalizers->end(),
+                     [](const flatbuffers::String* f) { return f->str() == "batch.kubernetes.io/job-tracking"; });
+}
+
+}  // namespace jobs
+
+TEST_CASE("Job: the docs' pi runs to Complete, a failing Job stops at its backoffLimit, an Indexed Job runs each "
+          "index once, and ttlSecondsAfterFinished deletes a finished one",
+          "[e2e]") {
+  using namespace jobs;
+  using replica_sets::Count;
+  // perl runs its one-liner for a second and exits 0.
+  Pipeline pipeline(false, "", "", "    - {name: perl, tags: [\"5.34.0\"], pullMillis: 20, behavior: {exitAfter: 1s}}\n");
+  pipeline.StartAll();
+  INFO(pipeline.Logs());
+  REQUIRE(pipeline.Submit(kPi)[0].first.empty());
+  const std::string pi_key = model::ObjectKey(model::Kind("Job"), "default", "pi");
+  std::string bytes;
+  const api::Job* pi = pipeline.WaitFor<api::Job>(
+      pi_key, [](const api::Job& j) { return JobCondition(j, "Complete") != nullptr; }, &bytes,
+      std::chrono::seconds(60));
+  REQUIRE(pi != nullptr);
+  const api::JobStatus& status = *pi->status();
+  CHECK(status.succeeded() == 1);
+  CHECK(status.failed() == 0);
+  CHECK(status.active() == 0);
+  CHECK(status.terminating().value_or(-1) == 0);
+  CHECK_FALSE(status.completion_time()->str().empty());
+  CHECK(JobCondition(*pi, "Complete")->reason()->str() == "CompletionsReached");
+  CHECK(JobCondition(*pi, "Complete")->message()->str() == "Reached expected number of succeeded pods");
+  CHECK(JobCondition(*pi, "SuccessCriteriaMet") != nullptr);
+  REQUIRE(status.uncounted_terminated_pods() != nullptr);
+  CHECK((status.uncounted_terminated_pods()->succeeded() == nullptr ||
+         status.uncounted_terminated_pods()->succeeded()->size() == 0));
+  const std::string uid = pi->metadata()->uid()->str();
+  std::vector<KeyValue> keep;
+  std::vector<const api::Pod*> pods = PodsOf(pipeline, uid, keep);
+  REQUIRE(pods.size() == 1);
+  const api::Pod& pod = *pods[0];
+  CHECK(pod.metadata()->name()->str().rfind("pi-", 0) == 0);
+  CHECK(pod.status()->phase() == api::PodPhase::Succeeded);
+  CHECK_FALSE(Tracked(pod));  // counted, let go
+  const model::Labels labels = model::LabelsFromEntries(pod.metadata()->labels());
+  CHECK(*model::FindLabel(labels, "job-name") == "pi");
+  CHECK(*model::FindLabel(labels, "batch.kubernetes.io/controller-uid") == uid);
+  std::vector<std::string> events = pipeline.EventsFor("default", "pi");
+  CHECK(Count(events, "Normal SuccessfulCreate: Created pod: pi-") == 1);
+  CHECK(Count(events, "Normal Completed: Job completed") == 1);
+  auto [got, table] = pipeline.Podflow({"get", "jobs"});
+  INFO(table);
+  CHECK(got == 0);
+  CHECK(table.starts_with("NAME   STATUS     COMPLETIONS   DURATION   AGE\npi     Complete   1/1   "));
+
+  // A pod that fails every time: backoffLimit 1 allows one more after the
+  // first (10 s of back-off between), then the Job fails.
+  REQUIRE(pipeline.Submit(R"(apiVersion: batch/v1
+kind: Job
+metadata: {name: fails}
+spec:
+  backoffLimit: 1
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: app, image: "busybox:1.28", command: ["sh", "-c", "exit 3"]}]
+)")[0].first.empty());
+  const api::Job* fails = pipeline.WaitFor<api::Job>(
+      model::ObjectKey(model::Kind("Job"), "default", "fails"),
+      [](const api::Job& j) { return JobCondition(j, "Failed") != nullptr; }, &bytes, std::chrono::seconds(60));
+  REQUIRE(fails != nullptr);
+  CHECK(fails->status()->failed() == 2);
+  CHECK(fails->status()->succeeded() == 0);
+  CHECK(JobCondition(*fails, "Failed")->reason()->str() == "BackoffLimitExceeded");
+  CHECK(JobCondition(*fails, "Failed")->message()->str() == "Job has reached the specified backoff limit");
+  CHECK(JobCondition(*fails, "FailureTarget") != nullptr);
+  CHECK(fails->status()->completion_time() == nullptr);
+  CHECK(PodsOf(pipeline, fails->metadata()->uid()->str(), keep).size() == 2);
+  events = pipeline.EventsFor("default", "fails");
+  CHECK(Count(events, "Normal SuccessfulCreate: Created pod: fails-") == 2);
+  CHECK(Count(events, "Warning BackoffLimitExceeded: Job has reached the specified backoff limit") == 1);
+
+  // Indexed: three completions, two at a time, each index once; each pod
+  // knows its index. Deleted an instant after it finishes.
+  REQUIRE(pipeline.Submit(R"(apiVersion: batch/v1
+kind: Job
+metadata: {name: indexed}
+spec:
+  completions: 3
+  parallelism: 2
+  completionMode: Indexed
+  ttlSecondsAfterFinished: 0
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: app, image: "busybox:1.28", command: ["sh", "-c", "echo $JOB_COMPLETION_INDEX; sleep 1"]}]
+)")[0].first.empty());
+  const std::string indexed_key = model::ObjectKey(model::Kind("Job"), "default", "indexed");
+  const api::Job* indexed = pipeline.WaitFor<api::Job>(
+      indexed_key, [](const api::Job& j) { return j.status() != nullptr && j.status()->succeeded() == 3; }, &bytes,
+      std::chrono::seconds(60));
+  REQUIRE(indexed != nullptr);
+  CHECK(indexed->status()->completed_indexes()->str() == "0-2");
+  const std::string indexed_uid = indexed->metadata()->uid()->str();
+  pods = PodsOf(pipeline, indexed_uid, keep);
+  std::set<std::string> hostnames;
+  for (const api::Pod* p : pods) hostnames.insert(p->spec()->hostname()->str());
+  CHECK(hostnames == std::set<std::string>{"indexed-0", "indexed-1", "indexed-2"});
+  CHECK(pods.size() == 3);
+  // The TTL-after-finished controller deletes it; the collector its pods.
+  CHECK(pipeline.WaitForGone(indexed_key, std::chrono::seconds(30)));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!PodsOf(pipeline, indexed_uid, keep).empty() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  CHECK(PodsOf(pipeline, indexed_uid, keep).empty());
+}
+
 }  // namespace podflow::e2e

@@ -328,6 +328,26 @@ subjects:
   - apiGroups: ["", events.k8s.io]
     resources: [events]
     verbs: [create, patch, update])");
+  out += controller("job-controller", R"(
+  - apiGroups: [batch]
+    resources: [jobs]
+    verbs: [get, list, patch, update, watch]
+  - apiGroups: [batch]
+    resources: [jobs/finalizers, jobs/status]
+    verbs: [patch, update]
+  - apiGroups: [""]
+    resources: [pods]
+    verbs: [create, delete, list, patch, watch]
+  - apiGroups: ["", events.k8s.io]
+    resources: [events]
+    verbs: [create, patch, update])");
+  out += controller("ttl-after-finished-controller", R"(
+  - apiGroups: [batch]
+    resources: [jobs]
+    verbs: [delete, get, list, watch]
+  - apiGroups: ["", events.k8s.io]
+    resources: [events]
+    verbs: [create, patch, update])");
   // The garbage collector reads every kind and deletes, patches and
   // updates any object (its owner references and finalizers).
   out += controller("generic-garbage-collector", R"(

@@ -104,4 +104,12 @@ Result<bool> OnDemandInformer::Follow(bool needed, const client::Informer::Handl
   return true;
 }
 
+Status PollKindAndPods(client::Informer& kind, const client::Informer::Handlers& kind_handlers,
+                       OnDemandInformer& pods, const client::Informer::Handlers& pod_handlers,
+                       std::chrono::milliseconds wait, const std::function<Status()>& follow) {
+  PODFLOW_RETURN_IF_ERROR(kind.Poll(pods.open() ? std::chrono::milliseconds(0) : wait, kind_handlers));
+  PODFLOW_RETURN_IF_ERROR(follow());
+  return pods.Poll(wait, pod_handlers);
+}
+
 }  // namespace podflow::controllers

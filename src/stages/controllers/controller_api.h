@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -105,5 +106,13 @@ class OnDemandInformer {
   const std::string prefix_;
   std::unique_ptr<client::Informer> informer_;
 };
+
+// One poll of a controller that follows its own kind and, on demand, the
+// pods: its kind first (not waiting while the pods are followed), then
+// `follow` (which opens or closes the pods' informer as the controller
+// needs them), then the pods, waiting at most `wait`.
+Status PollKindAndPods(client::Informer& kind, const client::Informer::Handlers& kind_handlers,
+                       OnDemandInformer& pods, const client::Informer::Handlers& pod_handlers,
+                       std::chrono::milliseconds wait, const std::function<Status()>& follow);
 
 }  // namespace podflow::controllers

@@ -17,6 +17,7 @@
 #include "stages/controllers/controller_api.h"
 #include "stages/controllers/deployment_loop.h"
 #include "stages/controllers/garbage_collector_loop.h"
+#include "stages/controllers/job_loop.h"
 #include "stages/controllers/node_lifecycle.h"
 #include "stages/controllers/replica_set_loop.h"
 #include "stages/controllers/taint_eviction.h"
@@ -380,12 +381,14 @@ Status ControllersStage::Start() {
   });
   replica_sets_.Start([this](const std::atomic<bool>& stopping) { RunReplicaSetController(context_, stopping); });
   deployments_.Start([this](const std::atomic<bool>& stopping) { RunDeploymentController(context_, stopping); });
+  jobs_.Start([this](const std::atomic<bool>& stopping) { RunJobController(context_, stopping); });
   garbage_collector_.Start([this](const std::atomic<bool>& stopping) { RunGarbageCollector(context_, stopping); });
   return Status::Ok();
 }
 
 void ControllersStage::Stop() {
   garbage_collector_.Stop();
+  jobs_.Stop();
   deployments_.Stop();
   replica_sets_.Stop();
   node_lifecycle_.Stop();

@@ -14,6 +14,7 @@
 #include "stages/controllers/controller_api.h"
 #include "stages/controllers/object_index.h"
 #include "stages/controllers/owner_refs.h"
+#include "stages/controllers/pod_control.h"
 #include "stages/controllers/replica_set.h"
 #include "stages/controllers/work_queue.h"
 
@@ -70,30 +71,12 @@ std::optional<SetRecord> ReadSet(const KeyValue& kv) {
   return out;
 }
 
-// The pod a ReplicaSet creates: its template's labels, annotations,
-// finalizers and spec, named NAME-xxxxx, owned by the ReplicaSet.
-std::string PodFromTemplate(const SetRecord& set) {
-  using model::Value;
-  const Value rs = model::ToValue(model::Kind("ReplicaSet"), set.kv.value);
-  const Value* spec = rs.Find("spec");
-  const Value* tmpl = spec != nullptr ? spec->Find("template") : nullptr;
-  const Value* tmpl_meta = tmpl != nullptr ? tmpl->Find("metadata") : nullptr;
-  Value meta = Value::Object();
-  meta.Set("generateName", Value::String(set.name + "-"));
-  meta.Set("namespace", Value::String(set.namespace_));
-  for (std::string_view field : {"labels", "annotations", "finalizers"}) {
-    if (const Value* v = tmpl_meta != nullptr ? tmpl_meta->Find(field) : nullptr) meta.Set(std::string(field), *v);
-  }
-  Value refs = Value::Array();
-  refs.Append(ControllerRef("apps/v1", "ReplicaSet", set.name, set.uid));
-  meta.Set("ownerReferences", std::move(refs));
-  Value pod = Value::Object();
-  pod.Set("apiVersion", Value::String("v1"));
-  pod.Set("kind", Value::String("Pod"));
-  pod.Set("metadata", std::move(meta));
-  const Value* pod_spec = tmpl != nullptr ? tmpl->Find("spec") : nullptr;
-  pod.Set("spec", pod_spec != nullptr ? *pod_spec : Value::Object());
-  return model::ToJson(pod);
+// The pod a ReplicaSet creates, named NAME-xxxxx, owned by the ReplicaSet.
+std::string PodOf(const SetRecord& set) {
+  const model::Value rs = model::ToValue(model::Kind("ReplicaSet"), set.kv.value);
+  const model::Value* spec = rs.Find("spec");
+  return model::ToJson(controllers::PodFromTemplate(spec != nullptr ? spec->Find("template") : nullptr, set.name + "-",
+                                       set.namespace_, ControllerRef("apps/v1", "ReplicaSet", set.name, set.uid)));
 }
 
 class ReplicaSetLoop {
@@ -112,10 +95,7 @@ class ReplicaSetLoop {
     RunWorkQueue(
         stopping, queue_,
         [&](std::chrono::milliseconds wait) {
-          Status polled = sets_informer_.Poll(pods_.open() ? std::chrono::milliseconds(0) : wait, set_handlers);
-          if (polled.ok()) polled = FollowPods(pod_handlers);
-          if (polled.ok()) polled = pods_.Poll(wait, pod_handlers);
-          return polled;
+          return PollKindAndPods(sets_informer_, set_handlers, pods_, pod_handlers, wait, [&] { return FollowPods(pod_handlers); });
         },
         [this](const Status& failed) { api_.log().warn("following replica sets and pods: {}", failed.ToString()); },
         [this](const std::string& key, SimTime now) { Sync(key, now); }, [this] { api_.FlushEvents(); });
@@ -175,16 +155,10 @@ class ReplicaSetLoop {
       return;
     }
     const SimTime now = WallClockNow();
-    std::optional<std::string> expected = expectations_.Observe(kv.key, /*present=*/true);
-    if (expected) queue_.Add(*expected, now);
-    if (pod->deleting) {
-      if (std::optional<std::string> owner = expectations_.Observe(kv.key, /*present=*/false)) queue_.Add(*owner, now);
-    }
     auto it = pod_records_.find(kv.key);
-    if (!expected && it == pod_records_.end() && !pod->controller_uid.empty()) {
-      if (const std::string* owner = sets_.KeyOf(pod->controller_uid); owner && expectations_.ObserveNew(*owner)) {
-        queue_.Add(*owner, now);
-      }
+    const std::string* owner = pod->controller_uid.empty() ? nullptr : sets_.KeyOf(pod->controller_uid);
+    for (const std::string& met : expectations_.ObservePod(kv.key, pod->deleting, it == pod_records_.end(), owner)) {
+      queue_.Add(met, now);
     }
     if (it != pod_records_.end() && (it->second.controller_uid != pod->controller_uid || it->second.labels != pod->labels)) {
       EnqueueFor(it->second, now);
@@ -290,38 +264,9 @@ class ReplicaSetLoop {
     return {"ReplicaSet", "apps/v1", set.namespace_, set.name, set.uid};
   }
 
-  // Creates `count` pods in slow-start rounds, each round one request;
-  // "" or the first failure.
+  // Creates `count` pods from its template; "" or the first failure.
   std::string Create(const SetRecord& set, int count, SimTime now) {
-    const std::string body = PodFromTemplate(set);
-    std::string failure;
-    for (int batch : SlowStartBatches(count)) {
-      std::string manifest;
-      for (int i = 0; i < batch; ++i) manifest += "---\n" + body + "\n";
-      Result<std::vector<client::ApiCaller::Submitted>> made = api_.Submit(manifest);
-      if (!made.ok()) {
-        // No answer: the pods may be made all the same, so they are waited
-        // for (by watch, or until the expectations lapse), and nothing
-        // more is asked of an API that does not answer.
-        for (int i = 0; i < batch; ++i) expectations_.ExpectUnnamedCreate(set.kv.key, now);
-        api_.log().warn("replica set {}/{}: creating pods: {}", set.namespace_, set.name, made.status().ToString());
-        return made.status().ToString();
-      }
-      for (size_t i = 0; i < static_cast<size_t>(batch); ++i) {
-        const client::ApiCaller::Submitted* s = i < made->size() ? &(*made)[i] : nullptr;
-        if (s != nullptr && s->status.success() && !s->name.empty()) {
-          expectations_.ExpectCreate(set.kv.key, model::ObjectKey(model::Kind("Pod"), set.namespace_, s->name), now);
-          api_.Defer(RefOf(set), "Normal", "SuccessfulCreate", "Created pod: " + s->name, now);
-          continue;
-        }
-        const std::string message = s == nullptr ? std::string("the server returned no outcome") : s->status.message;
-        api_.log().info("replica set {}/{}: creating a pod: {}", set.namespace_, set.name, message);
-        api_.Defer(RefOf(set), "Warning", "FailedCreate", "Error creating: " + message, now);
-        if (failure.empty()) failure = message;
-      }
-      if (!failure.empty()) break;  // the rest wait for the next sync
-    }
-    return failure;
+    return pod_control_.Create(set.kv.key, RefOf(set), std::vector<std::string>(count, PodOf(set)), now);
   }
 
   // Deletes `count` of `active`, the ones ranked first; "" or the first failure.
@@ -337,28 +282,7 @@ class ReplicaSetLoop {
         if (owner != nullptr && owner->owner_uid == set.owner_uid) related.push_back(&pod);
       }
     }
-    std::string failure;
-    for (const PodRecord* pod : PodsToDelete(active, related, count, now)) {
-      expectations_.ExpectDelete(set.kv.key, pod->key, now);
-      Result<client::ApiResponse> deleted =
-          api_.Call({.verb = "delete", .resource = "pods", .namespace_ = pod->namespace_, .name = pod->name});
-      if (deleted.ok() && deleted->status.success()) {
-        api_.Defer(RefOf(set), "Normal", "SuccessfulDelete", "Deleted pod: " + pod->name, now);
-        continue;
-      }
-      expectations_.Drop(pod->key);
-      if (deleted.ok() && deleted->status.code == 404) continue;  // gone already
-      if (!deleted.ok()) {
-        api_.log().warn("replica set {}/{}: deleting pod {}: {}", set.namespace_, set.name, pod->name,
-                        deleted.status().ToString());
-        return deleted.status().ToString();  // no more asked of an API that does not answer
-      }
-      const std::string message = deleted->status.message;
-      api_.log().info("replica set {}/{}: deleting pod {}: {}", set.namespace_, set.name, pod->name, message);
-      api_.Defer(RefOf(set), "Warning", "FailedDelete", "Error deleting: " + message, now);
-      if (failure.empty()) failure = message;
-    }
-    return failure;
+    return pod_control_.Delete(set.kv.key, RefOf(set), PodsToDelete(active, related, count, now), now);
   }
 
   // Writes the status the counts call for (observedGeneration, and the
@@ -406,6 +330,7 @@ class ReplicaSetLoop {
   std::map<std::string, PodRecord> pod_records_;     // by key
   std::map<std::string, std::set<std::string>> pods_by_namespace_;
   Expectations expectations_;
+  PodControl pod_control_{api_, expectations_};
   WorkQueue queue_;
 };
 
