@@ -96,6 +96,8 @@ class OnDemandInformer {
   // first list failed (it stays open; Poll lists again).
   Result<bool> Follow(bool needed, const client::Informer::Handlers& handlers);
   bool open() const { return informer_ != nullptr; }
+  // Everything up to this revision was delivered (nothing while closed).
+  Revision revision() const { return informer_ ? informer_->revision() : Revision(); }
   // Delivers what the watch has (nothing while closed).
   Status Poll(std::chrono::milliseconds wait, const client::Informer::Handlers& handlers) {
     return informer_ ? informer_->Poll(wait, handlers) : Status::Ok();

@@ -118,10 +118,34 @@ bool OwnerGraph::NeedsLook(const GcObject& item) const {
   });
 }
 
+void OwnerGraph::Count(const GcObject& object, int sign) {
+  for (const OwnerLink& ref : object.owners) links_by_kind_[ref.kind] += static_cast<size_t>(sign);
+  if (object.DeletingDependents() || object.Orphaning()) waiting_ += static_cast<size_t>(sign);
+}
+
+size_t OwnerGraph::LinksTo(std::string_view kind) const {
+  auto it = links_by_kind_.find(kind);
+  return it == links_by_kind_.end() ? 0 : it->second;
+}
+
+void OwnerGraph::Forget(const std::string& key) {
+  std::optional<GcObject> was = objects_.Erase(key);
+  if (!was) return;
+  Count(*was, -1);
+  for (const OwnerLink& ref : was->owners) {
+    auto deps = dependents_.find(ref.uid);
+    if (deps == dependents_.end()) continue;
+    deps->second.erase(key);
+    if (deps->second.empty()) dependents_.erase(deps);
+  }
+}
+
 OwnerGraph::Work OwnerGraph::Upsert(const std::string& key, GcObject object) {
   Work work;
   if (const GcObject* old = Find(key); old != nullptr && old->uid != object.uid) work = Remove(key);
   std::optional<GcObject> was = objects_.Erase(key);
+  if (was) Count(*was, -1);
+  Count(object, +1);
   if (was) {
     for (const OwnerLink& ref : was->owners) {
       const OwnerLink* now = LinkTo(object, ref.uid);
@@ -155,18 +179,15 @@ OwnerGraph::Work OwnerGraph::Upsert(const std::string& key, GcObject object) {
 
 OwnerGraph::Work OwnerGraph::Remove(const std::string& key) {
   Work work;
-  std::optional<GcObject> was = objects_.Erase(key);
-  if (!was) return work;
-  for (const OwnerLink& ref : was->owners) {
-    auto deps = dependents_.find(ref.uid);
-    if (deps != dependents_.end()) {
-      deps->second.erase(key);
-      if (deps->second.empty()) dependents_.erase(deps);
-    }
+  const GcObject* found = Find(key);
+  if (found == nullptr) return work;
+  const GcObject was = *found;
+  Forget(key);
+  for (const OwnerLink& ref : was.owners) {
     const GcObject* owner = FindUid(ref.uid);
     if (owner != nullptr && owner->DeletingDependents()) work.attempt.push_back(*KeyOf(ref.uid));
   }
-  std::vector<std::string> deps = Dependents(was->uid);
+  std::vector<std::string> deps = Dependents(was.uid);
   work.attempt.insert(work.attempt.end(), deps.begin(), deps.end());
   return work;
 }

@@ -98,6 +98,9 @@ class OwnerGraph {
   // The object at `key` is gone: its dependents are looked at, and its
   // owners that were waiting for it.
   Work Remove(const std::string& key);
+  // Drops what the graph holds of the object at `key` without taking it
+  // as gone (its kind is no longer followed).
+  void Forget(const std::string& key);
 
   const GcObject* Find(const std::string& key) const;
   const GcObject* FindUid(const std::string& uid) const;
@@ -107,6 +110,10 @@ class OwnerGraph {
   std::vector<std::string> Dependents(const std::string& uid) const;
   std::vector<std::string> BlockingDependents(const std::string& uid) const;
   bool HasDependents(const std::string& uid) const;
+  // How many owner references name an owner of `kind` ("Pod").
+  size_t LinksTo(std::string_view kind) const;
+  // How many objects are deleting in the foreground or with orphan.
+  size_t Waiting() const { return waiting_; }
 
   // `ref` of `item` as far as the graph knows it; nullopt when only the API
   // can tell (no object of the owner's uid at the key it names: the watch
@@ -120,8 +127,13 @@ class OwnerGraph {
   // that are deleting in the foreground.
   bool NeedsLook(const GcObject& item) const;
 
+  // Keeps the counts below as `object` enters (+1) or leaves (-1).
+  void Count(const GcObject& object, int sign);
+
   ObjectIndex<GcObject> objects_;
   std::map<std::string, std::set<std::string>> dependents_;  // owner uid -> dependent keys
+  std::map<std::string, size_t, std::less<>> links_by_kind_;  // owner kind -> references to one
+  size_t waiting_ = 0;                                         // DeletingDependents or Orphaning
 };
 
 // The key an owner reference of an object in `namespace_` names (the

@@ -1,5 +1,6 @@
 #include "stages/controllers/garbage_collector_loop.h"
 
+#include <algorithm>
 #include <memory>
 #include <set>
 #include <string>
@@ -26,6 +27,9 @@ constexpr size_t kMaxAbsentOwners = 10'000;
 // Work keys: what to do, then the object's key.
 constexpr std::string_view kAttempt = "attempt ";
 constexpr std::string_view kOrphan = "orphan ";
+// How long the pods are followed after an object goes: its dependent pods
+// are found meanwhile.
+constexpr SimDuration kPodsLinger = std::chrono::seconds(5);
 
 std::string PathOf(const GcObject& o) {
   return std::string(o.kind->kind) + " " + (o.namespace_.empty() ? "" : o.namespace_ + "/") + o.name;
@@ -38,14 +42,14 @@ model::ObjectRef RefOf(const GcObject& o) {
 class GarbageCollectorLoop {
  public:
   explicit GarbageCollectorLoop(pipeline::StageContext& context)
-      : api_(context, kGarbageCollector, kEventNamerInstance) {
+      : api_(context, kGarbageCollector, kEventNamerInstance),
+        pods_(context, model::KindPrefix(model::Kind("Pod"))) {
     // Every kind but Events, which kube-controller-manager's collector
-    // ignores too; the pods, the busiest, last, the one the loop waits on.
+    // ignores too, and the pods, followed only when needed (FollowPods).
     for (const model::KindInfo& kind : model::Kinds()) {
       if (kind.kind == "Event" || kind.kind == "Pod") continue;
       followed_.push_back(Followed{&kind, MakeInformer(context, kind)});
     }
-    followed_.push_back(Followed{&model::Kind("Pod"), MakeInformer(context, model::Kind("Pod"))});
   }
 
   void Run(const std::atomic<bool>& stopping) {
@@ -67,15 +71,40 @@ class GarbageCollectorLoop {
   }
 
   // Delivers what every informer has (listing first the ones not yet
-  // listed): the work queue is not looked at until all have been, so that
-  // nothing is decided on a partial graph.
+  // listed), then the pods' when they are followed: the work queue is not
+  // looked at until all have been, so that nothing is decided on a
+  // partial graph.
   Status Poll(std::chrono::milliseconds wait) {
     for (size_t i = 0; i < followed_.size(); ++i) {
       const model::KindInfo& kind = *followed_[i].kind;
       const client::Informer::Handlers handlers{[this, &kind](const KeyValue& kv) { Upsert(kind, kv); },
-                                                [this](const std::string& key) { Apply(graph_.Remove(key)); }};
-      const bool last = i + 1 == followed_.size();
+                                                [this](const std::string& key) { Remove(key); }};
+      const bool last = i + 1 == followed_.size() && !pods_.open();
       PODFLOW_RETURN_IF_ERROR(followed_[i].informer->Poll(last ? wait : std::chrono::milliseconds(0), handlers));
+    }
+    const model::KindInfo& pod = model::Kind("Pod");
+    const client::Informer::Handlers pod_handlers{[this, &pod](const KeyValue& kv) { Upsert(pod, kv); },
+                                                  [this](const std::string& key) { Remove(key); }};
+    PODFLOW_RETURN_IF_ERROR(FollowPods(pod_handlers));
+    return pods_.Poll(wait, pod_handlers);
+  }
+
+  // The pods, the busiest kind, are followed only while the collector may
+  // have something to do with them: once at the start (pods whose owners
+  // went meanwhile), while it has work queued or an owner waits for its
+  // dependents, while some object names a pod as its owner, and for a
+  // while after any object goes (its dependent pods are then found). A
+  // pipeline whose owners stay costs it no pod traffic; pods are dropped
+  // from the graph when no longer followed.
+  Status FollowPods(const client::Informer::Handlers& handlers) {
+    const bool needed = !pods_listed_ || !queue_.empty() || graph_.Waiting() > 0 || graph_.LinksTo("Pod") > 0 ||
+                        WallClockNow() < linger_until_;
+    Result<bool> changed = pods_.Follow(needed, handlers);
+    if (!changed.ok()) return changed.status();
+    if (pods_.open()) pods_listed_ = true;
+    if (*changed && !pods_.open()) {
+      for (const std::string& key : pod_keys_) graph_.Forget(key);
+      pod_keys_.clear();
     }
     return Status::Ok();
   }
@@ -86,7 +115,21 @@ class GarbageCollectorLoop {
       api_.log().warn("garbage collector: {}: not a valid {}; ignored", kv.key, kind.kind);
       return;
     }
+    if (&kind == &model::Kind("Pod")) pod_keys_.insert(kv.key);
     Apply(graph_.Upsert(kv.key, std::move(*object)));
+  }
+
+  void Remove(const std::string& key) {
+    if (pod_keys_.erase(key) == 0) linger_until_ = WallClockNow() + kPodsLinger;
+    Apply(graph_.Remove(key));
+  }
+
+  // Whether every object made up to `revision` is in the graph: each
+  // informer has seen it, the pods' included (opened if need be).
+  bool CaughtUp(int64_t revision) const {
+    if (!pods_.open() || pods_.revision().value() < revision) return false;
+    return std::all_of(followed_.begin(), followed_.end(),
+                       [&](const Followed& f) { return f.informer->revision().value() >= revision; });
   }
 
   void Apply(const OwnerGraph::Work& work) {
@@ -191,6 +234,10 @@ class GarbageCollectorLoop {
   // An owner deleted in the foreground goes once no dependent blocks it;
   // until then each blocking one not itself waiting is looked at.
   bool ProcessDeletingDependents(const std::string& key, const GcObject& item, SimTime now) {
+    if (!CaughtUp(item.revision)) {
+      queue_.Add(std::string(kAttempt) + key, now + kMaxWait);
+      return true;
+    }
     const std::vector<std::string> blocking = graph_.BlockingDependents(item.uid);
     if (blocking.empty()) return RemoveFinalizer(item, model::kForegroundFinalizer);
     api_.log().debug("garbage collector: {} waits for {} dependent(s)", PathOf(item), blocking.size());
@@ -209,11 +256,9 @@ class GarbageCollectorLoop {
     const GcObject* found = graph_.Find(key);
     if (found == nullptr || !found->Orphaning()) return true;
     const GcObject owner = *found;
-    for (const Followed& f : followed_) {
-      if (f.informer->revision().value() < owner.revision) {
-        queue_.Add(std::string(kOrphan) + key, now + kMaxWait);
-        return true;
-      }
+    if (!CaughtUp(owner.revision)) {
+      queue_.Add(std::string(kOrphan) + key, now + kMaxWait);
+      return true;
     }
     for (const std::string& dep_key : graph_.Dependents(owner.uid)) {
       const GcObject* dep = graph_.Find(dep_key);
@@ -252,6 +297,10 @@ class GarbageCollectorLoop {
 
   ControllerApi api_;
   std::vector<Followed> followed_;
+  OnDemandInformer pods_;
+  bool pods_listed_ = false;
+  std::set<std::string> pod_keys_;  // the pods in the graph
+  SimTime linger_until_{};          // pods followed until then: an object went
   OwnerGraph graph_;
   WorkQueue queue_;
   std::set<std::string> absent_;    // owner uids the API said are gone

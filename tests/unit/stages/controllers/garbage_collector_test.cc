@@ -137,12 +137,15 @@ TEST_CASE("Deleting in the foreground: the owner and its dependents are looked a
   graph.Upsert(PodKey("b"), Object("Pod", "b", "p-b", {SetLink(false)}));
   CHECK(graph.BlockingDependents("rs-1") == List{PodKey("a")});
   CHECK(graph.HasDependents("rs-1"));
+  CHECK(graph.LinksTo("ReplicaSet") == 2);
+  CHECK(graph.Waiting() == 0);
 
   OwnerGraph::Work work =
       graph.Upsert(kSetKey, Object("ReplicaSet", "web-5d", "rs-1", {}, {"foregroundDeletion"}, true));
   std::sort(work.attempt.begin(), work.attempt.end());
   CHECK(work.attempt == List{PodKey("a"), PodKey("b"), kSetKey});
   CHECK(work.orphan.empty());
+  CHECK(graph.Waiting() == 1);
   CHECK(graph.Classify(*graph.Find(PodKey("a")), SetLink()) == OwnerState::kWaiting);
   // The same state seen again (a re-list) asks nothing of the owner.
   work = graph.Upsert(kSetKey, Object("ReplicaSet", "web-5d", "rs-1", {}, {"foregroundDeletion"}, true));
@@ -157,6 +160,20 @@ TEST_CASE("Deleting in the foreground: the owner and its dependents are looked a
   // Released (its reference removed): no longer a dependent.
   graph.Upsert(PodKey("a"), Object("Pod", "a", "p-a"));
   CHECK_FALSE(graph.HasDependents("rs-1"));
+  CHECK(graph.LinksTo("ReplicaSet") == 0);
+}
+
+TEST_CASE("A kind no longer followed is forgotten, not taken as gone") {
+  OwnerGraph graph;
+  graph.Upsert(kSetKey, Object("ReplicaSet", "web-5d", "rs-1", {}, {"foregroundDeletion"}, true));
+  graph.Upsert(PodKey("a"), Object("Pod", "a", "p-a", {SetLink()}));
+  graph.Forget(PodKey("a"));
+  CHECK(graph.Find(PodKey("a")) == nullptr);
+  CHECK_FALSE(graph.HasDependents("rs-1"));
+  CHECK(graph.LinksTo("ReplicaSet") == 0);
+  graph.Forget(kSetKey);
+  CHECK(graph.Waiting() == 0);
+  CHECK(graph.size() == 0);
 }
 
 TEST_CASE("Deleting with the orphan finalizer asks for the owner's dependents to be released") {
