@@ -2899,7 +2899,7 @@ spec:
   CHECK(Count(events, "Warning BackoffLimitExceeded: Job has reached the specified backoff limit") == 1);
 
   // Indexed: three completions, two at a time, each index once; each pod
-  // knows its index. Deleted an instant after it finishes.
+  // knows its index. Deleted 3 s after it finishes.
   REQUIRE(pipeline.Submit(R"(apiVersion: batch/v1
 kind: Job
 metadata: {name: indexed}
@@ -2907,7 +2907,7 @@ spec:
   completions: 3
   parallelism: 2
   completionMode: Indexed
-  ttlSecondsAfterFinished: 0
+  ttlSecondsAfterFinished: 3
   template:
     spec:
       restartPolicy: Never

@@ -141,6 +141,16 @@ inline std::vector<BadManifest> CoreBadManifests() {
        "{containers: [{name: a, image: nginx}]}}",
        "Pod \"p\" is invalid: metadata.labels: Invalid value: \"Example.com/app\": prefix part " +
            std::string(kSubdomainMsg)},
+      {"owner reference without uid",
+       "{apiVersion: v1, kind: Pod, metadata: {name: p, ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, "
+       "name: web}]}, spec: {containers: [{name: a, image: nginx}]}}",
+       "Pod \"p\" is invalid: metadata.ownerReferences.uid: Invalid value: \"\": uid must not be empty"},
+      {"two controller references",
+       "{apiVersion: v1, kind: Pod, metadata: {name: p, ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, "
+       "name: a, uid: '1', controller: true}, {apiVersion: apps/v1, kind: ReplicaSet, name: b, uid: '2', "
+       "controller: true}]}, spec: {containers: [{name: a, image: nginx}]}}",
+       "Pod \"p\" is invalid: metadata.ownerReferences: Invalid value: []v1.OwnerReference{...}: Only one reference "
+       "can have Controller set to true. Found \"true\" in references for ReplicaSet/a and ReplicaSet/b"},
       {"both garbage collector finalizers",
        "{apiVersion: v1, kind: Pod, metadata: {name: p, finalizers: [orphan, foregroundDeletion]}, spec: "
        "{containers: [{name: a, image: nginx}]}}",

@@ -72,6 +72,16 @@ bool Contains(const std::vector<std::string>& list, const std::string& s) {
   return std::find(list.begin(), list.end(), s) != list.end();
 }
 
+// A delete's precondition that the stored object fails: 409 Conflict, as
+// kube-apiserver's BeforeDelete words it (the kind, not the resource).
+ApiStatusInfo DeletePreconditionFailed(const model::KindInfo& kind, std::string_view name, const std::string& why) {
+  ApiStatusInfo info = model::ConflictStatus(kind, name, why);
+  const std::string_view group = model::ApiGroup(kind);
+  info.message = "Operation cannot be fulfilled on " + std::string(kind.kind) +
+                 (group.empty() ? "" : "." + std::string(group)) + " " + GoQuote(std::string(name)) + ": " + why;
+  return info;
+}
+
 // A precondition of the request that the stored object (at `key`) fails, as
 // kube-apiserver's storage words it: 409 Conflict.
 ApiStatusInfo PreconditionFailed(const model::KindInfo& kind, std::string_view key, std::string_view name,
@@ -286,26 +296,37 @@ ChangeOutcome DeleteTyped(const model::KindInfo& kind, const StoredObject& store
   auto object = model::Unpack<typename T::TableType>(stored.bytes);
   api::ObjectMetaT& meta = Ensure(object->metadata);
   const std::string name = meta.name;
+  // The request's preconditions, checked before anything (kube-apiserver's
+  // BeforeDelete words them so).
   if (!options.precondition_uid.empty() && options.precondition_uid != meta.uid) {
-    out.status = PreconditionFailed(kind, stored.key, name, "UID", options.precondition_uid, meta.uid);
+    out.status = DeletePreconditionFailed(kind, name, "the UID in the precondition (" + options.precondition_uid +
+                                                          ") does not match the UID in record (" + meta.uid +
+                                                          "). The object might have been deleted and then recreated");
     return out;
   }
   const std::string revision = std::to_string(stored.mod_revision);
   if (!options.precondition_resource_version.empty() && options.precondition_resource_version != revision) {
-    out.status = PreconditionFailed(kind, stored.key, name, "ResourceVersion", options.precondition_resource_version,
-                                    revision);
+    out.status = DeletePreconditionFailed(kind, name,
+                                          "the ResourceVersion in the precondition (" +
+                                              options.precondition_resource_version +
+                                              ") does not match the ResourceVersion in record (" + revision +
+                                              "). The object might have been modified");
     return out;
   }
   out.status = model::OkStatus(kind, name);
-  const int64_t grace = GracePeriod(*object, options);
+  int64_t grace = GracePeriod(*object, options);
   const bool deleting = !meta.deletion_timestamp.empty();
   const int64_t pending = meta.deletion_grace_period_seconds.value_or(0);
-  // A graceful deletion under way changes only for a shorter grace period
-  // asked for; its finalizers are no longer the request's to change.
-  if (deleting && pending > 0 && (!options.grace_period_seconds.has_value() || grace >= pending)) {
-    out.write = ChangeOutcome::Write::kNone;
-    out.bytes = stored.bytes;
-    return out;
+  if (deleting && pending > 0) {
+    // A graceful deletion under way changes only for a shorter grace
+    // period asked for; its finalizers are no longer the request's to change.
+    if (!options.grace_period_seconds.has_value() || grace >= pending) {
+      out.write = ChangeOutcome::Write::kNone;
+      out.bytes = stored.bytes;
+      return out;
+    }
+  } else if (deleting) {
+    grace = 0;  // already marked deleting with nothing to wait for: never a grace period again
   }
   meta.finalizers = GarbageCollectorFinalizers(kind, std::move(meta.finalizers), options.propagation_policy);
   const bool waits = !meta.finalizers.empty() || grace > 0 || HasSpecFinalizers(*object);
@@ -314,10 +335,16 @@ ChangeOutcome DeleteTyped(const model::KindInfo& kind, const StoredObject& store
     out.bytes = stored.bytes;
     return out;
   }
-  // Held by finalizers only: marked deleting now (once), with no grace
-  // period; else the grace period starts (or is shortened).
-  if (!deleting || grace > 0) meta.deletion_timestamp = FormatRfc3339(now + std::chrono::seconds(grace));
-  meta.deletion_grace_period_seconds = grace;
+  if (!deleting) {
+    meta.deletion_timestamp = FormatRfc3339(now + std::chrono::seconds(grace));
+    meta.deletion_grace_period_seconds = grace;
+  } else if (pending > 0) {
+    // Shortened: from when the deletion was asked for, as kube-apiserver counts it.
+    const std::optional<std::chrono::system_clock::time_point> was = ParseRfc3339(meta.deletion_timestamp);
+    const auto asked = was ? *was - std::chrono::seconds(pending) : now;
+    meta.deletion_timestamp = FormatRfc3339(asked + std::chrono::seconds(grace));
+    meta.deletion_grace_period_seconds = grace;
+  }
   MarkTerminating(*object);
   out.bytes = model::Pack(*object);
   out.write = out.bytes == stored.bytes ? ChangeOutcome::Write::kNone : ChangeOutcome::Write::kPut;

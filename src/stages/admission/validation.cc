@@ -562,6 +562,27 @@ Causes ValidateMeta(const model::KindInfo& kind, const api::ObjectMetaT& meta) {
   if (annotation_bytes > kTotalAnnotationBytes) {
     out.push_back(FieldError::TooLong("metadata.annotations", kTotalAnnotationBytes));
   }
+  // Owner references name their owner fully; one at most is its controller.
+  std::string controller;
+  for (const auto& ref : meta.owner_references) {
+    const std::string at = "metadata.ownerReferences";
+    const size_t slash = ref->api_version.rfind('/');
+    const std::string version = slash == std::string::npos ? ref->api_version : ref->api_version.substr(slash + 1);
+    if (version.empty()) out.push_back(FieldError::Invalid(at + ".apiVersion", ref->api_version, "version must not be empty"));
+    if (ref->kind.empty()) out.push_back(FieldError::Invalid(at + ".kind", ref->kind, "kind must not be empty"));
+    if (ref->name.empty()) out.push_back(FieldError::Invalid(at + ".name", ref->name, "name must not be empty"));
+    if (ref->uid.empty()) out.push_back(FieldError::Invalid(at + ".uid", ref->uid, "uid must not be empty"));
+    if (!ref->controller.value_or(false)) continue;
+    const std::string named = ref->kind + "/" + ref->name;
+    if (controller.empty()) {
+      controller = named;
+    } else {
+      out.push_back(FieldError::InvalidRendered(
+          at, "[]v1.OwnerReference{...}",
+          "Only one reference can have Controller set to true. Found \"true\" in references for " + controller +
+              " and " + named));
+    }
+  }
   // Finalizers are qualified names; the garbage collector's two ask for
   // opposite things and may not both be set.
   bool orphan = false, foreground = false;

@@ -5,6 +5,7 @@
 #include "model/kind_types.h"
 #include "model/objects.h"
 #include "model/value.h"
+#include "stages/controllers/owner_refs.h"
 
 namespace podflow::controllers {
 namespace {
@@ -212,6 +213,7 @@ std::vector<std::string> OwnerGraph::BlockingDependents(const std::string& uid) 
   std::vector<std::string> out;
   for (const std::string& key : Dependents(uid)) {
     const GcObject* dep = Find(key);
+    if (dep != nullptr && dep->uid == uid) continue;  // an object that names itself does not hold itself up
     const OwnerLink* link = dep != nullptr ? LinkTo(*dep, uid) : nullptr;
     if (link != nullptr && link->block_owner_deletion) out.push_back(key);
   }
@@ -219,6 +221,22 @@ std::vector<std::string> OwnerGraph::BlockingDependents(const std::string& uid) 
 }
 
 bool OwnerGraph::HasDependents(const std::string& uid) const { return dependents_.contains(uid); }
+
+std::string UnblockOwnersPatch(const GcObject& item) {
+  using model::Value;
+  Value refs = Value::Array();
+  for (const OwnerLink& ref : item.owners) {
+    if (!ref.block_owner_deletion) continue;
+    Value entry = Value::Object();
+    entry.Set("apiVersion", Value::String(ref.api_version));
+    entry.Set("kind", Value::String(ref.kind));
+    entry.Set("name", Value::String(ref.name));
+    entry.Set("uid", Value::String(ref.uid));
+    entry.Set("blockOwnerDeletion", Value::Bool(false));
+    refs.Append(std::move(entry));
+  }
+  return OwnerRefsPatch(std::move(refs), item.uid);
+}
 
 std::string RemoveFinalizerPatch(const std::vector<std::string>& finalizers, std::string_view finalizer,
                                  int64_t revision) {

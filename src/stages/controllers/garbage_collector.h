@@ -141,6 +141,10 @@ class OwnerGraph {
 // when it names a kind podflow does not serve.
 std::optional<std::string> OwnerKey(const OwnerLink& ref, std::string_view namespace_);
 
+// A strategic merge patch that sets blockOwnerDeletion false on every
+// reference of `item` that blocks (so that an owner in a cycle of
+// foreground deletions is not held up by it), on its uid.
+std::string UnblockOwnersPatch(const GcObject& item);
 // A merge patch that leaves `finalizers` without `finalizer`, on the
 // condition that the object is still at `revision`.
 std::string RemoveFinalizerPatch(const std::vector<std::string>& finalizers, std::string_view finalizer,

@@ -179,6 +179,22 @@ class GarbageCollectorLoop {
                                 "garbage collector: dropping references to owners gone or going from") !=
                ControllerApi::Updated::kFailed;
       case GcDecision::Action::kDelete:
+        // A dependent of it waiting for its own dependents: a cycle of
+        // foreground deletions. It stops blocking its owners first, so that
+        // they can go while it waits.
+        if (decision.propagation == "Foreground" && std::ranges::any_of(item.owners, [](const OwnerLink& ref) {
+              return ref.block_owner_deletion;
+            })) {
+          const std::vector<std::string> deps = graph_.Dependents(item.uid);
+          const bool cycle = std::ranges::any_of(deps, [&](const std::string& dep) {
+            const GcObject* d = graph_.Find(dep);
+            return d != nullptr && d->DeletingDependents();
+          });
+          if (cycle && api_.PatchOwners(*item.kind, item.namespace_, item.name, UnblockOwnersPatch(item),
+                                        "garbage collector: unblocking the owners of") != ControllerApi::Updated::kWritten) {
+            return false;
+          }
+        }
         return Delete(item, decision.propagation);
     }
     return true;
@@ -194,8 +210,11 @@ class GarbageCollectorLoop {
       }
       return *known;
     }
-    if (absent_.contains(ref.uid)) return OwnerState::kDangling;
     const model::KindInfo& kind = *model::FindKind(ref.api_version, ref.kind);
+    // Remembered by everything the lookup named: a reference naming the
+    // owner's uid in another namespace says nothing about the owner.
+    const std::string absent_key = *OwnerKey(ref, item.namespace_) + "#" + ref.uid;
+    if (absent_.contains(absent_key)) return OwnerState::kDangling;
     Result<client::ApiResponse> got = api_.Call({.verb = "get",
                                                  .resource = client::ResourceArg(kind),
                                                  .namespace_ = kind.namespaced ? item.namespace_ : std::string(),
@@ -212,7 +231,7 @@ class GarbageCollectorLoop {
       return owner->DeletingDependents() ? OwnerState::kWaiting : OwnerState::kSolid;
     }
     if (absent_.size() >= kMaxAbsentOwners) absent_.clear();
-    absent_.insert(ref.uid);
+    absent_.insert(absent_key);
     // The owner is elsewhere: a namespaced dependent names an owner of
     // another namespace, which is taken as absent.
     if (const GcObject* elsewhere = graph_.FindUid(ref.uid);
@@ -303,7 +322,7 @@ class GarbageCollectorLoop {
   SimTime linger_until_{};          // pods followed until then: an object went
   OwnerGraph graph_;
   WorkQueue queue_;
-  std::set<std::string> absent_;    // owner uids the API said are gone
+  std::set<std::string> absent_;    // owners the API said are gone: "KEY#UID"
   std::set<std::string> reported_;  // dependents' uids with OwnerRefInvalidNamespace recorded
 };
 

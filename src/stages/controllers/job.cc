@@ -43,8 +43,9 @@ JobAccounting Account(const JobRecord& job, const std::vector<const PodRecord*>&
   for (const std::string& uid : job.uncounted_failed) {
     if (settled(uid)) out.counted_failed.push_back(uid);
   }
-  // Once the Job is decided (or deleted), every pod it tracks is let go.
-  const bool ending = job.target.has_value() || job.deleting;
+  // Once the Job is decided every pod it tracks is let go, those that did
+  // not succeed as failures; a Job being deleted lets go of its running
+  // pods without counting them.
   for (const PodRecord* pod : pods) {
     if (!IsTracked(*pod)) continue;
     if (job.uncounted_succeeded.contains(pod->uid) || job.uncounted_failed.contains(pod->uid)) {
@@ -52,8 +53,10 @@ JobAccounting Account(const JobRecord& job, const std::vector<const PodRecord*>&
     } else if (pod->phase == api::PodPhase::Succeeded) {
       out.newly_succeeded.push_back(pod->uid);
       out.release.push_back(pod);
-    } else if (ending || CountsAsFailed(*pod, job)) {
+    } else if (job.target.has_value() || CountsAsFailed(*pod, job)) {
       out.newly_failed.push_back(pod->uid);
+      out.release.push_back(pod);
+    } else if (job.deleting) {
       out.release.push_back(pod);
     }
   }

@@ -65,7 +65,8 @@ bool CountsAsFailed(const PodRecord& pod, const JobRecord& job);
 // - newly_succeeded / newly_failed: tracked pods that ended (or, failed,
 //   were deleted), not yet in uncountedTerminatedPods — added to it now;
 //   once the Job has a target condition every tracked pod that did not
-//   succeed is taken as failed;
+//   succeed is taken as failed (a Job being deleted lets go of its running
+//   pods uncounted);
 // - counted_succeeded / counted_failed: uids in uncountedTerminatedPods
 //   whose pods no longer carry the finalizer (or are gone) — moved to the
 //   counters now;

@@ -101,6 +101,7 @@ void SetCondition(api::JobStatusT& status, const std::string& type, api::Conditi
                   const std::string& reason, const std::string& message, SimTime now) {
   for (auto& c : status.conditions) {
     if (c->type != type) continue;
+    if (c->status == value && c->reason == reason && c->message == message) return;  // as it is
     if (c->status != value) c->last_transition_time = FormatRfc3339(now);
     c->status = value;
     c->reason = reason;
@@ -286,12 +287,13 @@ class JobLoop {
       queue_.Add(key, WallClockNow() + kMaxWait);
       return;
     }
-    orphans_.erase(orphan);
     const PodRecord& pod = it->second;
     if (api_.Patch(model::Kind("Pod"), pod.namespace_, pod.name, ReleasePodPatch(pod.uid), "strategic",
                    "letting go of the orphan") == ControllerApi::Updated::kFailed) {
       queue_.AddRateLimited(key, WallClockNow());
+      return;
     }
+    orphans_.erase(orphan);
   }
 
   model::ObjectRef RefOf(const JobRecord& job) const { return {"Job", "batch/v1", job.namespace_, job.name, job.uid}; }
@@ -315,17 +317,19 @@ class JobLoop {
     const std::vector<const PodRecord*> pods = PodsOf(job);
     if (job.finished) {
       // Every pod was counted before it finished; any left tracked is let go.
+      bool released = true;
       for (const PodRecord* pod : pods) {
-        if (IsTracked(*pod)) ReleasePod(*pod);
+        if (IsTracked(*pod)) released &= ReleasePod(*pod);
       }
-      ExpireAfterFinished(key, job, now);
+      if (!released) queue_.AddRateLimited(key, now);
+      ExpireAfterFinished(key, *entry, now);
       return;
     }
     const JobAccounting accounting = Account(job, pods);
     std::vector<const PodRecord*> active;
     int32_t terminating = 0, ready = 0;
     std::set<int32_t> completed = job.completed_indexes;
-    std::set<int32_t> running;
+    std::set<int32_t> running;  // indexes taken: active pods' (and terminating ones' when only Failed are replaced)
     for (const PodRecord* pod : pods) {
       const bool terminal = pod->phase == api::PodPhase::Succeeded || pod->phase == api::PodPhase::Failed;
       if (IsActive(*pod)) {
@@ -334,13 +338,13 @@ class JobLoop {
         if (pod->completion_index) running.insert(*pod->completion_index);
       } else if (pod->deleting && !terminal) {
         ++terminating;
+        if (!job.replace_terminating && pod->completion_index) running.insert(*pod->completion_index);
       }
       if (job.indexed && pod->phase == api::PodPhase::Succeeded && pod->completion_index &&
           *pod->completion_index < job.completions.value_or(0)) {
         completed.insert(*pod->completion_index);
       }
     }
-    NoteFailures(key, accounting, pods);
     const int32_t succeeded = job.indexed ? static_cast<int32_t>(completed.size())
                                           : job.succeeded + static_cast<int32_t>(job.uncounted_succeeded.size() +
                                                                                  accounting.newly_succeeded.size());
@@ -368,9 +372,11 @@ class JobLoop {
     }
     if (target || job.suspended) {
       // Decided (or suspended): nothing more runs.
-      if (!active.empty()) failure = pod_control_.Delete(key, RefOf(job), Limit(active), now);
+      if (!active.empty() && satisfied) failure = pod_control_.Delete(key, RefOf(job), Limit(active), now);
     } else if (satisfied && !job.deleting) {
-      failure = ManagePods(key, *entry, active, completed, running, succeeded, now);
+      // Pods still stopping hold their places when only Failed ones are replaced.
+      const int32_t holding = job.replace_terminating ? 0 : terminating;
+      failure = ManagePods(key, *entry, active, holding, completed, running, succeeded, now);
     }
 
     // The Job's final condition once every pod has stopped and been counted.
@@ -384,6 +390,7 @@ class JobLoop {
       queue_.AddRateLimited(key, now);
       return;
     }
+    NoteFailures(key, accounting, pods);
     // Counted in the status just written: the pods may go.
     bool released = true;
     for (const PodRecord* pod : accounting.release) released &= ReleasePod(*pod);
@@ -428,8 +435,8 @@ class JobLoop {
 
   // Creates or deletes pods towards what the Job wants; "" or the first failure.
   std::string ManagePods(const std::string& key, const JobEntry& entry, const std::vector<const PodRecord*>& active,
-                         const std::set<int32_t>& completed, const std::set<int32_t>& running, int32_t succeeded,
-                         SimTime now) {
+                         int32_t holding, const std::set<int32_t>& completed, const std::set<int32_t>& running,
+                         int32_t succeeded, SimTime now) {
     const JobRecord& job = entry.job;
     std::vector<std::string> bodies;
     if (job.indexed) {
@@ -450,7 +457,7 @@ class JobLoop {
       if (count > want) {
         return pod_control_.Delete(key, RefOf(job), PodsToDelete(active, active, count - want, now), now);
       }
-      for (int32_t i = count; i < want; ++i) bodies.push_back(PodBody(entry, std::nullopt));
+      for (int32_t i = count + holding; i < want; ++i) bodies.push_back(PodBody(entry, std::nullopt));
     }
     if (bodies.empty()) return "";
     // Failed pods are replaced after a back-off.
@@ -578,8 +585,10 @@ class JobLoop {
 
   // The TTL-after-finished controller: a finished Job goes
   // ttlSecondsAfterFinished after its Complete or Failed condition, in
-  // the foreground, on the condition that it is still that Job.
-  void ExpireAfterFinished(const std::string& key, const JobRecord& job, SimTime now) {
+  // the foreground, on the condition that it is still that Job as read
+  // (its ttl may just have changed).
+  void ExpireAfterFinished(const std::string& key, const JobEntry& entry, SimTime now) {
+    const JobRecord& job = entry.job;
     if (!job.ttl_seconds_after_finished || job.deleting) return;
     const SimTime expires = job.finished_at.value_or(now) + std::chrono::seconds(*job.ttl_seconds_after_finished);
     if (expires > now) {
@@ -591,7 +600,9 @@ class JobLoop {
                                                          .namespace_ = job.namespace_,
                                                          .name = job.name,
                                                          .propagation_policy = "Foreground",
-                                                         .precondition_uid = job.uid});
+                                                         .precondition_uid = job.uid,
+                                                         .precondition_resource_version =
+                                                             std::to_string(entry.kv.mod_revision.value())});
     if (deleted.ok() && deleted->status.code == 404) return;
     if (!ttl_api_.Succeeded(deleted, "deleting the expired job " + job.namespace_ + "/" + job.name)) {
       queue_.AddRateLimited(key, now);

@@ -3,7 +3,7 @@
 namespace podflow::controllers {
 namespace {
 
-std::string OwnersPatch(model::Value refs, const std::string& object_uid) {
+std::string OwnerRefsPatchImpl(model::Value refs, const std::string& object_uid) {
   using model::Value;
   Value meta = Value::Object();
   meta.Set("ownerReferences", std::move(refs));
@@ -28,10 +28,14 @@ model::Value ControllerRef(std::string_view api_version, std::string_view kind, 
   return ref;
 }
 
+std::string OwnerRefsPatch(model::Value refs, const std::string& object_uid) {
+  return OwnerRefsPatchImpl(std::move(refs), object_uid);
+}
+
 std::string AdoptPatch(model::Value ref, const std::string& object_uid) {
   model::Value refs = model::Value::Array();
   refs.Append(std::move(ref));
-  return OwnersPatch(std::move(refs), object_uid);
+  return OwnerRefsPatchImpl(std::move(refs), object_uid);
 }
 
 std::string ReleasePatch(const std::vector<std::string>& owner_uids, const std::string& object_uid) {
@@ -42,7 +46,7 @@ std::string ReleasePatch(const std::vector<std::string>& owner_uids, const std::
     ref.Set("uid", model::Value::String(uid));
     refs.Append(std::move(ref));
   }
-  return OwnersPatch(std::move(refs), object_uid);
+  return OwnerRefsPatchImpl(std::move(refs), object_uid);
 }
 
 }  // namespace podflow::controllers

@@ -243,6 +243,20 @@ TEST_CASE("Deleting a pod on a node is graceful; an unscheduled one goes at once
   CHECK(PodOf(out)->metadata->deletion_grace_period_seconds == 5);
   out = admission.Delete(model::Kind("Pod"), deleting, DeleteOptions{60, ""});
   CHECK(out.write == ChangeOutcome::Write::kNone);
+  // Shortened from when it was asked for: 14:00:00 + 5 s.
+  CHECK(PodOf(admission.Delete(model::Kind("Pod"), deleting, DeleteOptions{5, ""}))->metadata->deletion_timestamp ==
+        "2026-11-21T14:00:05Z");
+  // Marked deleting with no grace period left (held by a finalizer): a
+  // second delete never gives it one again.
+  std::unique_ptr<api::PodT> held = model::Unpack<api::Pod>(deleting.bytes);
+  held->metadata->deletion_grace_period_seconds = 0;
+  held->metadata->finalizers = {"example.com/hold"};
+  out = admission.Delete(model::Kind("Pod"), {bound.key, model::Pack(*held), 10}, {});
+  CHECK(PodOf(out)->metadata->deletion_grace_period_seconds == 0);
+  CHECK(PodOf(out)->metadata->deletion_timestamp == "2026-11-21T14:00:20Z");
+  held->metadata->finalizers.clear();
+  out = admission.Delete(model::Kind("Pod"), {bound.key, model::Pack(*held), 10}, {});
+  CHECK(out.write == ChangeOutcome::Write::kDelete);
   // --grace-period=0 removes it at once.
   out = admission.Delete(model::Kind("Pod"), bound, DeleteOptions{0, ""});
   CHECK(out.write == ChangeOutcome::Write::kDelete);
@@ -344,7 +358,7 @@ spec:
   CHECK(PodOf(out)->metadata->finalizers.empty());
 }
 
-TEST_CASE("A delete's preconditions: another uid or resourceVersion is 409 in the storage layer's words") {
+TEST_CASE("A delete's preconditions: another uid or resourceVersion is 409 in kube-apiserver's words") {
   Admission admission = TestAdmission();
   const StoredObject cm = Stored("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\n", 12);
   const std::string uid = model::Unpack<api::ConfigMap>(cm.bytes)->metadata->uid;
@@ -354,17 +368,15 @@ TEST_CASE("A delete's preconditions: another uid or resourceVersion is 409 in th
   CHECK(out.status.code == 409);
   CHECK(out.status.reason == "Conflict");
   CHECK(out.status.message ==
-        "Operation cannot be fulfilled on configmaps \"cfg\": StorageError: invalid object, Code: 4, Key: "
-        "/registry/configmaps/default/cfg, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in "
-        "precondition: 0000-other, UID in object meta: " + uid);
+        "Operation cannot be fulfilled on ConfigMap \"cfg\": the UID in the precondition (0000-other) does not "
+        "match the UID in record (" + uid + "). The object might have been deleted and then recreated");
   CHECK(out.write == ChangeOutcome::Write::kNone);
   options.precondition_uid = uid;
   options.precondition_resource_version = "11";
   out = admission.Delete(model::Kind("ConfigMap"), cm, options);
   CHECK(out.status.message ==
-        "Operation cannot be fulfilled on configmaps \"cfg\": StorageError: invalid object, Code: 4, Key: "
-        "/registry/configmaps/default/cfg, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: "
-        "ResourceVersion in precondition: 11, ResourceVersion in object meta: 12");
+        "Operation cannot be fulfilled on ConfigMap \"cfg\": the ResourceVersion in the precondition (11) does "
+        "not match the ResourceVersion in record (12). The object might have been modified");
   options.precondition_resource_version = "12";
   out = admission.Delete(model::Kind("ConfigMap"), cm, options);
   CHECK(out.ok());

@@ -207,6 +207,20 @@ TEST_CASE("The collector's patches: references dropped by uid, a finalizer remov
   CHECK(RemoveFinalizerPatch({"example.com/hold", "foregroundDeletion"}, "foregroundDeletion", 17) ==
         R"({"metadata":{"resourceVersion":"17","finalizers":["example.com/hold"]}})");
   CHECK(RemoveFinalizerPatch({"orphan"}, "orphan", 3) == R"({"metadata":{"resourceVersion":"3","finalizers":null}})");
+  // In a cycle of foreground deletions an object stops blocking its owners.
+  const GcObject pod = Object("Pod", "a", "p-a", {SetLink(true), OwnerLink{"v1", "ConfigMap", "cfg", "c-1", false}});
+  CHECK(UnblockOwnersPatch(pod) ==
+        R"({"metadata":{"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"web-5d","uid":"rs-1",)"
+        R"("blockOwnerDeletion":false}],"uid":"p-a"}})");
+}
+
+TEST_CASE("An object that names itself as its owner does not hold up its own foreground deletion") {
+  OwnerGraph graph;
+  const OwnerLink self{"v1", "ConfigMap", "cfg", "c-1", true};
+  graph.Upsert("/registry/configmaps/default/cfg",
+               Object("ConfigMap", "cfg", "c-1", {self}, {"foregroundDeletion"}, true));
+  CHECK(graph.HasDependents("c-1"));
+  CHECK(graph.BlockingDependents("c-1").empty());
 }
 
 }  // namespace

@@ -67,6 +67,12 @@ TEST_CASE("A Job's ended pods are counted once: uncounted first, then released, 
   a = Account(decided, {&running, &ok});
   CHECK(a.newly_failed == List{"c"});
   CHECK(a.newly_succeeded == List{"a"});
+  // A Job being deleted lets its running pods go, uncounted.
+  JobRecord deleted_job;
+  deleted_job.deleting = true;
+  a = Account(deleted_job, {&running});
+  CHECK(a.newly_failed.empty());
+  CHECK(Uids(a.release) == List{"c"});
 }
 
 TEST_CASE("The backoff limit: more failed pods than it, or with OnFailure as many restarts") {
