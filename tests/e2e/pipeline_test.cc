@@ -2863,7 +2863,17 @@ TEST_CASE("Job: the docs' pi runs to Complete, a failing Job stops at its backof
   const model::Labels labels = model::LabelsFromEntries(pod.metadata()->labels());
   CHECK(*model::FindLabel(labels, "job-name") == "pi");
   CHECK(*model::FindLabel(labels, "batch.kubernetes.io/controller-uid") == uid);
-  std::vector<std::string> events = pipeline.EventsFor("default", "pi");
+  // The Event follows the status it tells of (written with the round's others).
+  const auto events_reach = [&](const std::string& job, const std::string& prefix, int count) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    std::vector<std::string> events = pipeline.EventsFor("default", job);
+    while (Count(events, prefix) < count && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      events = pipeline.EventsFor("default", job);
+    }
+    return events;
+  };
+  std::vector<std::string> events = events_reach("pi", "Normal Completed: Job completed", 1);
   CHECK(Count(events, "Normal SuccessfulCreate: Created pod: pi-") == 1);
   CHECK(Count(events, "Normal Completed: Job completed") == 1);
   auto [got, table] = pipeline.Podflow({"get", "jobs"});
@@ -2894,7 +2904,7 @@ spec:
   CHECK(JobCondition(*fails, "FailureTarget") != nullptr);
   CHECK(fails->status()->completion_time() == nullptr);
   CHECK(PodsOf(pipeline, fails->metadata()->uid()->str(), keep).size() == 2);
-  events = pipeline.EventsFor("default", "fails");
+  events = events_reach("fails", "Warning BackoffLimitExceeded: ", 1);
   CHECK(Count(events, "Normal SuccessfulCreate: Created pod: fails-") == 2);
   CHECK(Count(events, "Warning BackoffLimitExceeded: Job has reached the specified backoff limit") == 1);
 
