@@ -457,7 +457,8 @@ class JobLoop {
       if (count > want) {
         return pod_control_.Delete(key, RefOf(job), PodsToDelete(active, active, count - want, now), now);
       }
-      for (int32_t i = count + holding; i < want; ++i) bodies.push_back(PodBody(entry, std::nullopt));
+      // Every pod alike: the template is read once.
+      if (count + holding < want) bodies.assign(static_cast<size_t>(want - count - holding), PodBody(entry, std::nullopt));
     }
     if (bodies.empty()) return "";
     // Failed pods are replaced after a back-off.
