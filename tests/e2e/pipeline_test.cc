@@ -2945,3 +2945,217 @@ spec:
 }
 
 }  // namespace podflow::e2e
+
+namespace podflow::e2e {
+namespace daemon_sets {
+
+// The docs' DaemonSet ("DaemonSet", Create a DaemonSet), unchanged.
+const char* kFluentd = R"(apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: fluentd-elasticsearch
+  namespace: kube-system
+  labels:
+    k8s-app: fluentd-logging
+spec:
+  selector:
+    matchLabels:
+      name: fluentd-elasticsearch
+  template:
+    metadata:
+      labels:
+        name: fluentd-elasticsearch
+    spec:
+      tolerations:
+      # these tolerations are to have the daemonset runnable on control plane nodes
+      # remove them if your control plane nodes should not run pods
+      - key: node-role.kubernetes.io/control-plane
+        operator: Exists
+        effect: NoSchedule
+      - key: node-role.kubernetes.io/master
+        operator: Exists
+        effect: NoSchedule
+      containers:
+      - name: fluentd-elasticsearch
+        image: quay.io/fluentd_elasticsearch/fluentd:v2.5.2
+        resources:
+          limits:
+            memory: 200Mi
+          requests:
+            cpu: 100m
+            memory: 200Mi
+        volumeMounts:
+        - name: varlog
+          mountPath: /var/log
+      # it may be desirable to set a high enough value for the terminationGracePeriodSeconds
+      terminationGracePeriodSeconds: 30
+      volumes:
+      - name: varlog
+        hostPath:
+          path: /var/log
+)";
+
+// What the test reads of one of the DaemonSet's pods.
+struct DaemonPod {
+  std::string name, node, hash;
+  bool ready = false, deleting = false;
+};
+
+// The pods in kube-system whose controller is the DaemonSet of `uid`, at
+// revision `at` (0: now).
+std::vector<DaemonPod> DaemonPodsAt(Pipeline& pipeline, const std::string& uid, int64_t at = 0) {
+  std::vector<DaemonPod> out;
+  auto read = pipeline.Api().Read(
+      RangeRequest::Prefix(model::KindPrefix(model::Kind("Pod"), "kube-system"), Revision(at)));
+  if (!read.ok()) return out;
+  for (const KeyValue& kv : read->kvs) {
+    const api::Pod* pod = flatbuffers::GetRoot<api::Pod>(kv.value.data());
+    const auto* refs = pod->metadata()->owner_references();
+    if (refs == nullptr || refs->size() != 1 || refs->Get(0)->uid()->str() != uid) continue;
+    const model::Labels labels = model::LabelsFromEntries(pod->metadata()->labels());
+    const std::string* hash = model::FindLabel(labels, "controller-revision-hash");
+    out.push_back({pod->metadata()->name()->str(), pod->spec()->node_name() ? pod->spec()->node_name()->str() : "",
+                   hash != nullptr ? *hash : "", model::ConditionIsTrue(*pod, "Ready"),
+                   pod->metadata()->deletion_timestamp() != nullptr});
+  }
+  return out;
+}
+
+// Every count at `nodes`, nothing misscheduled or unavailable, the generation seen.
+bool Settled(const api::DaemonSet& ds, int nodes, int64_t generation) {
+  const api::DaemonSetStatus* s = ds.status();
+  return s != nullptr && s->desired_number_scheduled() == nodes && s->current_number_scheduled() == nodes &&
+         s->number_ready() == nodes && s->updated_number_scheduled() == nodes && s->number_available() == nodes &&
+         s->number_misscheduled() == 0 && s->number_unavailable() == 0 && s->observed_generation() == generation;
+}
+
+}  // namespace daemon_sets
+
+TEST_CASE("DaemonSet: the docs' fluentd-elasticsearch runs one pod on every node, gets one on a node added later and "
+          "none on a tainted one, replaces a deleted pod, and rolls out an update within maxUnavailable at every revision",
+          "[e2e]") {
+  using namespace daemon_sets;
+  using replica_sets::Count;
+  Pipeline pipeline(false, "", "",
+                    "    - {name: quay.io/fluentd_elasticsearch/fluentd, tags: [\"v2.5.2\", \"v2.6.0\"], pullMillis: 20}\n");
+  pipeline.StartAll();
+  INFO(pipeline.Logs());
+  REQUIRE(pipeline.Submit(kFluentd)[0].first.empty());
+  const std::string key = model::ObjectKey(model::Kind("DaemonSet"), "kube-system", "fluentd-elasticsearch");
+  std::string bytes;
+  const api::DaemonSet* ds = pipeline.WaitFor<api::DaemonSet>(
+      key, [](const api::DaemonSet& d) { return Settled(d, 3, 1); }, &bytes, std::chrono::seconds(30));
+  REQUIRE(ds != nullptr);
+  const std::string uid = ds->metadata()->uid()->str();
+  std::vector<DaemonPod> pods = DaemonPodsAt(pipeline, uid);
+  std::set<std::string> nodes;
+  for (const DaemonPod& p : pods) nodes.insert(p.node);
+  CHECK(pods.size() == 3);
+  CHECK(nodes == std::set<std::string>{"node-1", "node-2", "node-3"});
+  const std::string first_hash = pods.at(0).hash;
+  CHECK_FALSE(first_hash.empty());
+  for (const DaemonPod& p : pods) {
+    CHECK(p.name.rfind("fluentd-elasticsearch-", 0) == 0);
+    CHECK(p.hash == first_hash);
+  }
+  {
+    // Bound by the scheduler through the node affinity the controller
+    // writes, tolerating what every DaemonSet pod tolerates.
+    std::optional<KeyValue> kv = pipeline.Get(model::ObjectKey(model::Kind("Pod"), "kube-system", pods[0].name));
+    REQUIRE(kv.has_value());
+    auto pod = model::Unpack<api::Pod>(kv->value);
+    const auto& terms = pod->spec->affinity->node_affinity->required_during_scheduling_ignored_during_execution
+                            ->node_selector_terms;
+    REQUIRE(terms.size() == 1);
+    REQUIRE(terms[0]->match_fields.size() == 1);
+    CHECK(terms[0]->match_fields[0]->key == "metadata.name");
+    CHECK(terms[0]->match_fields[0]->values == std::vector<std::string>{pods[0].node});
+    std::set<std::string> tolerated;
+    for (const auto& t : pod->spec->tolerations) {
+      tolerated.insert(t->key + ":" + api::EnumNameTaintEffect(t->effect) +
+                       (t->toleration_seconds.has_value() ? "+seconds" : ""));
+    }
+    CHECK(tolerated == std::set<std::string>{"node-role.kubernetes.io/control-plane:NoSchedule",
+                                             "node-role.kubernetes.io/master:NoSchedule",
+                                             "node.kubernetes.io/not-ready:NoExecute",
+                                             "node.kubernetes.io/unreachable:NoExecute",
+                                             "node.kubernetes.io/disk-pressure:NoSchedule",
+                                             "node.kubernetes.io/memory-pressure:NoSchedule",
+                                             "node.kubernetes.io/pid-pressure:NoSchedule",
+                                             "node.kubernetes.io/unschedulable:NoSchedule"});
+  }
+  auto [got, table] = pipeline.Podflow({"get", "daemonsets", "-n", "kube-system"});
+  CHECK(got == 0);
+  CHECK(table.starts_with("NAME                    DESIRED   CURRENT   READY   UP-TO-DATE   AVAILABLE   NODE SELECTOR   AGE\n"
+                          "fluentd-elasticsearch   3         3         3       3            3           <none>          "));
+
+  // Two nodes join: KWOK's, tainted NoSchedule (not tolerated), and one untainted.
+  std::ifstream in(std::string(PODFLOW_SOURCE_DIR) + "/config/manifests/node-kwok.yaml");
+  const std::string kwok((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  REQUIRE_FALSE(kwok.empty());
+  std::string late = kwok;
+  for (size_t at = late.find("kwok-node-0"); at != std::string::npos; at = late.find("kwok-node-0")) {
+    late.replace(at, 11, "late-node");
+  }
+  late.replace(late.find("  taints:"), late.find("status:") - late.find("  taints:"), "  unschedulable: false\n");
+  late.replace(late.find("10.0.0.10"), 9, "10.0.0.11");
+  REQUIRE(pipeline.Submit(kwok)[0].first.empty());
+  REQUIRE(pipeline.Submit(late)[0].first.empty());
+  ds = pipeline.WaitFor<api::DaemonSet>(
+      key, [](const api::DaemonSet& d) { return Settled(d, 4, 1); }, &bytes, std::chrono::seconds(30));
+  REQUIRE(ds != nullptr);
+  pods = DaemonPodsAt(pipeline, uid);
+  nodes.clear();
+  for (const DaemonPod& p : pods) nodes.insert(p.node);
+  CHECK(nodes == std::set<std::string>{"late-node", "node-1", "node-2", "node-3"});
+
+  // A deleted pod is replaced on its node.
+  const DaemonPod victim = pods.at(0);
+  REQUIRE(pipeline.Podflow({"delete", "pod", victim.name, "-n", "kube-system", "--grace-period=0"}).first == 0);
+  std::vector<DaemonPod> after;
+  for (auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+       std::chrono::steady_clock::now() < deadline; std::this_thread::sleep_for(std::chrono::milliseconds(100))) {
+    after = DaemonPodsAt(pipeline, uid);
+    const bool replaced = std::ranges::any_of(after, [&](const DaemonPod& p) {
+      return p.node == victim.node && p.name != victim.name && p.ready && !p.deleting;
+    });
+    if (replaced && after.size() == 4) break;
+  }
+  CHECK(after.size() == 4);
+  CHECK(std::ranges::none_of(after, [&](const DaemonPod& p) { return p.name == victim.name; }));
+
+  // The image changes: each node's pod is replaced, at most one node
+  // (maxUnavailable 1) without a ready pod at any revision of the log.
+  ds = pipeline.WaitFor<api::DaemonSet>(
+      key, [](const api::DaemonSet& d) { return Settled(d, 4, 1); }, &bytes, std::chrono::seconds(30));
+  REQUIRE(ds != nullptr);
+  const int64_t before = deployments::Head(pipeline);
+  REQUIRE(pipeline.Podflow({"patch", "daemonset", "fluentd-elasticsearch", "-n", "kube-system", "-p",
+                            R"({"spec":{"template":{"spec":{"containers":[{"name":"fluentd-elasticsearch",)"
+                            R"("image":"quay.io/fluentd_elasticsearch/fluentd:v2.6.0"}]}}}})"})
+              .first == 0);
+  ds = pipeline.WaitFor<api::DaemonSet>(
+      key, [](const api::DaemonSet& d) { return Settled(d, 4, 2); }, &bytes, std::chrono::seconds(60));
+  REQUIRE(ds != nullptr);
+  const int64_t end = deployments::Head(pipeline);
+  int fewest = 4;
+  for (int64_t r = before; r <= end; ++r) {
+    std::set<std::string> ready_nodes;
+    for (const DaemonPod& p : DaemonPodsAt(pipeline, uid, r)) {
+      if (p.ready && !p.deleting) ready_nodes.insert(p.node);
+    }
+    fewest = std::min(fewest, static_cast<int>(ready_nodes.size()));
+  }
+  CHECK(fewest == 3);  // one node at a time
+  pods = DaemonPodsAt(pipeline, uid);
+  CHECK(pods.size() == 4);
+  for (const DaemonPod& p : pods) {
+    CHECK(p.hash != first_hash);
+    CHECK(p.ready);
+  }
+  std::vector<std::string> events = pipeline.EventsFor("kube-system", "fluentd-elasticsearch");
+  CHECK(Count(events, "Normal SuccessfulCreate: Created pod: fluentd-elasticsearch-") >= 9);  // 3 + 1 + 1 + 4
+  CHECK(Count(events, "Normal SuccessfulDelete: Deleted pod: fluentd-elasticsearch-") >= 4);
+}
+
+}  // namespace podflow::e2e

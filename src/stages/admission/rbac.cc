@@ -328,6 +328,25 @@ subjects:
   - apiGroups: ["", events.k8s.io]
     resources: [events]
     verbs: [create, patch, update])");
+  out += controller("daemon-set-controller", R"(
+  - apiGroups: [apps, extensions]
+    resources: [daemonsets]
+    verbs: [get, list, watch]
+  - apiGroups: [apps, extensions]
+    resources: [daemonsets/status, daemonsets/finalizers]
+    verbs: [update]
+  - apiGroups: [""]
+    resources: [nodes]
+    verbs: [list, watch]
+  - apiGroups: [""]
+    resources: [pods]
+    verbs: [create, delete, list, patch, watch]
+  - apiGroups: [""]
+    resources: [pods/binding]
+    verbs: [create]
+  - apiGroups: ["", events.k8s.io]
+    resources: [events]
+    verbs: [create, patch, update])");
   out += controller("job-controller", R"(
   - apiGroups: [batch]
     resources: [jobs]

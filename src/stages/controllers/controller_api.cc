@@ -1,5 +1,8 @@
 #include "stages/controllers/controller_api.h"
 
+#include <algorithm>
+#include <vector>
+
 #include "base/logging.h"
 #include "model/codec.h"
 #include "model/objects.h"
@@ -104,12 +107,21 @@ Result<bool> OnDemandInformer::Follow(bool needed, const client::Informer::Handl
   return true;
 }
 
-Status PollKindAndPods(client::Informer& kind, const client::Informer::Handlers& kind_handlers,
-                       OnDemandInformer& pods, const client::Informer::Handlers& pod_handlers,
-                       std::chrono::milliseconds wait, const std::function<Status()>& follow) {
-  PODFLOW_RETURN_IF_ERROR(kind.Poll(pods.open() ? std::chrono::milliseconds(0) : wait, kind_handlers));
+Status PollKindAndFollowers(client::Informer& kind, const client::Informer::Handlers& kind_handlers,
+                            std::initializer_list<Follower> followers, std::chrono::milliseconds wait,
+                            const std::function<Status()>& follow) {
+  const bool any_open = std::ranges::any_of(followers, [](const Follower& f) { return f.informer.open(); });
+  PODFLOW_RETURN_IF_ERROR(kind.Poll(any_open ? std::chrono::milliseconds(0) : wait, kind_handlers));
   PODFLOW_RETURN_IF_ERROR(follow());
-  return pods.Poll(wait, pod_handlers);
+  std::vector<const Follower*> open;
+  for (const Follower& f : followers) {
+    if (f.informer.open()) open.push_back(&f);
+  }
+  for (size_t i = 0; i < open.size(); ++i) {
+    PODFLOW_RETURN_IF_ERROR(
+        open[i]->informer.Poll(i + 1 == open.size() ? wait : std::chrono::milliseconds(0), open[i]->handlers));
+  }
+  return Status::Ok();
 }
 
 }  // namespace podflow::controllers

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -109,12 +110,24 @@ class OnDemandInformer {
   std::unique_ptr<client::Informer> informer_;
 };
 
-// One poll of a controller that follows its own kind and, on demand, the
-// pods: its kind first (not waiting while the pods are followed), then
-// `follow` (which opens or closes the pods' informer as the controller
-// needs them), then the pods, waiting at most `wait`.
-Status PollKindAndPods(client::Informer& kind, const client::Informer::Handlers& kind_handlers,
-                       OnDemandInformer& pods, const client::Informer::Handlers& pod_handlers,
-                       std::chrono::milliseconds wait, const std::function<Status()>& follow);
+// An informer opened on demand and what receives its changes.
+struct Follower {
+  OnDemandInformer& informer;
+  const client::Informer::Handlers& handlers;
+};
+
+// One poll of a controller that follows its own kind and, on demand, other
+// kinds (`followers`: the pods, the nodes): its kind first (not waiting
+// while a follower is open), then `follow` (which opens or closes the
+// followers as the controller needs them), then each open follower, the
+// last waiting at most `wait`.
+Status PollKindAndFollowers(client::Informer& kind, const client::Informer::Handlers& kind_handlers,
+                            std::initializer_list<Follower> followers, std::chrono::milliseconds wait,
+                            const std::function<Status()>& follow);
+inline Status PollKindAndPods(client::Informer& kind, const client::Informer::Handlers& kind_handlers,
+                              OnDemandInformer& pods, const client::Informer::Handlers& pod_handlers,
+                              std::chrono::milliseconds wait, const std::function<Status()>& follow) {
+  return PollKindAndFollowers(kind, kind_handlers, {{pods, pod_handlers}}, wait, follow);
+}
 
 }  // namespace podflow::controllers

@@ -15,6 +15,7 @@
 #include "model/objects.h"
 #include "model/taints.h"
 #include "stages/controllers/controller_api.h"
+#include "stages/controllers/daemon_set_loop.h"
 #include "stages/controllers/deployment_loop.h"
 #include "stages/controllers/garbage_collector_loop.h"
 #include "stages/controllers/job_loop.h"
@@ -381,6 +382,7 @@ Status ControllersStage::Start() {
   });
   replica_sets_.Start([this](const std::atomic<bool>& stopping) { RunReplicaSetController(context_, stopping); });
   deployments_.Start([this](const std::atomic<bool>& stopping) { RunDeploymentController(context_, stopping); });
+  daemon_sets_.Start([this](const std::atomic<bool>& stopping) { RunDaemonSetController(context_, stopping); });
   jobs_.Start([this](const std::atomic<bool>& stopping) { RunJobController(context_, stopping); });
   garbage_collector_.Start([this](const std::atomic<bool>& stopping) { RunGarbageCollector(context_, stopping); });
   return Status::Ok();
@@ -389,6 +391,7 @@ Status ControllersStage::Start() {
 void ControllersStage::Stop() {
   garbage_collector_.Stop();
   jobs_.Stop();
+  daemon_sets_.Stop();
   deployments_.Stop();
   replica_sets_.Stop();
   node_lifecycle_.Stop();

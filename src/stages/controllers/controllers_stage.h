@@ -2,8 +2,8 @@
 // of its own, level-triggered from informers of the log, writing through
 // the API (admission: authentication, RBAC, validation) as its own service
 // account. Today: the node lifecycle controller, taint-based eviction, the
-// ReplicaSet, Deployment and Job controllers (with TTL after finished) and
-// the garbage collector, each loop on a thread of its own.
+// ReplicaSet, Deployment, DaemonSet and Job controllers (with TTL after
+// finished) and the garbage collector, each loop on a thread of its own.
 #pragma once
 
 #include <atomic>
@@ -32,6 +32,7 @@ class ControllersStage {
   pipeline::LoopThread node_lifecycle_;
   pipeline::LoopThread replica_sets_;
   pipeline::LoopThread deployments_;
+  pipeline::LoopThread daemon_sets_;
   pipeline::LoopThread jobs_;
   pipeline::LoopThread garbage_collector_;
 };

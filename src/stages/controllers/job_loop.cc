@@ -118,20 +118,6 @@ void SetCondition(api::JobStatusT& status, const std::string& type, api::Conditi
   status.conditions.push_back(std::move(c));
 }
 
-// Sets `key` of the object `obj` to `v`, replacing what it held.
-void Put(model::Value& obj, const std::string& key, model::Value v) {
-  if (model::Value* at = obj.Find(key)) {
-    *at = std::move(v);
-  } else {
-    obj.Set(key, std::move(v));
-  }
-}
-
-model::Value& Member(model::Value& obj, const std::string& key, model::Value empty) {
-  if (obj.Find(key) == nullptr) obj.Set(key, std::move(empty));
-  return *obj.Find(key);
-}
-
 // The strategic merge patch that takes the tracking finalizer off the pod
 // of uid `uid` (only if it is still that pod).
 std::string ReleasePodPatch(const std::string& uid) {
@@ -486,13 +472,13 @@ class JobLoop {
     Value pod = PodFromTemplate(spec != nullptr ? spec->Find("template") : nullptr, prefix, job.namespace_,
                                 ControllerRef("batch/v1", "Job", job.name, job.uid));
     Value& meta = *pod.Find("metadata");
-    Member(meta, "finalizers", Value::Array()).Append(Value::String(kJobTrackingFinalizer));
+    MemberOf(meta, "finalizers", Value::Array()).Append(Value::String(kJobTrackingFinalizer));
     if (index) {
       const Value text = Value::String(std::to_string(*index));
-      Put(Member(meta, "annotations", Value::Object()), kJobCompletionIndex, text);
-      Put(Member(meta, "labels", Value::Object()), kJobCompletionIndex, text);
+      PutMember(MemberOf(meta, "annotations", Value::Object()), kJobCompletionIndex, text);
+      PutMember(MemberOf(meta, "labels", Value::Object()), kJobCompletionIndex, text);
       Value& pod_spec = *pod.Find("spec");
-      Put(pod_spec, "hostname", Value::String(job.name + "-" + std::to_string(*index)));
+      PutMember(pod_spec, "hostname", Value::String(job.name + "-" + std::to_string(*index)));
       for (const char* list : {"initContainers", "containers"}) {
         const Value* containers = pod_spec.Find(list);
         if (containers == nullptr) continue;
@@ -501,7 +487,7 @@ class JobLoop {
           AddIndexEnv(container);
           with_env.Append(std::move(container));
         }
-        Put(pod_spec, list, std::move(with_env));
+        PutMember(pod_spec, list, std::move(with_env));
       }
     }
     return model::ToJson(pod);
@@ -509,7 +495,7 @@ class JobLoop {
 
   static void AddIndexEnv(model::Value& container) {
     using model::Value;
-    Value& env = Member(container, "env", Value::Array());
+    Value& env = MemberOf(container, "env", Value::Array());
     for (const Value& e : env.items()) {
       if (const Value* name = e.Find("name"); name != nullptr && name->string_value() == "JOB_COMPLETION_INDEX") return;
     }

@@ -2,6 +2,7 @@
 
 #include "model/codec.h"
 #include "model/objects.h"
+#include "stages/controllers/owner_refs.h"
 
 namespace podflow::controllers {
 namespace {
@@ -11,6 +12,19 @@ std::string PathOf(const model::ObjectRef& owner) {
 }
 
 }  // namespace
+
+void PutMember(model::Value& obj, const std::string& key, model::Value v) {
+  if (model::Value* at = obj.Find(key)) {
+    *at = std::move(v);
+  } else {
+    obj.Set(key, std::move(v));
+  }
+}
+
+model::Value& MemberOf(model::Value& obj, const std::string& key, model::Value empty) {
+  if (obj.Find(key) == nullptr) obj.Set(key, std::move(empty));
+  return *obj.Find(key);
+}
 
 model::Value PodFromTemplate(const model::Value* tmpl, const std::string& generate_name,
                              const std::string& namespace_, model::Value owner_ref) {
@@ -66,6 +80,36 @@ std::string PodControl::Create(const std::string& owner_key, const model::Object
     if (!failure.empty()) break;  // the rest wait for the next sync
   }
   return failure;
+}
+
+std::vector<const PodRecord*> PodControl::Claim(const model::ObjectRef& owner, const model::LabelSelector* selector,
+                                                bool owner_deleting, const std::vector<PodRecord*>& candidates,
+                                                bool& claimed) {
+  std::vector<const PodRecord*> owned;
+  claimed = true;
+  for (PodRecord* pod : candidates) {
+    const bool selected = selector != nullptr && selector->Matches(pod->labels);
+    if (pod->controller_uid == owner.uid) {
+      if (selected) {
+        owned.push_back(pod);
+      } else if (!owner_deleting) {
+        const ControllerApi::Updated released = api_.PatchOwners(model::Kind("Pod"), pod->namespace_, pod->name,
+                                                                 ReleasePatch(owner.uid, pod->uid), "releasing");
+        if (released == ControllerApi::Updated::kWritten) pod->controller_uid.clear();
+        claimed &= released != ControllerApi::Updated::kFailed;
+      }
+    } else if (pod->controller_uid.empty() && selected && !owner_deleting) {
+      const ControllerApi::Updated adopted = api_.PatchOwners(
+          model::Kind("Pod"), pod->namespace_, pod->name,
+          AdoptPatch(ControllerRef(owner.api_version, owner.kind, owner.name, owner.uid), pod->uid), "adopting");
+      if (adopted == ControllerApi::Updated::kWritten) {
+        pod->controller_uid = owner.uid;
+        owned.push_back(pod);
+      }
+      claimed &= adopted != ControllerApi::Updated::kFailed;
+    }
+  }
+  return owned;
 }
 
 std::string PodControl::Delete(const std::string& owner_key, const model::ObjectRef& owner,

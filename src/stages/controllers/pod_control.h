@@ -10,6 +10,7 @@
 
 #include "base/clock.h"
 #include "model/events.h"
+#include "model/labels.h"
 #include "model/value.h"
 #include "stages/controllers/controller_api.h"
 #include "stages/controllers/expectations.h"
@@ -24,6 +25,11 @@ namespace podflow::controllers {
 model::Value PodFromTemplate(const model::Value* tmpl, const std::string& generate_name,
                              const std::string& namespace_, model::Value owner_ref);
 
+// Sets `key` of the object `obj` to `v`, replacing what it held.
+void PutMember(model::Value& obj, const std::string& key, model::Value v);
+// The member `key` of the object `obj`, set to `empty` first when it has none.
+model::Value& MemberOf(model::Value& obj, const std::string& key, model::Value empty);
+
 class PodControl {
  public:
   PodControl(ControllerApi& api, Expectations& expectations) : api_(api), expectations_(expectations) {}
@@ -35,6 +41,16 @@ class PodControl {
   // after it. "" or the first failure's message.
   std::string Create(const std::string& owner_key, const model::ObjectRef& owner,
                      const std::vector<std::string>& bodies, SimTime now);
+  // The pods of `candidates` the owner `owner` controls once it has
+  // claimed them (PodControllerRefManager.ClaimPods): its own it still
+  // selects, and the orphans it selects, adopted; its own it no longer
+  // selects are released. `selector` null: it selects none (an invalid
+  // selector). An owner being deleted adopts and releases nothing.
+  // `claimed` false when an adoption or release failed (the sync then
+  // changes nothing and is tried again).
+  std::vector<const PodRecord*> Claim(const model::ObjectRef& owner, const model::LabelSelector* selector,
+                                      bool owner_deleting, const std::vector<PodRecord*>& candidates,
+                                      bool& claimed);
   // Deletes `pods`, each expected under `owner_key` and recorded about
   // `owner` (one already gone is not an error); an API that does not answer
   // ends the deletions. "" or the first failure's message.

@@ -62,6 +62,26 @@ std::optional<SimTime> StoredTime(const flatbuffers::String* s) {
   return std::chrono::floor<SimDuration>(*t);
 }
 
+std::string TargetNodeName(const api::Pod& pod) {
+  const api::PodSpec* spec = pod.spec();
+  if (spec == nullptr) return {};
+  if (spec->node_name() != nullptr && spec->node_name()->size() > 0) return spec->node_name()->str();
+  if (spec->affinity() == nullptr || spec->affinity()->node_affinity() == nullptr) return {};
+  const api::NodeSelector* required =
+      spec->affinity()->node_affinity()->required_during_scheduling_ignored_during_execution();
+  if (required == nullptr || required->node_selector_terms() == nullptr) return {};
+  for (const api::NodeSelectorTerm* term : *required->node_selector_terms()) {
+    if (term->match_fields() == nullptr) continue;
+    for (const api::NodeSelectorRequirement* r : *term->match_fields()) {
+      if (Str(r->key()) == "metadata.name" && r->operator_() == api::NodeSelectorOperator::In &&
+          r->values() != nullptr && r->values()->size() == 1) {
+        return r->values()->Get(0)->str();
+      }
+    }
+  }
+  return {};
+}
+
 std::optional<PodRecord> ReadPod(const std::string& key, std::string_view bytes) {
   if (!model::VerifyObject(model::Kind("Pod"), bytes).ok()) return std::nullopt;
   const api::Pod& pod = *flatbuffers::GetRoot<api::Pod>(bytes.data());
@@ -88,6 +108,7 @@ std::optional<PodRecord> ReadPod(const std::string& key, std::string_view bytes)
     }
   }
   if (pod.spec() != nullptr) out.node = Str(pod.spec()->node_name());
+  out.target_node = TargetNodeName(pod);
   if (const api::PodStatus* status = pod.status()) {
     out.phase = status->phase();
     for (const auto* list : {status->container_statuses(), status->init_container_statuses()}) {

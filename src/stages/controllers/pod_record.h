@@ -27,6 +27,7 @@ std::optional<SimTime> StoredTime(const flatbuffers::String* s);
 // What the controllers keep of a pod.
 struct PodRecord {
   std::string key, namespace_, name, uid, node;
+  std::string target_node;     // TargetNodeName: node, or the one its required affinity names
   model::Labels labels;
   std::string controller_uid;  // its controller ownerReference's uid; "" when it has none
   api::PodPhase phase = api::PodPhase::Unset;
@@ -41,6 +42,11 @@ struct PodRecord {
   std::optional<int32_t> completion_index;  // kJobCompletionIndex, when a valid index
   std::optional<SimTime> finished_at;       // the last of its containers' finishedAt
 };
+
+// The node a pod is for: its spec.nodeName or, before it is bound, the
+// metadata.name that its required node affinity names (the one matchFields
+// term a DaemonSet's pod carries); "" when neither.
+std::string TargetNodeName(const api::Pod& pod);
 
 // The pod stored at `key` as `bytes`; nullopt when it is not a valid Pod.
 std::optional<PodRecord> ReadPod(const std::string& key, std::string_view bytes);

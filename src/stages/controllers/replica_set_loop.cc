@@ -13,6 +13,7 @@
 #include "model/value.h"
 #include "stages/controllers/controller_api.h"
 #include "stages/controllers/object_index.h"
+#include "stages/controllers/owned_pods.h"
 #include "stages/controllers/owner_refs.h"
 #include "stages/controllers/pod_control.h"
 #include "stages/controllers/replica_set.h"
@@ -88,10 +89,10 @@ class ReplicaSetLoop {
         pods_(context, model::KindPrefix(model::Kind("Pod"))) {}
 
   void Run(const std::atomic<bool>& stopping) {
-    const client::Informer::Handlers set_handlers{[this](const KeyValue& kv) { UpsertSet(kv); },
-                                                  [this](const std::string& key) { RemoveSet(key); }};
-    const client::Informer::Handlers pod_handlers{[this](const KeyValue& kv) { UpsertPod(kv); },
-                                                  [this](const std::string& key) { RemovePod(key); }};
+    const client::Informer::Handlers set_handlers{[this](const KeyValue& kv) { owned_.UpsertOwner(kv, ReadSet(kv), "ReplicaSet"); },
+                                                  [this](const std::string& key) { owned_.RemoveOwner(key); }};
+    const client::Informer::Handlers pod_handlers{[this](const KeyValue& kv) { owned_.Upsert(kv); },
+                                                  [this](const std::string& key) { owned_.Remove(key); }};
     RunWorkQueue(
         stopping, queue_,
         [&](std::chrono::milliseconds wait) {
@@ -112,74 +113,10 @@ class ReplicaSetLoop {
     if (pods_.open()) {
       api_.log().info("following pods: {} replica set(s)", sets_.size());
     } else {
-      pod_records_.clear();
-      pods_by_namespace_.clear();
+      owned_.Clear();
       api_.log().info("no replica set left: no longer following pods");
     }
     return Status::Ok();
-  }
-
-  void UpsertSet(const KeyValue& kv) {
-    std::optional<SetRecord> set = ReadSet(kv);
-    if (!set) {
-      api_.log().warn("{}: not a valid ReplicaSet; ignored", kv.key);
-      return;
-    }
-    sets_.Put(kv.key, std::move(*set));
-    queue_.Add(kv.key, WallClockNow());
-  }
-
-  void RemoveSet(const std::string& key) {
-    if (!sets_.Erase(key)) return;
-    expectations_.Forget(key);
-    queue_.Forget(key);
-  }
-
-  // The ReplicaSets a pod's change concerns: its controller's, or, for an
-  // orphan, every one in its namespace that selects it (to adopt it).
-  void EnqueueFor(const PodRecord& pod, SimTime now) {
-    if (!pod.controller_uid.empty()) {
-      if (const std::string* key = sets_.KeyOf(pod.controller_uid)) queue_.Add(*key, now);
-      return;
-    }
-    if (pod.deleting) return;
-    for (const auto& [key, set] : sets_.records()) {
-      if (set.namespace_ == pod.namespace_ && set.selector.Matches(pod.labels)) queue_.Add(key, now);
-    }
-  }
-
-  void UpsertPod(const KeyValue& kv) {
-    std::optional<PodRecord> pod = ReadPod(kv.key, kv.value);
-    if (!pod) {
-      api_.log().warn("{}: not a valid Pod; ignored", kv.key);
-      return;
-    }
-    const SimTime now = WallClockNow();
-    auto it = pod_records_.find(kv.key);
-    const std::string* owner = pod->controller_uid.empty() ? nullptr : sets_.KeyOf(pod->controller_uid);
-    for (const std::string& met : expectations_.ObservePod(kv.key, pod->deleting, it == pod_records_.end(), owner)) {
-      queue_.Add(met, now);
-    }
-    if (it != pod_records_.end() && (it->second.controller_uid != pod->controller_uid || it->second.labels != pod->labels)) {
-      EnqueueFor(it->second, now);
-    }
-    EnqueueFor(*pod, now);
-    pods_by_namespace_[pod->namespace_].insert(kv.key);
-    pod_records_[kv.key] = std::move(*pod);
-  }
-
-  void RemovePod(const std::string& key) {
-    const SimTime now = WallClockNow();
-    if (std::optional<std::string> owner = expectations_.Observe(key, /*present=*/false)) queue_.Add(*owner, now);
-    auto it = pod_records_.find(key);
-    if (it == pod_records_.end()) return;
-    EnqueueFor(it->second, now);
-    auto in_namespace = pods_by_namespace_.find(it->second.namespace_);
-    if (in_namespace != pods_by_namespace_.end()) {
-      in_namespace->second.erase(key);
-      if (in_namespace->second.empty()) pods_by_namespace_.erase(in_namespace);
-    }
-    pod_records_.erase(it);
   }
 
   // syncReplicaSet: claims the pods (adopting the orphans it selects,
@@ -225,39 +162,11 @@ class ReplicaSetLoop {
   }
 
   // The active pods the ReplicaSet controls, after adopting and releasing
-  // (finished and deleting pods are neither); `claimed` false when an
-  // adoption or release failed (the sync then changes nothing and is tried
-  // again).
+  // (finished and deleting pods are neither).
   std::vector<const PodRecord*> Claim(const SetRecord& set, bool& claimed) {
-    std::vector<const PodRecord*> owned;
-    claimed = true;
-    auto in_namespace = pods_by_namespace_.find(set.namespace_);
-    if (in_namespace == pods_by_namespace_.end()) return owned;
-    for (const std::string& pod_key : in_namespace->second) {
-      PodRecord& pod = pod_records_.at(pod_key);
-      if (!IsActive(pod)) continue;
-      const bool selected = set.selector_valid && set.selector.Matches(pod.labels);
-      if (pod.controller_uid == set.uid) {
-        if (selected) {
-          owned.push_back(&pod);
-        } else if (!set.deleting) {
-          const ControllerApi::Updated released =
-              api_.PatchOwners(model::Kind("Pod"), pod.namespace_, pod.name, ReleasePatch(set.uid, pod.uid), "releasing");
-          if (released == ControllerApi::Updated::kWritten) pod.controller_uid.clear();
-          claimed &= released != ControllerApi::Updated::kFailed;
-        }
-      } else if (pod.controller_uid.empty() && selected && !set.deleting) {
-        const ControllerApi::Updated adopted = api_.PatchOwners(
-            model::Kind("Pod"), pod.namespace_, pod.name,
-            AdoptPatch(ControllerRef("apps/v1", "ReplicaSet", set.name, set.uid), pod.uid), "adopting");
-        if (adopted == ControllerApi::Updated::kWritten) {
-          pod.controller_uid = set.uid;
-          owned.push_back(&pod);
-        }
-        claimed &= adopted != ControllerApi::Updated::kFailed;
-      }
-    }
-    return owned;
+    std::vector<PodRecord*> active = owned_.InNamespace(set.namespace_);
+    std::erase_if(active, [](const PodRecord* pod) { return !IsActive(*pod); });
+    return pod_control_.Claim(RefOf(set), set.selector_valid ? &set.selector : nullptr, set.deleting, active, claimed);
   }
 
   model::ObjectRef RefOf(const SetRecord& set) const {
@@ -276,10 +185,9 @@ class ReplicaSetLoop {
     // pods do not count either, as in kube-controller-manager.
     std::vector<const PodRecord*> related;
     if (!set.owner_uid.empty()) {
-      for (const std::string& pod_key : pods_by_namespace_[set.namespace_]) {
-        const PodRecord& pod = pod_records_.at(pod_key);
-        const SetRecord* owner = sets_.FindByUid(pod.controller_uid);
-        if (owner != nullptr && owner->owner_uid == set.owner_uid) related.push_back(&pod);
+      for (const PodRecord* pod : owned_.InNamespace(set.namespace_)) {
+        const SetRecord* owner = sets_.FindByUid(pod->controller_uid);
+        if (owner != nullptr && owner->owner_uid == set.owner_uid) related.push_back(pod);
       }
     }
     return pod_control_.Delete(set.kv.key, RefOf(set), PodsToDelete(active, related, count, now), now);
@@ -327,11 +235,10 @@ class ReplicaSetLoop {
   client::Informer sets_informer_;
   OnDemandInformer pods_;  // while there is a ReplicaSet (FollowPods)
   ObjectIndex<SetRecord> sets_;
-  std::map<std::string, PodRecord> pod_records_;     // by key
-  std::map<std::string, std::set<std::string>> pods_by_namespace_;
   Expectations expectations_;
-  PodControl pod_control_{api_, expectations_};
   WorkQueue queue_;
+  OwnedPods<SetRecord> owned_{sets_, expectations_, queue_, api_.log()};
+  PodControl pod_control_{api_, expectations_};
 };
 
 }  // namespace
