@@ -24,9 +24,9 @@ constexpr bool IsStageName(std::string_view name) {
 // system:serviceaccount:kube-system:NAME, as kube-controller-manager runs
 // each controller with its own credentials (taint eviction uses the node
 // controller's, as there).
-inline constexpr std::array<std::string_view, 7> kControllerIdentities = {
-    "node-controller",           "replicaset-controller", "deployment-controller",        "daemon-set-controller",
-    "generic-garbage-collector", "job-controller",        "ttl-after-finished-controller"};
+inline constexpr std::array<std::string_view, 8> kControllerIdentities = {
+    "node-controller",           "replicaset-controller", "deployment-controller",         "daemon-set-controller",
+    "generic-garbage-collector", "job-controller",        "ttl-after-finished-controller", "cronjob-controller"};
 
 constexpr bool IsControllerIdentity(std::string_view name) {
   return std::find(kControllerIdentities.begin(), kControllerIdentities.end(), name) !=

@@ -3159,3 +3159,82 @@ TEST_CASE("DaemonSet: the docs' fluentd-elasticsearch runs one pod on every node
 }
 
 }  // namespace podflow::e2e
+
+namespace podflow::e2e {
+namespace {
+
+// The docs' CronJob ("Running Automated Tasks with a CronJob"), unchanged.
+const char* kHelloCronJob = R"(apiVersion: batch/v1
+kind: CronJob
+metadata:
+  name: hello
+spec:
+  schedule: "* * * * *"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          containers:
+          - name: hello
+            image: busybox:1.28
+            imagePullPolicy: IfNotPresent
+            command:
+            - /bin/sh
+            - -c
+            - date; echo Hello from the Kubernetes cluster
+          restartPolicy: OnFailure
+)";
+
+}  // namespace
+
+TEST_CASE("CronJob: the docs' hello makes a Job at the next minute, named for it, that runs to Complete and leaves "
+          "the active list",
+          "[e2e]") {
+  using jobs::JobCondition;
+  using replica_sets::Count;
+  Pipeline pipeline(false);
+  pipeline.StartAll();
+  INFO(pipeline.Logs());
+  REQUIRE(pipeline.Submit(kHelloCronJob)[0].first.empty());
+  const std::string key = model::ObjectKey(model::Kind("CronJob"), "default", "hello");
+  std::string bytes;
+  // The first minute boundary after its creation, at most a minute away.
+  const api::CronJob* cj = pipeline.WaitFor<api::CronJob>(
+      key,
+      [](const api::CronJob& c) {
+        return c.status() != nullptr && c.status()->last_successful_time() != nullptr &&
+               (c.status()->active() == nullptr || c.status()->active()->size() == 0);
+      },
+      &bytes, std::chrono::seconds(90));
+  REQUIRE(cj != nullptr);
+  const std::string scheduled = cj->status()->last_schedule_time()->str();
+  std::optional<std::chrono::system_clock::time_point> at = ParseRfc3339(scheduled);
+  REQUIRE(at.has_value());
+  CHECK(scheduled.substr(17) == "00Z");  // a minute boundary
+  const int64_t minutes = std::chrono::floor<std::chrono::minutes>(*at).time_since_epoch().count();
+  const std::string job_name = "hello-" + std::to_string(minutes);
+  std::optional<KeyValue> job_kv = pipeline.Get(model::ObjectKey(model::Kind("Job"), "default", job_name));
+  REQUIRE(job_kv.has_value());
+  const api::Job* job = flatbuffers::GetRoot<api::Job>(job_kv->value.data());
+  CHECK(JobCondition(*job, "Complete") != nullptr);
+  REQUIRE(job->metadata()->owner_references() != nullptr);
+  CHECK(job->metadata()->owner_references()->Get(0)->kind()->str() == "CronJob");
+  CHECK(job->metadata()->owner_references()->Get(0)->uid()->str() == cj->metadata()->uid()->str());
+  CHECK(deployments::Annotation(job->metadata(), "batch.kubernetes.io/cronjob-scheduled-timestamp") == scheduled);
+  CHECK(cj->status()->last_successful_time()->str() == job->status()->completion_time()->str());
+
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  std::vector<std::string> events = pipeline.EventsFor("default", "hello");
+  while (Count(events, "Normal SawCompletedJob: ") < 1 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    events = pipeline.EventsFor("default", "hello");
+  }
+  CHECK(Count(events, "Normal SuccessfulCreate: Created job " + job_name) == 1);
+  CHECK(Count(events, "Normal SawCompletedJob: Saw completed job: " + job_name + ", condition: Complete") == 1);
+  auto [got, table] = pipeline.Podflow({"get", "cronjobs"});
+  CHECK(got == 0);
+  CHECK(table.starts_with("NAME    SCHEDULE    TIMEZONE   SUSPEND   ACTIVE   LAST SCHEDULE   AGE\n"
+                          "hello   * * * * *   <none>     False     0        "));
+}
+
+}  // namespace podflow::e2e

@@ -360,6 +360,22 @@ subjects:
   - apiGroups: ["", events.k8s.io]
     resources: [events]
     verbs: [create, patch, update])");
+  out += controller("cronjob-controller", R"(
+  - apiGroups: [batch]
+    resources: [cronjobs]
+    verbs: [get, list, update, watch]
+  - apiGroups: [batch]
+    resources: [jobs]
+    verbs: [create, delete, get, list, patch, update, watch]
+  - apiGroups: [batch]
+    resources: [cronjobs/status, cronjobs/finalizers]
+    verbs: [update]
+  - apiGroups: [""]
+    resources: [pods]
+    verbs: [delete, list]
+  - apiGroups: ["", events.k8s.io]
+    resources: [events]
+    verbs: [create, patch, update])");
   out += controller("ttl-after-finished-controller", R"(
   - apiGroups: [batch]
     resources: [jobs]

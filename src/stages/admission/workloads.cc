@@ -5,6 +5,7 @@
 #include <optional>
 #include <set>
 
+#include "model/cron_schedule.h"
 #include "model/labels.h"
 #include "model/objects.h"
 #include "stages/admission/defaults.h"
@@ -145,138 +146,6 @@ void ValidateOptionalNonnegative(Causes& out, const std::string& field, const fl
 }
 void ValidateOptionalNonnegative(Causes& out, const std::string& field, const flatbuffers::Optional<int64_t>& v) {
   if (v.has_value()) ValidateNonnegative(out, field, *v);
-}
-
-// ---- cron schedules, as robfig/cron (v3)'s standard parser reads them ----
-
-struct CronField {
-  int lo;
-  int hi;
-  std::vector<std::string_view> names;  // names for lo, lo+1, ... (months, weekdays)
-};
-
-bool CronValue(std::string_view s, const CronField& f, int& out) {
-  for (size_t i = 0; i < f.names.size(); ++i) {
-    std::string lower(s);
-    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (lower == f.names[i]) {
-      out = f.lo + static_cast<int>(i);
-      return true;
-    }
-  }
-  if (s.empty() || s.size() > 4) return false;
-  out = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-    out = out * 10 + (c - '0');
-  }
-  return true;
-}
-
-// One field: a comma list of `*`, `?`, N, N-M, each with an optional /STEP.
-std::optional<std::string> CheckCronField(std::string_view text, const CronField& f) {
-  size_t start = 0;
-  for (size_t i = 0; i <= text.size(); ++i) {
-    if (i < text.size() && text[i] != ',') continue;
-    std::string_view part = text.substr(start, i - start);
-    start = i + 1;
-    std::string_view range = part;
-    if (size_t slash = part.find('/'); slash != std::string_view::npos) {
-      range = part.substr(0, slash);
-      int step = 0;
-      if (!CronValue(part.substr(slash + 1), CronField{0, 0, {}}, step)) {
-        return "failed to parse int from " + std::string(part.substr(slash + 1)) + ": strconv.Atoi: parsing " +
-               model::GoQuote(part.substr(slash + 1)) + ": invalid syntax";
-      }
-      if (step == 0) return "step of range should be a positive number: " + std::string(part);
-    }
-    if (range == "*" || range == "?") continue;
-    int a = 0;
-    int b = 0;
-    size_t dash = range.find('-');
-    std::string_view first = range.substr(0, dash);
-    auto not_int = [](std::string_view s) {
-      return "failed to parse int from " + std::string(s) + ": strconv.Atoi: parsing " + model::GoQuote(s) +
-             ": invalid syntax";
-    };
-    if (!CronValue(first, f, a)) return not_int(first);
-    b = a;
-    if (dash != std::string_view::npos && !CronValue(range.substr(dash + 1), f, b)) return not_int(range.substr(dash + 1));
-    const std::string expr(part);
-    if (a < f.lo) {
-      return "beginning of range (" + std::to_string(a) + ") below minimum (" + std::to_string(f.lo) + "): " + expr;
-    }
-    if (b > f.hi) {
-      return "end of range (" + std::to_string(b) + ") above maximum (" + std::to_string(f.hi) + "): " + expr;
-    }
-    if (a > b) {
-      return "beginning of range (" + std::to_string(a) + ") beyond end of range (" + std::to_string(b) + "): " + expr;
-    }
-  }
-  return std::nullopt;
-}
-
-// Go's time.ParseDuration grammar: one or more decimal numbers, each with
-// an optional fraction and a unit (ns, us, µs, ms, s, m, h).
-bool IsGoDuration(std::string_view d) {
-  if (d == "0") return true;
-  if (d.empty()) return false;
-  size_t i = 0;
-  while (i < d.size()) {
-    const size_t digits = i;
-    while (i < d.size() && ((d[i] >= '0' && d[i] <= '9') || d[i] == '.')) ++i;
-    if (i == digits) return false;
-    bool unit = false;
-    for (std::string_view u : {"ns", "us", "\u00b5s", "ms", "s", "m", "h"}) {
-      if (d.substr(i).starts_with(u) && !(u == "m" && d.substr(i).starts_with("ms"))) {
-        i += u.size();
-        unit = true;
-        break;
-      }
-    }
-    if (!unit) return false;
-  }
-  return true;
-}
-
-std::optional<std::string> CheckCronSchedule(std::string_view schedule) {
-  if (schedule.starts_with("@")) {
-    static constexpr std::string_view kDescriptors[] = {"@yearly", "@annually", "@monthly", "@weekly",
-                                                        "@daily",  "@midnight", "@hourly"};
-    if (std::find(std::begin(kDescriptors), std::end(kDescriptors), schedule) != std::end(kDescriptors)) {
-      return std::nullopt;
-    }
-    if (schedule.starts_with("@every ")) {
-      std::string_view d = schedule.substr(7);
-      if (IsGoDuration(d)) return std::nullopt;
-      return "failed to parse duration " + std::string(schedule) + ": time: invalid duration " + model::GoQuote(d);
-    }
-    return "unrecognized descriptor: " + std::string(schedule);
-  }
-  std::vector<std::string_view> fields;
-  size_t i = 0;
-  while (i < schedule.size()) {
-    while (i < schedule.size() && std::isspace(static_cast<unsigned char>(schedule[i]))) ++i;
-    size_t start = i;
-    while (i < schedule.size() && !std::isspace(static_cast<unsigned char>(schedule[i]))) ++i;
-    if (i > start) fields.push_back(schedule.substr(start, i - start));
-  }
-  if (fields.size() != 5) {
-    std::string listed;
-    for (std::string_view f : fields) listed += (listed.empty() ? "" : " ") + std::string(f);
-    return "expected exactly 5 fields, found " + std::to_string(fields.size()) + ": [" + listed + "]";
-  }
-  static const CronField kFields[5] = {
-      {0, 59, {}},
-      {0, 23, {}},
-      {1, 31, {}},
-      {1, 12, {"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}},
-      {0, 6, {"sun", "mon", "tue", "wed", "thu", "fri", "sat"}},
-  };
-  for (size_t f = 0; f < 5; ++f) {
-    if (std::optional<std::string> err = CheckCronField(fields[f], kFields[f])) return err;
-  }
-  return std::nullopt;
 }
 
 void DefaultJobSpec(api::JobSpecT& spec) {
@@ -512,8 +381,8 @@ void ValidateKind(const api::CronJobT& cj, Causes& out) {
   const api::CronJobSpecT& spec = *cj.spec;
   if (spec.schedule.empty()) {
     out.push_back(FieldError::Required("spec.schedule"));
-  } else if (std::optional<std::string> err = CheckCronSchedule(spec.schedule)) {
-    out.push_back(FieldError::Invalid("spec.schedule", spec.schedule, *err));
+  } else if (Result<model::CronSchedule> schedule = model::CronSchedule::Parse(spec.schedule); !schedule.ok()) {
+    out.push_back(FieldError::Invalid("spec.schedule", spec.schedule, schedule.status().message()));
   }
   ValidateOptionalNonnegative(out, "spec.startingDeadlineSeconds", spec.starting_deadline_seconds);
   ValidateOptionalNonnegative(out, "spec.successfulJobsHistoryLimit", spec.successful_jobs_history_limit);

@@ -15,6 +15,7 @@
 #include "model/objects.h"
 #include "model/taints.h"
 #include "stages/controllers/controller_api.h"
+#include "stages/controllers/cron_job_loop.h"
 #include "stages/controllers/daemon_set_loop.h"
 #include "stages/controllers/deployment_loop.h"
 #include "stages/controllers/garbage_collector_loop.h"
@@ -384,12 +385,14 @@ Status ControllersStage::Start() {
   deployments_.Start([this](const std::atomic<bool>& stopping) { RunDeploymentController(context_, stopping); });
   daemon_sets_.Start([this](const std::atomic<bool>& stopping) { RunDaemonSetController(context_, stopping); });
   jobs_.Start([this](const std::atomic<bool>& stopping) { RunJobController(context_, stopping); });
+  cron_jobs_.Start([this](const std::atomic<bool>& stopping) { RunCronJobController(context_, stopping); });
   garbage_collector_.Start([this](const std::atomic<bool>& stopping) { RunGarbageCollector(context_, stopping); });
   return Status::Ok();
 }
 
 void ControllersStage::Stop() {
   garbage_collector_.Stop();
+  cron_jobs_.Stop();
   jobs_.Stop();
   daemon_sets_.Stop();
   deployments_.Stop();

@@ -2,8 +2,8 @@
 // of its own, level-triggered from informers of the log, writing through
 // the API (admission: authentication, RBAC, validation) as its own service
 // account. Today: the node lifecycle controller, taint-based eviction, the
-// ReplicaSet, Deployment, DaemonSet and Job controllers (with TTL after
-// finished) and the garbage collector, each loop on a thread of its own.
+// ReplicaSet, Deployment, DaemonSet, Job (with TTL after finished) and
+// CronJob controllers and the garbage collector, each loop on a thread of its own.
 #pragma once
 
 #include <atomic>
@@ -34,6 +34,7 @@ class ControllersStage {
   pipeline::LoopThread deployments_;
   pipeline::LoopThread daemon_sets_;
   pipeline::LoopThread jobs_;
+  pipeline::LoopThread cron_jobs_;
   pipeline::LoopThread garbage_collector_;
 };
 static_assert(pipeline::Stage<ControllersStage>);

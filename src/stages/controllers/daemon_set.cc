@@ -213,7 +213,9 @@ RollingPlan PlanRollingUpdate(const std::vector<DaemonNode>& nodes, const std::s
       } else if (updated != nullptr) {
         if (!IsPodAvailable(updated, min_ready_seconds, now)) ++unavailable;
       } else if (!IsPodAvailable(old, min_ready_seconds, now)) {
-        plan.remove.push_back(old);  // not available anyway: replaced at once
+        plan.remove.push_back(
+            old);  // not available anyway: replaced at once, counted as unavailable
+        ++unavailable;
       } else if (unavailable < fenceposts.max_unavailable) {
         candidates.push_back(old);
       }
@@ -226,24 +228,27 @@ RollingPlan PlanRollingUpdate(const std::vector<DaemonNode>& nodes, const std::s
   int32_t surging = 0;
   int32_t available = 0;
   std::vector<const PodRecord*>
-      misplaced;  // old, unavailable, on a node that should no longer run one
+      misplaced;  // old, available, on a node that should no longer run one
   std::vector<std::string> candidates;
   for (const DaemonNode& node : nodes) {
     const PodRecord* updated = nullptr;
     const PodRecord* old = nullptr;
     if (!UpdatedAndOld(node, hash, updated, old)) {
-      ++surging;
+      ++surging;  // left to manage
       continue;
     }
-    if (IsPodAvailable(updated != nullptr ? updated : old, min_ready_seconds, now)) ++available;
+    if (IsPodAvailable(old != nullptr ? old : updated, min_ready_seconds, now)) ++available;
     if (old == nullptr) continue;  // manage's to handle
+    const bool runs_here = node.exists && node.fit.should_run;
     if (updated == nullptr) {
       if (!IsPodAvailable(old, min_ready_seconds, now)) {
-        if (!node.exists || !node.fit.should_run) {
-          misplaced.push_back(old);
-        } else {
+        if (runs_here) {
           plan.create_on.push_back(node.name);  // replaces an old pod that is not available
+        } else {
+          plan.remove.push_back(old);  // not available, and no longer wanted here
         }
+      } else if (!runs_here) {
+        misplaced.push_back(old);
       } else if (surging < fenceposts.max_surge) {
         candidates.push_back(node.name);
       }
@@ -253,7 +258,8 @@ RollingPlan PlanRollingUpdate(const std::vector<DaemonNode>& nodes, const std::s
       plan.remove.push_back(old);  // the new one is: the old goes
     }
   }
-  // A misplaced old pod goes only while as many pods as are desired stay available.
+  // An available old pod where none should run goes only while as many
+  // pods as are desired stay available.
   const int32_t deletable = std::max(available - desired, 0);
   if (static_cast<size_t>(deletable) < misplaced.size())
     misplaced.resize(static_cast<size_t>(deletable));

@@ -279,8 +279,14 @@ class DaemonSetLoop {
       return;
     }
     queue_.Forget(key);
-    if (set.min_ready_seconds > 0 && counts.ready != counts.available) {
-      queue_.Add(key, now + std::chrono::seconds(set.min_ready_seconds));
+    // A pod ready but not yet for minReadySeconds counts as available then
+    // (a surging node's new pod among them).
+    if (set.min_ready_seconds > 0) {
+      for (const PodRecord* pod : owned) {
+        if (pod->ready && pod->ready_at && !IsAvailable(*pod, set.min_ready_seconds, now)) {
+          queue_.Add(key, *pod->ready_at + std::chrono::seconds(set.min_ready_seconds));
+        }
+      }
     }
   }
 

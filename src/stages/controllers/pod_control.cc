@@ -26,12 +26,13 @@ model::Value& MemberOf(model::Value& obj, const std::string& key, model::Value e
   return *obj.Find(key);
 }
 
-model::Value PodFromTemplate(const model::Value* tmpl, const std::string& generate_name,
-                             const std::string& namespace_, model::Value owner_ref) {
+model::Value ObjectFromTemplate(std::string_view api_version, std::string_view kind, const model::Value* tmpl,
+                                std::string_view name_field, const std::string& name, const std::string& namespace_,
+                                model::Value owner_ref) {
   using model::Value;
   const Value* tmpl_meta = tmpl != nullptr ? tmpl->Find("metadata") : nullptr;
   Value meta = Value::Object();
-  meta.Set("generateName", Value::String(generate_name));
+  meta.Set(std::string(name_field), Value::String(name));
   meta.Set("namespace", Value::String(namespace_));
   for (std::string_view field : {"labels", "annotations", "finalizers"}) {
     if (const Value* v = tmpl_meta != nullptr ? tmpl_meta->Find(field) : nullptr) meta.Set(std::string(field), *v);
@@ -39,13 +40,18 @@ model::Value PodFromTemplate(const model::Value* tmpl, const std::string& genera
   Value refs = Value::Array();
   refs.Append(std::move(owner_ref));
   meta.Set("ownerReferences", std::move(refs));
-  Value pod = Value::Object();
-  pod.Set("apiVersion", Value::String("v1"));
-  pod.Set("kind", Value::String("Pod"));
-  pod.Set("metadata", std::move(meta));
-  const Value* pod_spec = tmpl != nullptr ? tmpl->Find("spec") : nullptr;
-  pod.Set("spec", pod_spec != nullptr ? *pod_spec : Value::Object());
-  return pod;
+  Value object = Value::Object();
+  object.Set("apiVersion", Value::String(std::string(api_version)));
+  object.Set("kind", Value::String(std::string(kind)));
+  object.Set("metadata", std::move(meta));
+  const Value* spec = tmpl != nullptr ? tmpl->Find("spec") : nullptr;
+  object.Set("spec", spec != nullptr ? *spec : Value::Object());
+  return object;
+}
+
+model::Value PodFromTemplate(const model::Value* tmpl, const std::string& generate_name,
+                             const std::string& namespace_, model::Value owner_ref) {
+  return ObjectFromTemplate("v1", "Pod", tmpl, "generateName", generate_name, namespace_, std::move(owner_ref));
 }
 
 std::string PodControl::Create(const std::string& owner_key, const model::ObjectRef& owner,
@@ -54,7 +60,8 @@ std::string PodControl::Create(const std::string& owner_key, const model::Object
   size_t next = 0;
   for (int batch : SlowStartBatches(static_cast<int>(bodies.size()))) {
     std::string manifest;
-    for (int i = 0; i < batch; ++i) manifest += "---\n" + bodies[next + static_cast<size_t>(i)] + "\n";
+    for (int i = 0; i < batch; ++i)
+      manifest += "---\n" + bodies[next + static_cast<size_t>(i)] + "\n";
     next += static_cast<size_t>(batch);
     Result<std::vector<client::ApiCaller::Submitted>> made = api_.Submit(manifest);
     if (!made.ok()) {
@@ -68,11 +75,13 @@ std::string PodControl::Create(const std::string& owner_key, const model::Object
     for (size_t i = 0; i < static_cast<size_t>(batch); ++i) {
       const client::ApiCaller::Submitted* s = i < made->size() ? &(*made)[i] : nullptr;
       if (s != nullptr && s->status.success() && !s->name.empty()) {
-        expectations_.ExpectCreate(owner_key, model::ObjectKey(model::Kind("Pod"), owner.namespace_, s->name), now);
+        expectations_.ExpectCreate(
+            owner_key, model::ObjectKey(model::Kind("Pod"), owner.namespace_, s->name), now);
         api_.Defer(owner, "Normal", "SuccessfulCreate", "Created pod: " + s->name, now);
         continue;
       }
-      const std::string message = s == nullptr ? std::string("the server returned no outcome") : s->status.message;
+      const std::string message =
+          s == nullptr ? std::string("the server returned no outcome") : s->status.message;
       api_.log().info("{}: creating a pod: {}", PathOf(owner), message);
       api_.Defer(owner, "Warning", "FailedCreate", "Error creating: " + message, now);
       if (failure.empty()) failure = message;
@@ -82,8 +91,10 @@ std::string PodControl::Create(const std::string& owner_key, const model::Object
   return failure;
 }
 
-std::vector<const PodRecord*> PodControl::Claim(const model::ObjectRef& owner, const model::LabelSelector* selector,
-                                                bool owner_deleting, const std::vector<PodRecord*>& candidates,
+std::vector<const PodRecord*> PodControl::Claim(const model::ObjectRef& owner,
+                                                const model::LabelSelector* selector,
+                                                bool owner_deleting,
+                                                const std::vector<PodRecord*>& candidates,
                                                 bool& claimed) {
   std::vector<const PodRecord*> owned;
   claimed = true;
@@ -93,15 +104,17 @@ std::vector<const PodRecord*> PodControl::Claim(const model::ObjectRef& owner, c
       if (selected) {
         owned.push_back(pod);
       } else if (!owner_deleting) {
-        const ControllerApi::Updated released = api_.PatchOwners(model::Kind("Pod"), pod->namespace_, pod->name,
-                                                                 ReleasePatch(owner.uid, pod->uid), "releasing");
+        const ControllerApi::Updated released =
+            api_.PatchOwners(model::Kind("Pod"), pod->namespace_, pod->name,
+                             ReleasePatch(owner.uid, pod->uid), "releasing");
         if (released == ControllerApi::Updated::kWritten) pod->controller_uid.clear();
         claimed &= released != ControllerApi::Updated::kFailed;
       }
-    } else if (pod->controller_uid.empty() && selected && !owner_deleting) {
+    } else if (pod->controller_uid.empty() && selected && !owner_deleting && !pod->deleting) {
       const ControllerApi::Updated adopted = api_.PatchOwners(
           model::Kind("Pod"), pod->namespace_, pod->name,
-          AdoptPatch(ControllerRef(owner.api_version, owner.kind, owner.name, owner.uid), pod->uid), "adopting");
+          AdoptPatch(ControllerRef(owner.api_version, owner.kind, owner.name, owner.uid), pod->uid),
+          "adopting");
       if (adopted == ControllerApi::Updated::kWritten) {
         pod->controller_uid = owner.uid;
         owned.push_back(pod);
@@ -117,8 +130,8 @@ std::string PodControl::Delete(const std::string& owner_key, const model::Object
   std::string failure;
   for (const PodRecord* pod : pods) {
     expectations_.ExpectDelete(owner_key, pod->key, now);
-    Result<client::ApiResponse> deleted =
-        api_.Call({.verb = "delete", .resource = "pods", .namespace_ = pod->namespace_, .name = pod->name});
+    Result<client::ApiResponse> deleted = api_.Call(
+        {.verb = "delete", .resource = "pods", .namespace_ = pod->namespace_, .name = pod->name});
     if (deleted.ok() && deleted->status.success()) {
       api_.Defer(owner, "Normal", "SuccessfulDelete", "Deleted pod: " + pod->name, now);
       continue;
@@ -126,7 +139,8 @@ std::string PodControl::Delete(const std::string& owner_key, const model::Object
     expectations_.Drop(pod->key);
     if (deleted.ok() && deleted->status.code == 404) continue;  // gone already
     if (!deleted.ok()) {
-      api_.log().warn("{}: deleting pod {}: {}", PathOf(owner), pod->name, deleted.status().ToString());
+      api_.log().warn("{}: deleting pod {}: {}", PathOf(owner), pod->name,
+                      deleted.status().ToString());
       return deleted.status().ToString();  // no more asked of an API that does not answer
     }
     const std::string message = deleted->status.message;

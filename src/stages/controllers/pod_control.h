@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/clock.h"
@@ -18,6 +19,14 @@
 
 namespace podflow::controllers {
 
+// The object of `kind` made from the template `tmpl` (a pod template, a
+// CronJob's job template, as model::ToValue lays it out; null: an empty
+// one): its labels, annotations, finalizers and spec, with `name` as its
+// `name_field` ("name", "generateName"), in `namespace_`, with `owner_ref`
+// (a controller reference) as its only owner.
+model::Value ObjectFromTemplate(std::string_view api_version, std::string_view kind, const model::Value* tmpl,
+                                std::string_view name_field, const std::string& name, const std::string& namespace_,
+                                model::Value owner_ref);
 // The pod made from the pod template `tmpl` (as model::ToValue lays it
 // out; null: an empty one): its labels, annotations, finalizers and spec,
 // named by `generate_name`, in `namespace_`, with `owner_ref` (a
@@ -32,7 +41,8 @@ model::Value& MemberOf(model::Value& obj, const std::string& key, model::Value e
 
 class PodControl {
  public:
-  PodControl(ControllerApi& api, Expectations& expectations) : api_(api), expectations_(expectations) {}
+  PodControl(ControllerApi& api, Expectations& expectations)
+      : api_(api), expectations_(expectations) {}
 
   // Creates the pods `bodies` (JSON) in slow-start rounds (1, 2, 4, ...),
   // each round one request; each pod made is expected under `owner_key`
@@ -43,14 +53,14 @@ class PodControl {
                      const std::vector<std::string>& bodies, SimTime now);
   // The pods of `candidates` the owner `owner` controls once it has
   // claimed them (PodControllerRefManager.ClaimPods): its own it still
-  // selects, and the orphans it selects, adopted; its own it no longer
+  // selects, and the orphans it selects (not being deleted), adopted; its own it no longer
   // selects are released. `selector` null: it selects none (an invalid
   // selector). An owner being deleted adopts and releases nothing.
   // `claimed` false when an adoption or release failed (the sync then
   // changes nothing and is tried again).
-  std::vector<const PodRecord*> Claim(const model::ObjectRef& owner, const model::LabelSelector* selector,
-                                      bool owner_deleting, const std::vector<PodRecord*>& candidates,
-                                      bool& claimed);
+  std::vector<const PodRecord*> Claim(const model::ObjectRef& owner,
+                                      const model::LabelSelector* selector, bool owner_deleting,
+                                      const std::vector<PodRecord*>& candidates, bool& claimed);
   // Deletes `pods`, each expected under `owner_key` and recorded about
   // `owner` (one already gone is not an error); an API that does not answer
   // ends the deletions. "" or the first failure's message.

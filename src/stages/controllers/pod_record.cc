@@ -55,9 +55,9 @@ std::optional<bool> NewerFirst(const std::optional<SimTime>& a, const std::optio
 
 }  // namespace
 
-std::optional<SimTime> StoredTime(const flatbuffers::String* s) {
-  if (s == nullptr) return std::nullopt;
-  std::optional<std::chrono::system_clock::time_point> t = ParseRfc3339(s->string_view());
+std::optional<SimTime> StoredTime(std::string_view text) {
+  if (text.empty()) return std::nullopt;
+  std::optional<std::chrono::system_clock::time_point> t = ParseRfc3339(text);
   if (!t) return std::nullopt;
   return std::chrono::floor<SimDuration>(*t);
 }

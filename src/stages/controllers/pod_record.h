@@ -21,8 +21,11 @@ inline constexpr char kPodDeletionCost[] = "controller.kubernetes.io/pod-deletio
 // The annotation (and label) with an Indexed Job's pod's completion index.
 inline constexpr char kJobCompletionIndex[] = "batch.kubernetes.io/job-completion-index";
 
-// A stored time (RFC 3339); nullopt when absent or malformed.
-std::optional<SimTime> StoredTime(const flatbuffers::String* s);
+// A stored time (RFC 3339); nullopt when absent, empty or malformed.
+std::optional<SimTime> StoredTime(std::string_view text);
+inline std::optional<SimTime> StoredTime(const flatbuffers::String* s) {
+  return s != nullptr ? StoredTime(s->string_view()) : std::nullopt;
+}
 
 // What the controllers keep of a pod.
 struct PodRecord {

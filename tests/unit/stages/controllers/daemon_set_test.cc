@@ -263,7 +263,15 @@ TEST_CASE(
   nodes[1] = Node("n2", {&b_down});
   CHECK(Names(PlanRollingUpdate(nodes, kNew, one, 4, 0, kNow).remove) ==
         std::vector<std::string>{"b"});
+  // An old pod not available counts against maxUnavailable as it goes:
+  // nothing else goes with it.
+  nodes[0] = Node("n1", {&a2});
+  const PodRecord b_crashing = Pod("b", "n2", kOld, SimDuration(3'600'000), false);
+  nodes[1] = Node("n2", {&b_crashing});
+  CHECK(Names(PlanRollingUpdate(nodes, kNew, one, 4, 0, kNow).remove) ==
+        std::vector<std::string>{"b"});
   // maxUnavailable 2 with one node already unavailable: one more.
+  nodes[0] = Node("n1", {&a3});
   nodes[1] = Node("n2", {&b});
   CHECK(PlanRollingUpdate(nodes, kNew, DaemonFenceposts{0, 2}, 4, 0, kNow).remove.size() == 1);
 }
