@@ -1,5 +1,5 @@
 // kubectl describe's layouts (k8s.io/kubectl/pkg/describe, kubectl 1.32) for
-// pods, nodes and services, as pure functions over stored objects and a
+// pods, nodes, services, deployments, replica sets, daemon sets and jobs, as pure functions over stored objects and a
 // "now". get.cc fetches the objects; tests build them from YAML.
 //
 // Thread safety: all functions are safe to call concurrently.
@@ -39,6 +39,17 @@ std::string DescribeNode(std::string_view node_bytes, std::span<const std::strin
 // `endpoints_bytes`: the service's Endpoints, or empty when there are none.
 std::string DescribeService(std::string_view service_bytes, std::string_view endpoints_bytes,
                             std::span<const std::string> events, TimePoint now);
+
+// `replica_sets`: the namespace's; those the Deployment controls are its
+// old and new ReplicaSets.
+std::string DescribeDeployment(std::string_view bytes, std::span<const std::string> replica_sets,
+                               std::span<const std::string> events, TimePoint now);
+// `pods`: the namespace's; those it controls are counted by phase.
+std::string DescribeReplicaSet(std::string_view bytes, std::span<const std::string> pods,
+                               std::span<const std::string> events, TimePoint now);
+std::string DescribeDaemonSet(std::string_view bytes, std::span<const std::string> pods,
+                              std::span<const std::string> events, TimePoint now);
+std::string DescribeJob(std::string_view bytes, std::span<const std::string> events, TimePoint now);
 
 // The events about one object: involvedObject kind (when set), namespace
 // (empty = any), name, and uid when both sides have one.

@@ -62,8 +62,11 @@ std::string ComputeQos(const api::PodSpecT& spec) {
   return guaranteed && limits.size() == 2 ? "Guaranteed" : "Burstable";
 }
 
-// Values of env vars taken from the pod's fields (kubectl's EnvValueRetriever).
-std::string FieldValue(const api::PodT& pod, const std::string& path) {
+// Values of env vars taken from the pod's fields (kubectl's EnvValueRetriever);
+// a pod template has none.
+std::string FieldValue(const api::PodT* pod_ptr, const std::string& path) {
+  if (pod_ptr == nullptr) return "";
+  const api::PodT& pod = *pod_ptr;
   const api::ObjectMetaT* m = pod.metadata.get();
   if (path == "metadata.name") return m ? m->name : "";
   if (path == "metadata.namespace") return m ? m->namespace_ : "";
@@ -120,15 +123,18 @@ void DescribeState(DescribeWriter& w, const std::string& name, const api::Contai
   }
 }
 
-void DescribeContainers(DescribeWriter& w, const api::PodT& pod, const std::string& label,
+}  // namespace
+
+void DescribeContainers(DescribeWriter& w, const api::PodT* pod, std::string_view space, const std::string& label,
                         const Containers& containers, const Statuses& statuses) {
-  w.Write(0, label + ":" + (containers.empty() ? " <none>" : "") + "\n");
+  w.Write(0, std::string(space) + label + ":" + (containers.empty() ? " <none>" : "") + "\n");
+  const std::string name_indent = space.empty() ? "" : " ";
   for (const auto& c : containers) {
     const api::ContainerStatusT* status = nullptr;
     for (const auto& s : statuses) {
       if (s->name == c->name) status = s.get();
     }
-    w.Write(1, c->name + ":\n");
+    w.Write(1, name_indent + c->name + ":\n");
     if (status) w.Write(2, "Container ID:\t" + status->container_id + "\n");
     w.Write(2, "Image:\t" + c->image + "\n");
     if (status) w.Write(2, "Image ID:\t" + status->image_id + "\n");
@@ -241,18 +247,24 @@ void DescribeContainers(DescribeWriter& w, const api::PodT& pod, const std::stri
   }
 }
 
+namespace {
+
 std::string OptionalText(const flatbuffers::Optional<bool>& b) {
   return b.has_value() ? BoolText(*b) : "<nil>";
 }
 
-void DescribeVolumes(DescribeWriter& w, const std::vector<std::unique_ptr<api::VolumeT>>& volumes) {
+}  // namespace
+
+void DescribeVolumes(DescribeWriter& w, const std::vector<std::unique_ptr<api::VolumeT>>& volumes,
+                     std::string_view space) {
   if (volumes.empty()) {
-    w.Write(0, "Volumes:\t<none>\n");
+    w.Write(0, std::string(space) + "Volumes:\t<none>\n");
     return;
   }
-  w.Write(0, "Volumes:\n");
+  w.Write(0, std::string(space) + "Volumes:\n");
+  const std::string name_indent = space.empty() ? "" : " ";
   for (const auto& v : volumes) {
-    w.Write(1, v->name + ":\n");
+    w.Write(1, name_indent + v->name + ":\n");
     if (v->host_path) {
       w.Write(2, "Type:\tHostPath (bare host directory volume)\n");
       w.Write(2, "Path:\t" + v->host_path->path + "\n");
@@ -296,7 +308,21 @@ void DescribeVolumes(DescribeWriter& w, const std::vector<std::unique_ptr<api::V
   }
 }
 
-}  // namespace
+void DescribeTopologySpread(DescribeWriter& w, const std::vector<std::unique_ptr<api::TopologySpreadConstraintT>>& list,
+                            std::string_view space) {
+  if (list.empty()) return;
+  std::vector<const api::TopologySpreadConstraintT*> tscs;
+  for (const auto& t : list) tscs.push_back(t.get());
+  std::stable_sort(tscs.begin(), tscs.end(), [](auto* a, auto* b) { return a->topology_key < b->topology_key; });
+  w.Write(0, std::string(space) + "Topology Spread Constraints:\t");
+  for (size_t i = 0; i < tscs.size(); ++i) {
+    if (i != 0) w.Write(0, std::string(space) + "\t");
+    std::string line = tscs[i]->topology_key + ":" + api::EnumNameUnsatisfiableConstraintAction(tscs[i]->when_unsatisfiable) +
+                       " when max skew " + std::to_string(tscs[i]->max_skew) + " is exceeded";
+    if (tscs[i]->label_selector) line += " for selector " + FormatLabelSelector(tscs[i]->label_selector.get());
+    w.Write(0, line + "\n");
+  }
+}
 
 std::string DescribePod(std::string_view pod_bytes, std::span<const std::string> events,
                         TimePoint now, const PodDescribeExtras& extras) {
@@ -356,9 +382,9 @@ std::string DescribePod(std::string_view pod_bytes, std::span<const std::string>
     w.Write(0, "NominatedNodeName:\t" + status.nominated_node_name + "\n");
   }
   if (!spec.init_containers.empty()) {
-    DescribeContainers(w, *pod, "Init Containers", spec.init_containers, status.init_container_statuses);
+    DescribeContainers(w, pod.get(), "", "Init Containers", spec.init_containers, status.init_container_statuses);
   }
-  DescribeContainers(w, *pod, "Containers", spec.containers, status.container_statuses);
+  DescribeContainers(w, pod.get(), "", "Containers", spec.containers, status.container_statuses);
   if (!spec.readiness_gates.empty()) {
     w.Write(0, "Readiness Gates:\n  Type\tStatus\n");
     for (const auto& g : spec.readiness_gates) {
@@ -378,26 +404,13 @@ std::string DescribePod(std::string_view pod_bytes, std::span<const std::string>
       w.Write(1, c->type + " \t" + ConditionStatusName(c->status) + " \n");
     }
   }
-  DescribeVolumes(w, spec.volumes);
+  DescribeVolumes(w, spec.volumes, "");
   w.Write(0, "QoS Class:\t" +
                  (status.qos_class != api::PodQOSClass::Unset ? std::string(api::EnumNamePodQOSClass(status.qos_class))
                                                               : ComputeQos(spec)) + "\n");
   PrintLabelsMultiline(w, "Node-Selectors", spec.node_selector);
   PrintTolerationsMultiline(w, "Tolerations", spec.tolerations);
-  if (!spec.topology_spread_constraints.empty()) {
-    std::vector<const api::TopologySpreadConstraintT*> tscs;
-    for (const auto& t : spec.topology_spread_constraints) tscs.push_back(t.get());
-    std::stable_sort(tscs.begin(), tscs.end(), [](auto* a, auto* b) { return a->topology_key < b->topology_key; });
-    w.Write(0, "Topology Spread Constraints:\t");
-    for (size_t i = 0; i < tscs.size(); ++i) {
-      if (i != 0) w.Write(0, "\t");
-      std::string line = tscs[i]->topology_key + ":" +
-                         api::EnumNameUnsatisfiableConstraintAction(tscs[i]->when_unsatisfiable) +
-                         " when max skew " + std::to_string(tscs[i]->max_skew) + " is exceeded";
-      if (tscs[i]->label_selector) line += " for selector " + FormatLabelSelector(tscs[i]->label_selector.get());
-      w.Write(0, line + "\n");
-    }
-  }
+  DescribeTopologySpread(w, spec.topology_spread_constraints, "");
   // Hook: sections other stages explain (issue 4: the scheduler's reasons).
   if (!extras.scheduling.empty()) {
     w.Flush();

@@ -740,8 +740,12 @@ int RunDescribe(const ReadOptions& options) {
     return 1;
   }
   const model::KindInfo& kind = *target->kind;
-  if (kind.kind != "Pod" && kind.kind != "Node" && kind.kind != "Service") {
-    std::fprintf(stderr, "error: podflow describe supports pods, nodes and services, not %s\n",
+  static constexpr std::string_view kDescribed[] = {"Pod",        "Node",      "Service", "Deployment",
+                                                    "ReplicaSet", "DaemonSet", "Job"};
+  if (std::find(std::begin(kDescribed), std::end(kDescribed), kind.kind) == std::end(kDescribed)) {
+    std::fprintf(stderr,
+                 "error: podflow describe supports pods, nodes, services, deployments, replicasets, daemonsets "
+                 "and jobs, not %s\n",
                  std::string(kind.resource).c_str());
     return 1;
   }
@@ -793,14 +797,20 @@ int RunDescribe(const ReadOptions& options) {
     return 1;
   }
   std::vector<std::string> event_bytes = values(std::move(*events));
-  std::vector<std::string> pod_bytes;
-  if (kind.kind == "Node") {
-    auto pods = api.List(model::Kind("Pod"), "");
-    if (!pods.ok()) {
-      PrintError(pods.status());
+  // What the description reads beside the object: every pod for a node;
+  // the namespace's pods for a ReplicaSet or DaemonSet (their phases);
+  // its ReplicaSets for a Deployment.
+  std::vector<std::string> related;
+  const model::KindInfo* related_kind = nullptr;
+  if (kind.kind == "Node" || kind.kind == "ReplicaSet" || kind.kind == "DaemonSet") related_kind = &model::Kind("Pod");
+  if (kind.kind == "Deployment") related_kind = &model::Kind("ReplicaSet");
+  if (related_kind != nullptr) {
+    auto listed = api.List(*related_kind, cluster_wide ? "" : options.namespace_);
+    if (!listed.ok()) {
+      PrintError(listed.status());
       return 1;
     }
-    pod_bytes = values(std::move(*pods));
+    related = values(std::move(*listed));
   }
 
   const TimePoint now = std::chrono::system_clock::now();
@@ -815,7 +825,15 @@ int RunDescribe(const ReadOptions& options) {
       const std::string name = kv.key.substr(kv.key.rfind('/') + 1);
       auto lease = api.Get(model::Kind("Lease"), "kube-node-lease", name);
       const bool has_lease = lease.ok() && model::VerifyObject(model::Kind("Lease"), lease->value).ok();
-      text = DescribeNode(kv.value, pod_bytes, event_bytes, now, has_lease ? std::string_view(lease->value) : "");
+      text = DescribeNode(kv.value, related, event_bytes, now, has_lease ? std::string_view(lease->value) : "");
+    } else if (kind.kind == "Deployment") {
+      text = DescribeDeployment(kv.value, related, event_bytes, now);
+    } else if (kind.kind == "ReplicaSet") {
+      text = DescribeReplicaSet(kv.value, related, event_bytes, now);
+    } else if (kind.kind == "DaemonSet") {
+      text = DescribeDaemonSet(kv.value, related, event_bytes, now);
+    } else if (kind.kind == "Job") {
+      text = DescribeJob(kv.value, event_bytes, now);
     } else {
       const std::string name = kv.key.substr(kv.key.rfind('/') + 1);
       const std::string ns = kv.key.substr(0, kv.key.rfind('/'));
@@ -879,7 +897,9 @@ void AddGetCommands(CLI::App& app, CommandAction& action) {
 
   auto describe = std::make_shared<ReadOptions>();
   CLI::App* describe_cmd = app.add_subcommand(
-      "describe", "Show details of a pod, node or service and its events, as kubectl describe");
+      "describe",
+      "Show details of a pod, node, service, deployment, replica set, daemon set or job and its events, as kubectl "
+      "describe");
   describe_cmd->add_option("args", describe->args, "TYPE [NAME...] or TYPE/NAME...")->required();
   AddReadOptions(describe_cmd, describe.get());
   describe_cmd->callback([&action, describe] { action = [describe] { return RunDescribe(*describe); }; });

@@ -2538,6 +2538,15 @@ TEST_CASE("Deployment: the docs' nginx-deployment rolls out, updates within maxS
   CHECK(table.find("nginx-deployment   3/3     3            3           ") != std::string::npos);
   CHECK(pipeline.Podflow({"rollout", "status", "deployment/nginx-deployment"}) ==
         std::pair<int, std::string>{0, "deployment \"nginx-deployment\" successfully rolled out\n"});
+  {
+    auto [described, text] = pipeline.Podflow({"describe", "deployment", "nginx-deployment"});
+    INFO(text);
+    CHECK(described == 0);
+    CHECK(text.find("Replicas:               3 desired | 3 updated | 3 total | 3 available | 0 unavailable\n") !=
+          std::string::npos);
+    CHECK(text.find("NewReplicaSet:   " + first + " (3/3 replicas created)\n") != std::string::npos);
+    CHECK(text.find("  Normal  ScalingReplicaSet  ") != std::string::npos);
+  }
 
   // The docs' image update: a new ReplicaSet, at most 4 pods asked for
   // (maxSurge 25% of 3, rounded up) and at least 3 available (maxUnavailable
