@@ -99,7 +99,7 @@ Result<uint64_t> ParseField(std::string_view text, const CronField& f, uint64_t 
                              ") beyond end of range (" + std::to_string(b) + "): " + expr);
     }
     for (int v = a; v <= b; v += step) bits |= uint64_t{1} << v;
-    bits |= extra;
+    if (step == 1) bits |= extra;  // a stepped `*` is no longer a star
   }
   return bits;
 }

@@ -31,7 +31,8 @@ class CronSchedule {
   CronSchedule() = default;
 
   // Bit N set: value N matches. The star bit: the field was `*` or `?`
-  // (then a day matches on day of month AND day of week, else on either).
+  // without a step above 1 (then a day matches on day of month AND day of
+  // week, else on either).
   static constexpr uint64_t kStar = uint64_t{1} << 63;
   uint64_t minute_ = 0, hour_ = 0, dom_ = 0, month_ = 0, dow_ = 0;
   std::optional<SimDuration> every_;  // @every: a constant delay, whole seconds, at least 1 s

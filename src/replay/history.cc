@@ -1,6 +1,7 @@
 // Reading history: events between revisions, the state at a revision, one
 // pod's timeline.
 #include <algorithm>
+#include <map>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -62,6 +63,45 @@ bool EventIsAbout(const model::Value& event, std::string_view event_namespace, s
   std::string ref_ns = Str(ref->Find("namespace"));
   if (ref_ns.empty()) ref_ns = std::string(event_namespace);
   return (kind.empty() || kind == "Pod") && Str(ref->Find("name")) == name && ref_ns == ns;
+}
+
+// A controller an object names in its ownerReferences.
+struct OwnerRef {
+  std::string kind, name;
+  bool operator==(const OwnerRef&) const = default;
+};
+
+std::vector<OwnerRef> OwnersOf(const model::Value& object) {
+  std::vector<OwnerRef> out;
+  const model::Value* meta = object.Find("metadata");
+  const model::Value* refs = meta != nullptr ? meta->Find("ownerReferences") : nullptr;
+  if (refs == nullptr || refs->kind() != model::Value::Kind::kArray) return out;
+  for (const model::Value& ref : refs->items())
+    out.push_back({Str(ref.Find("kind")), Str(ref.Find("name"))});
+  return out;
+}
+
+// Whether an Event object is one of `owners` telling that it created or
+// deleted the pod `name` (the workload controllers' SuccessfulCreate /
+// SuccessfulDelete: "Created pod: NAME", "Deleted pod: NAME"); `who` then
+// names the owner and the controller that wrote it.
+bool EventIsOwnersAboutPod(const model::Value& event, std::string_view event_namespace,
+                           std::string_view ns, std::string_view name,
+                           const std::vector<OwnerRef>& owners, std::string& who) {
+  const model::Value* ref = event.Find("involvedObject");
+  if (ref == nullptr || event_namespace != ns) return false;
+  const OwnerRef about{Str(ref->Find("kind")), Str(ref->Find("name"))};
+  if (std::find(owners.begin(), owners.end(), about) == owners.end()) return false;
+  const std::string message = Str(event.Find("message"));
+  if (message != "Created pod: " + std::string(name) &&
+      message != "Deleted pod: " + std::string(name))
+    return false;
+  std::string component = Str(event.Find("reportingComponent"));
+  if (const model::Value* source = event.Find("source"); component.empty() && source != nullptr) {
+    component = Str(source->Find("component"));
+  }
+  who = about.kind + "/" + about.name + (component.empty() ? "" : " (" + component + ")");
+  return true;
 }
 
 }  // namespace
@@ -152,6 +192,7 @@ Result<PodTimeline> BuildPodTimeline(EventLog& log, std::string_view namespace_,
   bool have_previous = false;            // `previous` is known (maybe absent)
   std::optional<int64_t> created_ms;
   std::unordered_set<std::string> about;  // Event keys about the pod
+  std::vector<OwnerRef> owners;           // every owner the pod has named
 
   Status s = ForEachRevision(log, OldestKept(log), head, [&](const RevisionChanges& rc) {
     for (const Change& c : rc.changes) {
@@ -180,6 +221,12 @@ Result<PodTimeline> BuildPodTimeline(EventLog& log, std::string_view namespace_,
           if (e.type == EventType::kModified && previous && now) {
             e.changes = DiffValues(*previous, *now);
           }
+          if (now) {
+            for (OwnerRef& owner : OwnersOf(*now)) {
+              if (std::find(owners.begin(), owners.end(), owner) == owners.end())
+                owners.push_back(std::move(owner));
+            }
+          }
           previous = std::move(now);
         }
         have_previous = true;
@@ -189,13 +236,19 @@ Result<PodTimeline> BuildPodTimeline(EventLog& log, std::string_view namespace_,
         if (!ev) continue;
         const model::Value* meta = ev->Find("metadata");
         const std::string ev_ns = meta != nullptr ? Str(meta->Find("namespace")) : "";
-        if (!about.contains(c.kv.key) &&
-            !EventIsAbout(*ev, ev_ns.empty() ? "default" : ev_ns, t.namespace_, t.name)) {
+        const std::string in_ns = ev_ns.empty() ? "default" : ev_ns;
+        std::string who;
+        const bool owners_word =
+            EventIsOwnersAboutPod(*ev, in_ns, t.namespace_, t.name, owners, who);
+        if (!about.contains(c.kv.key) && !EventIsAbout(*ev, in_ns, t.namespace_, t.name) &&
+            !owners_word) {
           continue;
         }
         about.insert(c.kv.key);
         e.is_event = true;
         e.summary = Summarize(c.kv.key, c.kv.value);
+        // Its owner's word that it made or removed the pod: by whom.
+        if (!who.empty()) e.summary = who + ": " + e.summary;
       } else {
         continue;
       }
@@ -212,6 +265,121 @@ Result<PodTimeline> BuildPodTimeline(EventLog& log, std::string_view namespace_,
                             std::to_string(OldestKept(log)) + ".." + std::to_string(head) + ")");
   }
   return t;
+}
+
+namespace {
+
+int64_t IntAt(const model::Value* object, std::string_view field) {
+  const model::Value* v = object != nullptr ? object->Find(field) : nullptr;
+  return v != nullptr && v->kind() == model::Value::Kind::kInt ? v->int_value() : 0;
+}
+
+std::string Annotation(const model::Value& object, std::string_view key) {
+  const model::Value* meta = object.Find("metadata");
+  const model::Value* annotations = meta != nullptr ? meta->Find("annotations") : nullptr;
+  return annotations != nullptr ? Str(annotations->Find(key)) : "";
+}
+
+std::string UidOf(const model::Value& object) {
+  const model::Value* meta = object.Find("metadata");
+  return meta != nullptr ? Str(meta->Find("uid")) : "";
+}
+
+// The uid of the object's controller ("" when none).
+std::string ControllerUid(const model::Value& object) {
+  const model::Value* meta = object.Find("metadata");
+  const model::Value* refs = meta != nullptr ? meta->Find("ownerReferences") : nullptr;
+  if (refs == nullptr || refs->kind() != model::Value::Kind::kArray) return "";
+  for (const model::Value& ref : refs->items()) {
+    const model::Value* controller = ref.Find("controller");
+    if (controller != nullptr && controller->kind() == model::Value::Kind::kBool &&
+        controller->bool_value()) {
+      return Str(ref.Find("uid"));
+    }
+  }
+  return "";
+}
+
+constexpr char kRevisionAnnotation[] = "deployment.kubernetes.io/revision";
+
+}  // namespace
+
+Result<RolloutTimeline> BuildRolloutTimeline(EventLog& log, std::string_view namespace_,
+                                             std::string_view name) {
+  RolloutTimeline out;
+  out.namespace_ = namespace_.empty() ? "default" : std::string(namespace_);
+  out.name = name;
+  const std::string key = model::ObjectKey(model::Kind("Deployment"), out.namespace_, out.name);
+  const std::string set_prefix = model::KindPrefix(model::Kind("ReplicaSet"), out.namespace_);
+  std::optional<model::Value> deployment;
+  std::map<std::string, model::Value> sets;  // the namespace's ReplicaSets, by key
+  bool seen = false;
+  const int64_t head = log.CurrentRevision().value();
+  const int64_t from = OldestKept(log);
+  // What the log held before its oldest kept revision.
+  if (from > 2) {
+    auto before = log.Get(key, Revision(from - 1));
+    if (before.ok() && before->has_value()) deployment = ObjectValue(key, (*before)->value);
+    auto listed = StateAt(log, Revision(from - 1), set_prefix);
+    if (listed.ok()) {
+      for (const StateEntry& e : listed->entries) {
+        if (std::optional<model::Value> v = ObjectValue(e.kv.key, e.kv.value))
+          sets.emplace(e.kv.key, std::move(*v));
+      }
+    }
+  }
+  Status s = ForEachRevision(log, from, head, [&](const RevisionChanges& rc) {
+    bool touched = false;
+    for (const Change& c : rc.changes) {
+      const bool is_deployment = c.kv.key == key;
+      if (!is_deployment && !c.kv.key.starts_with(set_prefix)) continue;
+      touched = true;
+      std::optional<model::Value> value;
+      if (c.type != ChangeType::kDelete) value = ObjectValue(c.kv.key, c.kv.value);
+      if (is_deployment) {
+        deployment = std::move(value);
+      } else if (value) {
+        sets[c.kv.key] = std::move(*value);
+      } else {
+        sets.erase(c.kv.key);
+      }
+    }
+    if (!touched || !deployment) return;
+    seen = true;
+    RolloutStep step;
+    step.revision = rc.revision;
+    step.committed_at_ms = rc.committed_at_ms;
+    step.writer = rc.writer;
+    step.deployment_revision = Annotation(*deployment, kRevisionAnnotation);
+    const model::Value* spec = deployment->Find("spec");
+    const model::Value* status = deployment->Find("status");
+    step.desired =
+        spec != nullptr && spec->Find("replicas") != nullptr ? IntAt(spec, "replicas") : 1;
+    step.updated = IntAt(status, "updatedReplicas");
+    step.ready = IntAt(status, "readyReplicas");
+    step.available = IntAt(status, "availableReplicas");
+    const std::string uid = UidOf(*deployment);
+    for (const auto& [set_key, set] : sets) {
+      if (uid.empty() || ControllerUid(set) != uid) continue;
+      const model::Value* set_spec = set.Find("spec");
+      const model::Value* set_status = set.Find("status");
+      step.sets.push_back(
+          {set_key.substr(set_key.rfind('/') + 1), Annotation(set, kRevisionAnnotation),
+           set_spec != nullptr && set_spec->Find("replicas") != nullptr
+               ? IntAt(set_spec, "replicas")
+               : 1,
+           IntAt(set_status, "readyReplicas"), IntAt(set_status, "availableReplicas")});
+    }
+    if (!out.steps.empty() && out.steps.back().SameAs(step)) return;
+    out.steps.push_back(std::move(step));
+  });
+  if (!s.ok()) return s;
+  if (!seen) {
+    return Status::NotFound("deployment " + out.namespace_ + "/" + out.name +
+                            ": not in the log (revisions " + std::to_string(from) + ".." +
+                            std::to_string(head) + ")");
+  }
+  return out;
 }
 
 }  // namespace podflow::replay

@@ -178,4 +178,60 @@ std::string RenderTimeline(const PodTimeline& t, Output output) {
   return Print(doc, output);
 }
 
+std::string RenderRollout(const RolloutTimeline& rollout, Output output) {
+  if (output == Output::kTable) {
+    std::vector<std::vector<std::string>> rows;
+    const int64_t start = rollout.steps.empty() ? 0 : rollout.steps.front().committed_at_ms;
+    for (const RolloutStep& step : rollout.steps) {
+      std::string sets;
+      for (const RolloutSet& set : step.sets) {
+        sets += (sets.empty() ? "" : ", ") + set.name +
+                (set.revision.empty() ? "" : "(r" + set.revision + ")") + "=" +
+                std::to_string(set.replicas) + "/" + std::to_string(set.ready) + "/" +
+                std::to_string(set.available);
+      }
+      const std::optional<int64_t> since =
+          start > 0 && step.committed_at_ms > 0
+              ? std::optional<int64_t>(step.committed_at_ms - start)
+              : std::nullopt;
+      rows.push_back({std::to_string(step.revision.value()), Since(since), OrNone(step.writer),
+                      (step.deployment_revision.empty() ? std::string("-") : "r" + step.deployment_revision) + " " + std::to_string(step.desired) +
+                          "/" + std::to_string(step.updated) + "/" + std::to_string(step.ready) +
+                          "/" + std::to_string(step.available),
+                      OrNone(sets)});
+    }
+    return Table({"REVISION", "TIME", "WRITER", "DEPLOYMENT (REV DESIRED/UPDATED/READY/AVAILABLE)",
+                  "REPLICASETS (NAME(REV)=REPLICAS/READY/AVAILABLE)"},
+                 rows);
+  }
+  Value doc = Value::Object();
+  doc.Set("deployment", Value::String(rollout.namespace_ + "/" + rollout.name));
+  Value steps = Value::Array();
+  for (const RolloutStep& step : rollout.steps) {
+    Value item = Value::Object();
+    item.Set("revision", Value::Int(step.revision.value()));
+    item.Set("committed_at_ms", Value::Int(step.committed_at_ms));
+    item.Set("writer", Value::String(step.writer));
+    item.Set("deploymentRevision", Value::String(step.deployment_revision));
+    item.Set("desired", Value::Int(step.desired));
+    item.Set("updated", Value::Int(step.updated));
+    item.Set("ready", Value::Int(step.ready));
+    item.Set("available", Value::Int(step.available));
+    Value sets = Value::Array();
+    for (const RolloutSet& set : step.sets) {
+      Value s = Value::Object();
+      s.Set("name", Value::String(set.name));
+      s.Set("revision", Value::String(set.revision));
+      s.Set("replicas", Value::Int(set.replicas));
+      s.Set("ready", Value::Int(set.ready));
+      s.Set("available", Value::Int(set.available));
+      sets.Append(std::move(s));
+    }
+    item.Set("replicaSets", std::move(sets));
+    steps.Append(std::move(item));
+  }
+  doc.Set("steps", std::move(steps));
+  return Print(doc, output);
+}
+
 }  // namespace podflow::replay

@@ -129,9 +129,51 @@ struct PodTimeline {
 
 // Every revision that changed the pod, and every Event object (kind Event,
 // involvedObject naming the pod) added or modified, from the oldest kept
-// revision to the head. NotFound: nothing in the log is about the pod.
+// revision to the head; also the Events of the pod's owners that say they
+// created or deleted it ("Created pod: NAME", "Deleted pod: NAME"), their
+// summary led by the owner and the controller that wrote them
+// ("ReplicaSet/frontend (replicaset-controller): Normal SuccessfulCreate:
+// Created pod: frontend-x7k2p"). NotFound: nothing in the log is about the pod.
 Result<PodTimeline> BuildPodTimeline(EventLog& log, std::string_view namespace_,
                                      std::string_view name);
+
+// --- A Deployment's rollout ---
+
+// One of the Deployment's ReplicaSets at a step: its revision annotation
+// and its replicas asked for, ready and available.
+struct RolloutSet {
+  std::string name;
+  std::string revision;  // deployment.kubernetes.io/revision ("" when none)
+  int64_t replicas = 0, ready = 0, available = 0;
+  bool operator==(const RolloutSet&) const = default;
+};
+
+// The Deployment and its ReplicaSets (those it controls) after one revision
+// that changed any of them.
+struct RolloutStep {
+  Revision revision;
+  int64_t committed_at_ms = 0;
+  std::string writer;
+  std::string deployment_revision;  // its deployment.kubernetes.io/revision
+  int64_t desired = 0, updated = 0, ready = 0, available = 0;
+  std::vector<RolloutSet> sets;  // by name
+  // The same counts and sets (what a step shows, whatever its revision).
+  bool SameAs(const RolloutStep& o) const {
+    return deployment_revision == o.deployment_revision && desired == o.desired && updated == o.updated &&
+           ready == o.ready && available == o.available && sets == o.sets;
+  }
+};
+
+struct RolloutTimeline {
+  std::string namespace_, name;
+  std::vector<RolloutStep> steps;  // in revision order, each differing from the one before
+};
+
+// The Deployment's rollout, revision by revision, from the oldest kept
+// revision to the head: a step wherever the Deployment or one of its
+// ReplicaSets changed what a step shows. NotFound: the log holds no such
+// Deployment.
+Result<RolloutTimeline> BuildRolloutTimeline(EventLog& log, std::string_view namespace_, std::string_view name);
 
 // --- Printing ---
 
@@ -153,6 +195,13 @@ std::string RenderState(const State& state, Output output);
 // kJson / kYaml: {pod, key, entries: [{revision, type, key, event, writer,
 // committed_at_ms, since_creation_ms, summary, changes: [{path, from, to}]}]}.
 std::string RenderTimeline(const PodTimeline& timeline, Output output);
+
+// kTable: REVISION TIME WRITER DEPLOYMENT (its revision, desired, updated,
+// ready, available) REPLICASETS (name(rN)=replicas/ready/available, ...).
+// kJson / kYaml: {deployment, steps: [{revision, committed_at_ms, writer,
+// deploymentRevision, desired, updated, ready, available, replicaSets:
+// [{name, revision, replicas, ready, available}]}]}.
+std::string RenderRollout(const RolloutTimeline& rollout, Output output);
 
 // --- Scheduling decisions (the scheduler's stored explanations) ---
 

@@ -2589,6 +2589,60 @@ TEST_CASE("Deployment: the docs' nginx-deployment rolls out, updates within maxS
   CHECK(replica_sets::Count(events, "Normal ScalingReplicaSet: Scaled down replica set " + first + " from 3 to 2") == 1);
   CHECK(replica_sets::Count(events, "Normal ScalingReplicaSet: Scaled down replica set " + first + " from 1 to 0") == 1);
 
+  // podflow-replay follows the rollout revision by revision: the old
+  // ReplicaSet from 3 down to 0 while the new one comes up to 3, never more
+  // than 4 asked for in all ...
+  {
+    auto [code, out] = RunCommand({Pipeline::Program("podflow-replay"), "--data-dir", pipeline.data_dir(),
+                                   "--rollout", "default/nginx-deployment", "-o", "json"},
+                                  pipeline.dir());
+    INFO(out);
+    REQUIRE(code == 0);
+    const YAML::Node doc = YAML::Load(out);
+    const YAML::Node steps = doc["steps"];
+    REQUIRE(steps.size() > 2);
+    bool both = false;
+    for (const YAML::Node& step : steps) {
+      int64_t asked = 0, with_pods = 0;
+      for (const YAML::Node& set : step["replicaSets"]) {
+        asked += set["replicas"].as<int64_t>();
+        with_pods += set["replicas"].as<int64_t>() > 0 ? 1 : 0;
+      }
+      CHECK(asked <= 4);
+      both |= with_pods == 2;
+    }
+    CHECK(both);
+    const YAML::Node last = steps[steps.size() - 1];
+    CHECK(last["deploymentRevision"].as<std::string>() == "2");
+    CHECK(last["available"].as<int64_t>() == 3);
+  }
+  // ... and names the controller that made each pod and the one that removed it.
+  {
+    std::string made, removed;
+    for (const std::string& e : pipeline.EventsFor("default", second)) {
+      const std::string prefix = "Normal SuccessfulCreate: Created pod: ";
+      if (e.rfind(prefix, 0) == 0) made = e.substr(prefix.size());
+    }
+    for (const std::string& e : pipeline.EventsFor("default", first)) {
+      const std::string prefix = "Normal SuccessfulDelete: Deleted pod: ";
+      if (e.rfind(prefix, 0) == 0) removed = e.substr(prefix.size());
+    }
+    REQUIRE_FALSE(made.empty());
+    REQUIRE_FALSE(removed.empty());
+    auto [code, out] = RunCommand(
+        {Pipeline::Program("podflow-replay"), "--data-dir", pipeline.data_dir(), "--pod", "default/" + made},
+        pipeline.dir());
+    INFO(out);
+    CHECK(code == 0);
+    CHECK(out.find("ReplicaSet/" + second + " (replicaset-controller): Normal SuccessfulCreate: Created pod: " + made) !=
+          std::string::npos);
+    std::tie(code, out) = RunCommand(
+        {Pipeline::Program("podflow-replay"), "--data-dir", pipeline.data_dir(), "--pod", "default/" + removed},
+        pipeline.dir());
+    CHECK(out.find("ReplicaSet/" + first + " (replicaset-controller): Normal SuccessfulDelete: Deleted pod: " +
+                   removed) != std::string::npos);
+  }
+
   CHECK(pipeline.Podflow({"rollout", "history", "deployment/nginx-deployment"}) ==
         std::pair<int, std::string>{0, "deployment.apps/nginx-deployment \nREVISION  CHANGE-CAUSE\n1         <none>\n"
                                        "2         <none>\n\n"});
@@ -3239,7 +3293,7 @@ TEST_CASE("CronJob: the docs' hello makes a Job at the next minute, named for it
     events = pipeline.EventsFor("default", "hello");
   }
   CHECK(Count(events, "Normal SuccessfulCreate: Created job " + job_name) == 1);
-  CHECK(Count(events, "Normal SawCompletedJob: Saw completed job: " + job_name + ", condition: Complete") == 1);
+  CHECK(Count(events, "Normal SawCompletedJob: Saw completed job: " + job_name + ", condition: Complete") >= 1);
   auto [got, table] = pipeline.Podflow({"get", "cronjobs"});
   CHECK(got == 0);
   CHECK(table.starts_with("NAME    SCHEDULE    TIMEZONE   SUSPEND   ACTIVE   LAST SCHEDULE   AGE\n"

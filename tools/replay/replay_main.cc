@@ -41,6 +41,9 @@ int main(int argc, char** argv) {
   auto* at_opt = app.add_option("--at", at, "Print the state at this revision (0: the head)")
                      ->check(CLI::NonNegativeNumber);
   auto* pod_opt = app.add_option("--pod", pod, "Print this pod's timeline: NAMESPACE/NAME or NAME");
+  std::string rollout;
+  auto* rollout_opt = app.add_option("--rollout", rollout,
+                                     "Follow this Deployment's rollout revision by revision: NAMESPACE/NAME or NAME");
   app.add_option("-o,--output", output, "table, json or yaml")
       ->check(CLI::IsMember({"table", "json", "yaml"}));
   auto* why_opt = app.add_flag("--why", why,
@@ -53,6 +56,7 @@ int main(int argc, char** argv) {
   verify_opt->excludes(pod_opt)->excludes(at_opt)->excludes(from_opt)->excludes(to_opt);
   at_opt->excludes(from_opt)->excludes(to_opt)->excludes(pod_opt);
   pod_opt->excludes(from_opt)->excludes(to_opt);
+  rollout_opt->excludes(pod_opt)->excludes(at_opt)->excludes(from_opt)->excludes(to_opt)->excludes(verify_opt);
   CLI11_PARSE(app, argc, argv);
 
   // Logs go to stderr only; stdout is the result.
@@ -73,15 +77,27 @@ int main(int argc, char** argv) {
   }
   EventLog& events_log = **log;
 
+  // NAMESPACE/NAME or NAME (in default): false when `text` is neither.
+  auto split = [](const std::string& text, std::string& ns, std::string& name) {
+    ns = "default";
+    name = text;
+    if (const size_t slash = text.find('/'); slash != std::string::npos) {
+      ns = text.substr(0, slash);
+      name = text.substr(slash + 1);
+    }
+    return !ns.empty() && !name.empty() && name.find('/') == std::string::npos;
+  };
+  if (!rollout.empty()) {
+    std::string ns, name;
+    if (!split(rollout, ns, name)) return Fail("--rollout " + rollout + ": want NAMESPACE/NAME or NAME");
+    auto timeline = replay::BuildRolloutTimeline(events_log, ns, name);
+    if (!timeline.ok()) return Fail(timeline.status().message());
+    std::cout << replay::RenderRollout(*timeline, out);
+    return 0;
+  }
   if (!pod.empty()) {
-    std::string ns = "default", name = pod;
-    if (const size_t slash = pod.find('/'); slash != std::string::npos) {
-      ns = pod.substr(0, slash);
-      name = pod.substr(slash + 1);
-    }
-    if (ns.empty() || name.empty() || name.find('/') != std::string::npos) {
-      return Fail("--pod " + pod + ": want NAMESPACE/NAME or NAME");
-    }
+    std::string ns, name;
+    if (!split(pod, ns, name)) return Fail("--pod " + pod + ": want NAMESPACE/NAME or NAME");
     if (why) {
       auto bytes = replay::LatestDecision(events_log, ns, name);
       if (!bytes.ok()) return Fail(bytes.status().message());

@@ -17,24 +17,27 @@ Result<ScheduleCheck> MostRecentScheduleTime(const model::CronSchedule& schedule
     if (deadline > out.earliest) out.earliest = deadline;
   }
   const std::optional<SimTime> t1 = schedule.Next(out.earliest);
-  const std::optional<SimTime> t2 = t1 ? schedule.Next(*t1) : std::nullopt;
-  if (!t1 || now < *t1) return out;
-  if (!t2 || now < *t2) {
+  const Status never =
+      Status::Invalid("time difference between two schedules is less than 1 second");
+  if (!t1) return never;  // a schedule that never comes
+  if (now < *t1) return out;
+  const std::optional<SimTime> t2 = schedule.Next(*t1);
+  if (!t2) return never;
+  if (now < *t2) {
     out.most_recent = t1;
     out.missed = 1;
     return out;
   }
   const int64_t between = std::chrono::round<std::chrono::seconds>(*t2 - *t1).count();
-  if (between < 1)
-    return Status::Invalid("time difference between two schedules is less than 1 second");
+  if (between < 1) return never;
   // About how many fit between the first and now (an even spacing
-  // assumed), then walked forward to the true most recent one.
+  // assumed); the times themselves are walked from one spacing before the
+  // estimate, so that an uneven schedule gives only times it names.
   const int64_t elapsed = std::chrono::floor<std::chrono::seconds>(now - *t1).count();
   out.missed = elapsed / between + 1;
-  SimTime most_recent = *t1 + std::chrono::seconds((out.missed - 1) * between);
-  for (std::optional<SimTime> t = schedule.Next(most_recent); t && *t <= now; t = schedule.Next(*t))
-    most_recent = *t;
-  out.most_recent = most_recent;
+  const SimTime from = *t1 + std::chrono::seconds((out.missed - 2) * between);
+  for (std::optional<SimTime> t = schedule.Next(from); t && *t <= now; t = schedule.Next(*t))
+    out.most_recent = *t;
   return out;
 }
 

@@ -34,8 +34,9 @@ struct ScheduleCheck {
 // mostRecentScheduleTime: from the last schedule time (or the creation
 // time), or, when `starting_deadline_seconds` is given, from no earlier
 // than that long before `now`. Invalid ("time difference between two
-// schedules is less than 1 second") for a schedule whose two next times
-// coincide or never come.
+// schedules is less than 1 second") for a schedule whose next time never
+// comes, or, once one is due, whose time after it never comes or comes
+// within a second.
 Result<ScheduleCheck> MostRecentScheduleTime(const model::CronSchedule& schedule, SimTime created,
                                              std::optional<SimTime> last_schedule,
                                              std::optional<int64_t> starting_deadline_seconds,

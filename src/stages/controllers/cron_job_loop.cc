@@ -91,8 +91,10 @@ std::optional<JobView> ReadJob(const KeyValue& kv) {
     if (status->conditions() != nullptr) {
       for (const api::JobCondition* c : *status->conditions()) {
         const std::string type = Str(c->type());
-        if ((type == "Complete" || type == "Failed") && c->status() == api::ConditionStatus::True)
-          out.finished = type;
+        if ((type == "Complete" || type == "Failed") && c->status() == api::ConditionStatus::True &&
+            out.finished.empty()) {
+          out.finished = type;  // the first such condition, as getFinishedStatus reads it
+        }
       }
     }
   }
@@ -146,6 +148,7 @@ class CronJobLoop {
     } else {
       jobs_by_key_.clear();
       made_.clear();
+      reported_.clear();
       api_.log().info("no cron job left: no longer following jobs");
     }
     return Status::Ok();
@@ -186,6 +189,7 @@ class CronJobLoop {
     if (it == jobs_by_key_.end()) return;
     EnqueueOwner(it->second);
     made_.erase(it->second.uid);
+    reported_.erase(it->second.uid);
     jobs_by_key_.erase(it);
   }
 
@@ -245,8 +249,11 @@ class CronJobLoop {
                                                      .name = name,
                                                      .propagation_policy = "Background",
                                                      .precondition_uid = uid});
-    const bool gone = deleted.ok() && (deleted->status.success() || deleted->status.code == 404);
-    if (!gone) {
+    if (deleted.ok() && deleted->status.code == 404) {
+      DropActive(status, uid);  // gone already (the Jobs' watch was behind): nothing to tell
+      return true;
+    }
+    if (!deleted.ok() || !deleted->status.success()) {
       const std::string why = deleted.ok() ? deleted->status.message : deleted.status().ToString();
       api_.Defer(RefOf(cj), "Warning", "FailedDelete", "Deleted job: " + why, now);
       return false;
@@ -360,8 +367,8 @@ class CronJobLoop {
     if (!due->most_recent) return;  // nothing due since the last one
     if (due->missed > kTooManyMissed) {
       api_.Defer(RefOf(cj), "Warning", "TooManyMissedTimes",
-                 "too many missed start times: " + std::to_string(due->missed) +
-                     ". Set or decrease .spec.startingDeadlineSeconds or check clock skew",
+                 "too many missed start times. Set or decrease .spec.startingDeadlineSeconds or "
+                 "check clock skew",
                  now);
     }
     const SimTime scheduled = *due->most_recent;
@@ -422,10 +429,11 @@ class CronJobLoop {
     const Value stored = model::ToValue(model::Kind("CronJob"), cj.kv.value);
     const Value* spec = stored.Find("spec");
     const Value* tmpl = spec != nullptr ? spec->Find("jobTemplate") : nullptr;
-    Value job = ObjectFromTemplate("batch/v1", "Job", tmpl, "name", name, cj.namespace_,
-                                   ControllerRef("batch/v1", "CronJob", cj.name, cj.uid));
-    PutMember(MemberOf(*job.Find("metadata"), "annotations", Value::Object()), kCronJobScheduledTimestamp,
-              Value::String(FormatRfc3339(scheduled)));
+    Value job =
+        ObjectFromTemplate("batch/v1", "Job", tmpl, {"labels", "annotations"}, "name", name,
+                           cj.namespace_, ControllerRef("batch/v1", "CronJob", cj.name, cj.uid));
+    PutMember(MemberOf(*job.Find("metadata"), "annotations", Value::Object()),
+              kCronJobScheduledTimestamp, Value::String(FormatRfc3339(scheduled)));
     Result<client::ApiResponse> created = api_.Call({.verb = "create",
                                                      .resource = "jobs",
                                                      .namespace_ = cj.namespace_,

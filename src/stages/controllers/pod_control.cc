@@ -26,16 +26,19 @@ model::Value& MemberOf(model::Value& obj, const std::string& key, model::Value e
   return *obj.Find(key);
 }
 
-model::Value ObjectFromTemplate(std::string_view api_version, std::string_view kind, const model::Value* tmpl,
-                                std::string_view name_field, const std::string& name, const std::string& namespace_,
-                                model::Value owner_ref) {
+model::Value ObjectFromTemplate(std::string_view api_version, std::string_view kind,
+                                const model::Value* tmpl,
+                                std::initializer_list<std::string_view> copied,
+                                std::string_view name_field, const std::string& name,
+                                const std::string& namespace_, model::Value owner_ref) {
   using model::Value;
   const Value* tmpl_meta = tmpl != nullptr ? tmpl->Find("metadata") : nullptr;
   Value meta = Value::Object();
   meta.Set(std::string(name_field), Value::String(name));
   meta.Set("namespace", Value::String(namespace_));
-  for (std::string_view field : {"labels", "annotations", "finalizers"}) {
-    if (const Value* v = tmpl_meta != nullptr ? tmpl_meta->Find(field) : nullptr) meta.Set(std::string(field), *v);
+  for (std::string_view field : copied) {
+    if (const Value* v = tmpl_meta != nullptr ? tmpl_meta->Find(field) : nullptr)
+      meta.Set(std::string(field), *v);
   }
   Value refs = Value::Array();
   refs.Append(std::move(owner_ref));
@@ -51,7 +54,8 @@ model::Value ObjectFromTemplate(std::string_view api_version, std::string_view k
 
 model::Value PodFromTemplate(const model::Value* tmpl, const std::string& generate_name,
                              const std::string& namespace_, model::Value owner_ref) {
-  return ObjectFromTemplate("v1", "Pod", tmpl, "generateName", generate_name, namespace_, std::move(owner_ref));
+  return ObjectFromTemplate("v1", "Pod", tmpl, {"labels", "annotations", "finalizers"},
+                            "generateName", generate_name, namespace_, std::move(owner_ref));
 }
 
 std::string PodControl::Create(const std::string& owner_key, const model::ObjectRef& owner,

@@ -5,6 +5,7 @@
 // (SuccessfulCreate, FailedCreate, SuccessfulDelete, FailedDelete).
 #pragma once
 
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,12 +22,14 @@ namespace podflow::controllers {
 
 // The object of `kind` made from the template `tmpl` (a pod template, a
 // CronJob's job template, as model::ToValue lays it out; null: an empty
-// one): its labels, annotations, finalizers and spec, with `name` as its
-// `name_field` ("name", "generateName"), in `namespace_`, with `owner_ref`
-// (a controller reference) as its only owner.
-model::Value ObjectFromTemplate(std::string_view api_version, std::string_view kind, const model::Value* tmpl,
-                                std::string_view name_field, const std::string& name, const std::string& namespace_,
-                                model::Value owner_ref);
+// one): the template's metadata fields `copied` and its spec, with `name`
+// as its `name_field` ("name", "generateName"), in `namespace_`, with
+// `owner_ref` (a controller reference) as its only owner.
+model::Value ObjectFromTemplate(std::string_view api_version, std::string_view kind,
+                                const model::Value* tmpl,
+                                std::initializer_list<std::string_view> copied,
+                                std::string_view name_field, const std::string& name,
+                                const std::string& namespace_, model::Value owner_ref);
 // The pod made from the pod template `tmpl` (as model::ToValue lays it
 // out; null: an empty one): its labels, annotations, finalizers and spec,
 // named by `generate_name`, in `namespace_`, with `owner_ref` (a

@@ -37,8 +37,9 @@ TEST_CASE("a cron schedule's next time, field by field as robfig/cron runs it") 
         "2026-03-06T00:00:00Z");  // a Friday before the 13th
   // One of them `*`: both must (the star matches every day).
   CHECK(NextOf("0 0 * * 5", "2026-03-01T00:00:00Z") == "2026-03-06T00:00:00Z");
-  CHECK(NextOf("0 0 */2 * 5", "2026-03-01T00:00:00Z") ==
-        "2026-03-13T00:00:00Z");  // odd day and Friday
+  // A stepped star is no star: either matches (an odd day, or a Friday).
+  CHECK(NextOf("0 0 */2 * 5", "2026-03-01T00:00:00Z") == "2026-03-03T00:00:00Z");
+  CHECK(NextOf("0 0 */1 * 5", "2026-03-01T00:00:00Z") == "2026-03-06T00:00:00Z");
   // Across the year.
   CHECK(NextOf("59 23 31 12 *", "2026-12-31T23:59:00Z") == "2027-12-31T23:59:00Z");
   // Descriptors.

@@ -61,12 +61,22 @@ TEST_CASE(
   CHECK(FormatRfc3339(*check->most_recent) == "2026-03-01T12:50:00Z");
 }
 
-TEST_CASE("a schedule that never comes twice is refused as kube-controller-manager refuses it") {
+TEST_CASE("a schedule that never comes is refused as kube-controller-manager refuses it") {
   const model::CronSchedule never = Schedule("0 0 31 2 *");
   Result<ScheduleCheck> check = MostRecentScheduleTime(
       never, At("2026-03-01T00:00:00Z"), std::nullopt, std::nullopt, At("2026-03-02T00:00:00Z"));
+  REQUIRE_FALSE(check.ok());
+  CHECK(check.status().message() == "time difference between two schedules is less than 1 second");
+}
+
+TEST_CASE("an uneven schedule with several missed gives a time it names, not the estimate") {
+  // */25: 10:25, 10:50, 11:00, 11:25 ... the even estimate from 10:25 lands on 11:15.
+  const model::CronSchedule uneven = Schedule("*/25 * * * *");
+  Result<ScheduleCheck> check =
+      MostRecentScheduleTime(uneven, At("2026-03-01T09:59:00Z"), At("2026-03-01T10:00:00Z"),
+                             std::nullopt, At("2026-03-01T11:20:00Z"));
   REQUIRE(check.ok());
-  CHECK_FALSE(check->most_recent.has_value());
+  CHECK(FormatRfc3339(*check->most_recent) == "2026-03-01T11:00:00Z");
 }
 
 TEST_CASE("when to look again: the next scheduled time after the most recent, plus 100 ms") {
