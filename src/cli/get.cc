@@ -53,7 +53,13 @@ struct ReadOptions {
 struct Target {
   const model::KindInfo* kind = nullptr;
   std::vector<std::string> names;
+  // TYPE1,TYPE2,... or `all`: every type named, in order (kind is the first).
+  std::vector<const model::KindInfo*> kinds;
 };
+
+// kubectl's `all` category: the workloads and what serves them.
+constexpr std::string_view kAllCategory[] = {"pods",         "services",     "daemonsets", "deployments",
+                                             "replicasets", "statefulsets", "jobs",       "cronjobs"};
 
 Result<Target> ParseTarget(const std::vector<std::string>& args) {
   Target t;
@@ -68,10 +74,28 @@ Result<Target> ParseTarget(const std::vector<std::string>& args) {
     return kind;
   };
   if (args[0].find('/') == std::string::npos) {
-    auto kind = find(args[0]);
-    if (!kind.ok()) return kind.status();
-    t.kind = *kind;
+    std::vector<std::string> types;
+    for (size_t start = 0;;) {
+      const size_t comma = args[0].find(',', start);
+      types.push_back(args[0].substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    for (const std::string& type : types) {
+      if (Lower(type) == "all") {
+        for (std::string_view resource : kAllCategory) t.kinds.push_back(model::FindResource(resource));
+        continue;
+      }
+      auto kind = find(type);
+      if (!kind.ok()) return kind.status();
+      t.kinds.push_back(*kind);
+    }
+    t.kind = t.kinds.front();
+    if (t.kinds.size() == 1) t.kinds.clear();
     t.names.assign(args.begin() + 1, args.end());
+    if (!t.kinds.empty() && !t.names.empty()) {
+      return Status::Invalid("podflow get takes names with one resource type at a time");
+    }
     return t;
   }
   for (const std::string& arg : args) {
@@ -565,6 +589,76 @@ int WatchChanges(ApiReader& reader, const model::KindInfo& kind, const ReadOptio
   }
 }
 
+// kubectl get TYPE1,TYPE2,... (or all): the types in turn, each type with
+// objects as a table of its own (names led by their kind,
+// "deployment.apps/web"), a blank line between; -o name lines; -o
+// yaml/json one List of them all.
+int RunGetKinds(const ReadOptions& options, const std::vector<const model::KindInfo*>& kinds) {
+  if (options.watch || options.watch_only) {
+    std::fprintf(stderr, "error: you may only specify a single resource type\n");
+    return 1;
+  }
+  if (options.output.starts_with("jsonpath=") || !options.sort_by.empty()) {
+    std::fprintf(stderr, "error: podflow get takes -o jsonpath and --sort-by with one resource type at a time\n");
+    return 1;
+  }
+  auto reader = ApiReader::Open(options);
+  if (!reader.ok()) {
+    PrintError(reader.status());
+    return 1;
+  }
+  const bool all = options.all_namespaces;
+  model::Value items = model::Value::Array();
+  std::string printed;
+  for (const model::KindInfo* kind : kinds) {
+    Result<Selection> selection = ParseSelection(*kind, options);
+    if (!selection.ok()) {
+      PrintSelectionError(selection.status());
+      return 1;
+    }
+    auto listed = (*reader)->List(*kind, all ? "" : options.namespace_);
+    if (!listed.ok()) {
+      PrintError(listed.status());
+      return 1;
+    }
+    std::vector<KeyValue> kvs = std::move(*listed);
+    Select(*kind, *selection, kvs);
+    if (options.output == "yaml" || options.output == "json") {
+      for (const KeyValue& kv : kvs) items.Append(OutputValue(*kind, kv));
+      continue;
+    }
+    if (kvs.empty()) continue;
+    if (options.output == "name") {
+      for (const KeyValue& kv : kvs) printed += NameOutput(*kind, kv.key) + "\n";
+      continue;
+    }
+    std::vector<std::string> objects;
+    std::vector<std::string> names;
+    for (KeyValue& kv : kvs) {
+      names.push_back(NameOutput(*kind, kv.key));
+      objects.push_back(std::move(kv.value));
+    }
+    PrintOptions print;
+    print.wide = options.output == "wide";
+    print.all_namespaces = all;
+    Table table = BuildTable(*kind, objects, print, std::chrono::system_clock::now());
+    const size_t name_column = all && kind->namespaced ? 1 : 0;
+    for (size_t i = 0; i < table.rows.size() && i < names.size(); ++i) table.rows[i][name_column] = names[i];
+    printed += (printed.empty() ? "" : "\n") + RenderTable(table);
+  }
+  if (options.output == "yaml" || options.output == "json") {
+    model::Value list = ListValue(*kinds.front(), {});
+    if (model::Value* at = list.Find("items")) *at = std::move(items);
+    std::fputs(Serialize(list, options.output).c_str(), stdout);
+  } else if (printed.empty()) {
+    std::fprintf(stderr, "%s\n", NoResourcesMessage(*kinds.front(), options.namespace_, all).c_str());
+  } else {
+    std::fputs(printed.c_str(), stdout);
+  }
+  std::fflush(stdout);
+  return 0;
+}
+
 int RunGet(const ReadOptions& options) {
   if (!ValidOutput(options.output)) {
     std::fprintf(stderr,
@@ -578,6 +672,7 @@ int RunGet(const ReadOptions& options) {
     PrintError(target.status());
     return 1;
   }
+  if (!target->kinds.empty()) return RunGetKinds(options, target->kinds);
   const model::KindInfo& kind = *target->kind;
   Result<Selection> selection = ParseSelection(kind, options);
   if (!selection.ok()) {

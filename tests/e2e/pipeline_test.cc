@@ -2547,6 +2547,21 @@ TEST_CASE("Deployment: the docs' nginx-deployment rolls out, updates within maxS
     CHECK(text.find("NewReplicaSet:   " + first + " (3/3 replicas created)\n") != std::string::npos);
     CHECK(text.find("  Normal  ScalingReplicaSet  ") != std::string::npos);
   }
+  {
+    // Several types at once: a table each, names led by their kind.
+    auto [got_kinds, kinds_table] = pipeline.Podflow({"get", "deploy,rs"});
+    INFO(kinds_table);
+    CHECK(got_kinds == 0);
+    CHECK(kinds_table.starts_with("NAME                               READY   UP-TO-DATE   AVAILABLE   AGE\n"
+                                  "deployment.apps/nginx-deployment   3/3     3            3           "));
+    CHECK(kinds_table.find("\n\nNAME" + std::string(("replicaset.apps/" + first).size() - 1, ' ') +
+                           "DESIRED   CURRENT   READY   AGE\nreplicaset.apps/" + first + "   3         3         3       ") !=
+          std::string::npos);
+    auto [got_all, all_table] = pipeline.Podflow({"get", "all"});
+    CHECK(got_all == 0);
+    CHECK(all_table.find("\npod/" + first + "-") != std::string::npos);
+    CHECK(all_table.find("\ndeployment.apps/nginx-deployment   3/3") != std::string::npos);
+  }
 
   // The docs' image update: a new ReplicaSet, at most 4 pods asked for
   // (maxSurge 25% of 3, rounded up) and at least 3 available (maxUnavailable
