@@ -147,8 +147,7 @@ std::string DescribeDeployment(std::string_view bytes, std::span<const std::stri
   PrintConditions(w, status.conditions);
   // Its ReplicaSets: the one of its template (the oldest, if several) is
   // the new one; the others, oldest first, are old.
-  const std::string tmpl_key = model::ToJson(
-      model::PodTemplateWithoutHash(model::ToValue(model::Kind("Deployment"), bytes)));
+  const std::string tmpl_key = model::PodTemplateKey(model::Kind("Deployment"), bytes);
   struct Set {
     std::string name, created;
     int32_t replicas, desired;
@@ -163,8 +162,7 @@ std::string DescribeDeployment(std::string_view bytes, std::span<const std::stri
         rs->metadata->owner_references.begin(), rs->metadata->owner_references.end(),
         [&](const auto& r) { return r->controller.value_or(false) && r->uid == meta.uid; });
     if (!owned) continue;
-    const bool current = model::ToJson(model::PodTemplateWithoutHash(
-                             model::ToValue(model::Kind("ReplicaSet"), rs_bytes))) == tmpl_key;
+    const bool current = model::PodTemplateKey(model::Kind("ReplicaSet"), rs_bytes) == tmpl_key;
     sets.push_back({rs->metadata->name, rs->metadata->creation_timestamp,
                     rs->status ? rs->status->replicas : 0,
                     rs->spec ? rs->spec->replicas.value_or(1) : 1, current});

@@ -34,4 +34,8 @@ Value PodTemplateWithoutHash(const Value& object) {
   });
 }
 
+std::string PodTemplateKey(const KindInfo& kind, std::string_view bytes) {
+  return ToJson(PodTemplateWithoutHash(ToValue(kind, bytes)));
+}
+
 }  // namespace podflow::model

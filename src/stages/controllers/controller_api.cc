@@ -1,7 +1,6 @@
 #include "stages/controllers/controller_api.h"
 
 #include <algorithm>
-#include <vector>
 
 #include "base/logging.h"
 #include "model/codec.h"
@@ -113,13 +112,13 @@ Status PollKindAndFollowers(client::Informer& kind, const client::Informer::Hand
   const bool any_open = std::ranges::any_of(followers, [](const Follower& f) { return f.informer.open(); });
   PODFLOW_RETURN_IF_ERROR(kind.Poll(any_open ? std::chrono::milliseconds(0) : wait, kind_handlers));
   PODFLOW_RETURN_IF_ERROR(follow());
-  std::vector<const Follower*> open;
+  const Follower* last_open = nullptr;
   for (const Follower& f : followers) {
-    if (f.informer.open()) open.push_back(&f);
+    if (f.informer.open()) last_open = &f;
   }
-  for (size_t i = 0; i < open.size(); ++i) {
-    PODFLOW_RETURN_IF_ERROR(
-        open[i]->informer.Poll(i + 1 == open.size() ? wait : std::chrono::milliseconds(0), open[i]->handlers));
+  for (const Follower& f : followers) {
+    if (!f.informer.open()) continue;
+    PODFLOW_RETURN_IF_ERROR(f.informer.Poll(&f == last_open ? wait : std::chrono::milliseconds(0), f.handlers));
   }
   return Status::Ok();
 }

@@ -95,27 +95,19 @@ scheduler::NodeInfo ReadNode(const api::Node& node) {
   return out;
 }
 
-// The toleration `t` as a pod spec writes it.
+// The toleration `t` as a pod spec writes it (fields it leaves unset left out).
 model::Value TolerationValue(const model::Toleration& t) {
   using model::Value;
   Value out = Value::Object();
-  out.Set("key", Value::String(t.key));
-  out.Set("operator", Value::String(t.op == api::TolerationOperator::Exists ? "Exists" : "Equal"));
+  if (!t.key.empty()) out.Set("key", Value::String(t.key));
+  if (t.op != api::TolerationOperator::Unset) {
+    out.Set("operator", Value::String(api::EnumNameTolerationOperator(t.op)));
+  }
   if (!t.value.empty()) out.Set("value", Value::String(t.value));
-  out.Set("effect", Value::String(api::EnumNameTaintEffect(t.effect)));
+  if (t.effect != api::TaintEffect::Unset)
+    out.Set("effect", Value::String(api::EnumNameTaintEffect(t.effect)));
+  if (t.toleration_seconds) out.Set("tolerationSeconds", Value::Int(*t.toleration_seconds));
   return out;
-}
-
-// Whether the stored toleration `v` has `t`'s key, operator, value and effect.
-bool SameToleration(const model::Value& v, const model::Toleration& t) {
-  auto text = [&v](std::string_view field) {
-    const model::Value* f = v.Find(field);
-    return f != nullptr ? f->string_value() : std::string();
-  };
-  const std::string op = text("operator");
-  const bool exists = op == "Exists";
-  return text("key") == t.key && exists == (t.op == api::TolerationOperator::Exists) &&
-         text("value") == t.value && text("effect") == api::EnumNameTaintEffect(t.effect);
 }
 
 class DaemonSetLoop {
@@ -281,13 +273,8 @@ class DaemonSetLoop {
     queue_.Forget(key);
     // A pod ready but not yet for minReadySeconds counts as available then
     // (a surging node's new pod among them).
-    if (set.min_ready_seconds > 0) {
-      for (const PodRecord* pod : owned) {
-        if (pod->ready && pod->ready_at && !IsAvailable(*pod, set.min_ready_seconds, now)) {
-          queue_.Add(key, *pod->ready_at + std::chrono::seconds(set.min_ready_seconds));
-        }
-      }
-    }
+    if (std::optional<SimTime> at = NextAvailable(owned, set.min_ready_seconds, now))
+      queue_.Add(key, *at);
   }
 
   // manage: what each node needs; "" or the first failure.
@@ -388,24 +375,12 @@ class DaemonSetLoop {
                         set.namespace_, ControllerRef("apps/v1", "DaemonSet", set.name, set.uid));
     PutMember(MemberOf(*pod.Find("metadata"), "labels", Value::Object()),
               kControllerRevisionHashLabel, Value::String(set.hash));
-    Value& pod_spec = *pod.Find("spec");
-    const Value* host_network = pod_spec.Find("hostNetwork");
-    Value& tolerations = MemberOf(pod_spec, "tolerations", Value::Array());
-    Value merged = Value::Array();
-    std::vector<model::Toleration> wanted =
-        DaemonPodTolerations(host_network != nullptr && host_network->bool_value());
-    for (const Value& t : tolerations.items()) {
-      auto same = std::ranges::find_if(
-          wanted, [&](const model::Toleration& w) { return SameToleration(t, w); });
-      if (same == wanted.end()) {
-        merged.Append(t);
-        continue;
-      }
-      merged.Append(TolerationValue(*same));  // in its place, without tolerationSeconds
-      wanted.erase(same);
-    }
-    for (const model::Toleration& w : wanted) merged.Append(TolerationValue(w));
-    tolerations = std::move(merged);
+    // The template's tolerations with the DaemonSet pods' own, as its
+    // placement counts them.
+    Value tolerations = Value::Array();
+    for (const model::Toleration& t : set.placement.tolerations)
+      tolerations.Append(TolerationValue(t));
+    PutMember(*pod.Find("spec"), "tolerations", std::move(tolerations));
     return pod;
   }
 

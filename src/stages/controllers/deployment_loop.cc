@@ -56,13 +56,6 @@ std::optional<int64_t> ParseInt(const std::string* text) {
   return std::nullopt;
 }
 
-// The object's pod template as canonical JSON, without the
-// pod-template-hash label: equal for a Deployment and the ReplicaSet made
-// from its template.
-std::string TemplateKey(const model::KindInfo& kind, std::string_view bytes) {
-  return model::ToJson(model::PodTemplateWithoutHash(model::ToValue(kind, bytes)));
-}
-
 // Sets key to value among `entries`; whether it changed.
 bool SetEntry(std::vector<std::unique_ptr<api::StringEntryT>>& entries, std::string_view key, const std::string& value) {
   auto it = std::ranges::find_if(entries, [&](const auto& e) { return e->key == key; });
@@ -136,7 +129,7 @@ std::optional<DeploymentRecord> ReadDeployment(const KeyValue& kv) {
     out.selector_valid = selector.ok();
     if (selector.ok()) out.selector = std::move(*selector);
   }
-  out.template_key = TemplateKey(kind, kv.value);
+  out.template_key = model::PodTemplateKey(kind, kv.value);
   return out;
 }
 
@@ -179,7 +172,7 @@ std::optional<SetRecord> ReadSet(const KeyValue& kv) {
     out.state.max_replicas = static_cast<int32_t>(*max);
   }
   out.desired_annotation = ParseInt(model::FindLabel(out.annotations, kDesiredReplicasAnnotation));
-  out.template_key = TemplateKey(kind, kv.value);
+  out.template_key = model::PodTemplateKey(kind, kv.value);
   return out;
 }
 

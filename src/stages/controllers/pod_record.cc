@@ -141,6 +141,18 @@ bool IsAvailable(const PodRecord& pod, int32_t min_ready_seconds, SimTime now) {
   return pod.ready_at.has_value() && *pod.ready_at + std::chrono::seconds(min_ready_seconds) <= now;
 }
 
+std::optional<SimTime> NextAvailable(const std::vector<const PodRecord*>& pods, int32_t min_ready_seconds,
+                                     SimTime now) {
+  std::optional<SimTime> out;
+  if (min_ready_seconds <= 0) return out;
+  for (const PodRecord* pod : pods) {
+    if (!pod->ready || !pod->ready_at || IsAvailable(*pod, min_ready_seconds, now)) continue;
+    const SimTime at = *pod->ready_at + std::chrono::seconds(min_ready_seconds);
+    if (!out || at < *out) out = at;
+  }
+  return out;
+}
+
 std::vector<const PodRecord*> PodsToDelete(std::vector<const PodRecord*> active,
                                            const std::vector<const PodRecord*>& related, int count, SimTime now) {
   count = std::clamp(count, 0, static_cast<int>(active.size()));

@@ -58,6 +58,11 @@ std::optional<PodRecord> ReadPod(const std::string& key, std::string_view bytes)
 bool IsActive(const PodRecord& pod);
 // Ready for at least `min_ready_seconds` at `now`.
 bool IsAvailable(const PodRecord& pod, int32_t min_ready_seconds, SimTime now);
+// The earliest time one of `pods`, ready but not yet for
+// `min_ready_seconds` at `now`, becomes available (when its owner is to be
+// looked at again); nullopt when there is none.
+std::optional<SimTime> NextAvailable(const std::vector<const PodRecord*>& pods, int32_t min_ready_seconds,
+                                     SimTime now);
 
 // The `count` pods of `active` (a ReplicaSet's) to delete first, in the
 // order kube-controller-manager ranks them: unscheduled before scheduled;

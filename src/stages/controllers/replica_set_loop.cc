@@ -152,13 +152,7 @@ class ReplicaSetLoop {
     }
     queue_.Forget(key);
     // A pod ready but not yet for minReadySeconds counts as available then.
-    if (set.min_ready_seconds > 0) {
-      for (const PodRecord* pod : active) {
-        if (pod->ready && pod->ready_at && !IsAvailable(*pod, set.min_ready_seconds, now)) {
-          queue_.Add(key, *pod->ready_at + std::chrono::seconds(set.min_ready_seconds));
-        }
-      }
-    }
+    if (std::optional<SimTime> at = NextAvailable(active, set.min_ready_seconds, now)) queue_.Add(key, *at);
   }
 
   // The active pods the ReplicaSet controls, after adopting and releasing
